@@ -1,0 +1,203 @@
+/**
+ * Loads spec/openapi.yaml, the single source of truth, and exposes its schemas, constraints
+ * and compiled validators. Everything else (generators, checks, the reference server and the
+ * gallery) reads constraints from here instead of repeating patterns and lengths.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+
+// ajv-formats is CommonJS; under ESM its default export may arrive wrapped.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+export const SPEC_PATH = join(dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
+
+/** A JSON Schema node as it appears in the OpenAPI document. */
+export interface SchemaNode {
+  type?: string | string[];
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  enum?: string[];
+  format?: string;
+  minimum?: number;
+  minItems?: number;
+  minProperties?: number;
+  required?: string[];
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  allOf?: SchemaNode[];
+  $ref?: string;
+  [keyword: string]: unknown;
+}
+
+interface OpenApiOperation {
+  operationId: string;
+  summary?: string;
+  requestBody?: unknown;
+  parameters?: { name: string; in: string; schema?: SchemaNode; $ref?: string }[];
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, unknown>>;
+  components: {
+    schemas: Record<string, SchemaNode>;
+    parameters: Record<string, { name: string; schema: SchemaNode }>;
+    headers: Record<string, { schema: SchemaNode }>;
+  };
+}
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+
+/** One operation of the document: method, path template and id. */
+export interface Operation {
+  operationId: string;
+  method: string;
+  path: string;
+  summary: string;
+  /** The names of the path template's parameters, in order. */
+  pathParams: string[];
+  /** The schema of each path parameter, where the document gives one. */
+  pathParamSchemas: Record<string, SchemaNode>;
+  hasRequestBody: boolean;
+}
+
+const SCHEMA_ID = 'https://payflow-conformance.invalid/spec';
+
+function rewriteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteRefs);
+  if (node !== null && typeof node === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') {
+        out[key] = value.replace('#/components/schemas/', '#/$defs/');
+      } else {
+        out[key] = rewriteRefs(value);
+      }
+    }
+    return out;
+  }
+  return node;
+}
+
+let cached: Spec | undefined;
+
+export class Spec {
+  readonly doc: OpenApiDocument;
+  readonly ajv: Ajv2020;
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(text: string = readFileSync(SPEC_PATH, 'utf8')) {
+    this.doc = parse(text) as OpenApiDocument;
+    this.ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
+    addFormats(this.ajv);
+    const defs = rewriteRefs(this.doc.components.schemas) as Record<string, unknown>;
+    // Header schemas are validated the same way, under their own names.
+    for (const [name, header] of Object.entries(this.doc.components.headers)) {
+      defs[`header:${name}`] = rewriteRefs(header.schema);
+    }
+    this.ajv.addSchema({ $id: SCHEMA_ID, $defs: defs });
+  }
+
+  /** The version of the interface description (info.version). */
+  get version(): string {
+    return this.doc.info.version;
+  }
+
+  /** A compiled validator of the component schema `name` (or `header:Sunset`). */
+  validator(name: string): ValidateFunction {
+    let fn = this.validators.get(name);
+    if (!fn) {
+      fn = this.ajv.getSchema(`${SCHEMA_ID}#/$defs/${name}`);
+      if (!fn) throw new Error(`spec: no schema named ${name}`);
+      this.validators.set(name, fn);
+    }
+    return fn;
+  }
+
+  /** Validates `value` against schema `name`; returns the errors, empty when valid. */
+  errors(name: string, value: unknown): ErrorObject[] {
+    const fn = this.validator(name);
+    return fn(value) ? [] : [...(fn.errors ?? [])];
+  }
+
+  /** The raw component schema `name`, with one level of `$ref` followed. */
+  schema(name: string): SchemaNode {
+    const node = this.doc.components.schemas[name];
+    if (!node) throw new Error(`spec: no schema named ${name}`);
+    return this.deref(node);
+  }
+
+  /** Follows a local `$ref` (and merges a two-part allOf of ref + constraints). */
+  deref(node: SchemaNode): SchemaNode {
+    if (node.$ref) {
+      const name = node.$ref.replace('#/components/schemas/', '');
+      return this.schema(name);
+    }
+    if (node.allOf) {
+      return node.allOf.reduce<SchemaNode>((acc, part) => ({ ...acc, ...this.deref(part) }), {});
+    }
+    return node;
+  }
+
+  /** The schema of property `prop` of component schema `name`, dereferenced. */
+  property(name: string, prop: string): SchemaNode {
+    const parent = this.schema(name);
+    const node = parent.properties?.[prop];
+    if (!node) throw new Error(`spec: schema ${name} has no property ${prop}`);
+    return this.deref(node);
+  }
+
+  /** Every operation of the document, in document order. */
+  operations(): Operation[] {
+    const out: Operation[] = [];
+    for (const [path, item] of Object.entries(this.doc.paths)) {
+      const shared = (item.parameters ?? []) as OpenApiOperation['parameters'];
+      for (const method of HTTP_METHODS) {
+        const op = item[method] as OpenApiOperation | undefined;
+        if (!op) continue;
+        const params = [...(shared ?? []), ...(op.parameters ?? [])].map((p) =>
+          p.$ref ? this.doc.components.parameters[p.$ref.replace('#/components/parameters/', '')]! : p,
+        );
+        const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+        const pathParamSchemas: Record<string, SchemaNode> = {};
+        for (const p of params) {
+          if (p && pathParams.includes(p.name) && p.schema) pathParamSchemas[p.name] = this.deref(p.schema);
+        }
+        out.push({
+          operationId: op.operationId,
+          method: method.toUpperCase(),
+          path,
+          summary: op.summary ?? '',
+          pathParams,
+          pathParamSchemas,
+          hasRequestBody: op.requestBody !== undefined,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** The allowed single characters of a `^[class]+$`-style pattern, probed over ASCII. */
+  allowedChars(pattern: string): string[] {
+    const re = new RegExp(pattern, 'u');
+    const chars: string[] = [];
+    for (let code = 0x20; code < 0x7f; code++) {
+      const c = String.fromCharCode(code);
+      if (re.test(c)) chars.push(c);
+    }
+    return chars;
+  }
+}
+
+/** The shared, lazily loaded spec. */
+export function spec(): Spec {
+  cached ??= new Spec();
+  return cached;
+}
