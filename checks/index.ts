@@ -1,0 +1,17 @@
+/** The registry of every check of the suite. */
+import { AUTHENTICATION_CHECKS } from './authentication.ts';
+import { COUNTERPARTY_GET_CHECKS } from './counterparty-get.ts';
+import { REFERENCE_CHECKS } from './references.ts';
+import { ROUTING_CHECKS } from './routing.ts';
+import type { Check } from './types.ts';
+
+export const CHECKS: Check[] = [
+  ...COUNTERPARTY_GET_CHECKS,
+  ...REFERENCE_CHECKS,
+  ...AUTHENTICATION_CHECKS,
+  ...ROUTING_CHECKS,
+];
+
+export function checksIn(group: Check['group']): Check[] {
+  return CHECKS.filter((c) => c.group === group);
+}

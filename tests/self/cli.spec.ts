@@ -1,0 +1,180 @@
+/**
+ * `npm run conformance` end to end: exit 0 on the reference server, 1 on a faulty one (naming
+ * the requirement), 2 with one line on a configuration error, and a read-only run sends only GET.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { GALLERY } from '../../servers/gallery/index.ts';
+import {
+  REFERENCE_COUNTERPARTY,
+  REFERENCE_TOKEN,
+  ReferenceServer,
+  WRITABLE_COUNTERPARTY,
+} from '../../servers/reference.ts';
+import { requirement } from '../../spec/requirements.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+test.describe.configure({ mode: 'serial' });
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  reports: string;
+}
+
+async function conformance(env: Record<string, string>, cwd?: string): Promise<CliResult> {
+  const work = mkdtempSync(join(tmpdir(), 'payflow-cli-'));
+  const reports = join(work, 'reports');
+  const child = spawn(process.execPath, [TSX, join(ROOT, 'bin', 'conformance.ts')], {
+    cwd: cwd ?? work,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? work,
+      CONFORMANCE_REPORTS_DIR: reports,
+      CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
+      CONFORMANCE_SEED: '7',
+      CONFORMANCE_RUNS: '15',
+      ...env,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)));
+  return { code, stdout, stderr, reports };
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+test('exits 0 against the embedded reference server and writes the report', async () => {
+  const r = await conformance({});
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  expect(r.stdout).toContain('seed 7');
+  expect(r.stdout).toContain('Conformance PASSED');
+  const record = JSON.parse(readFileSync(join(r.reports, 'conformance.json'), 'utf8'));
+  expect(record.verdict).toBe('pass');
+  expect(record.seed).toBe(7);
+  expect(record.mode).toBe('read-only');
+});
+
+test('exits 1 against a faulty server and names the broken MUST requirement', async () => {
+  const variant = GALLERY.find((v) => v.trips.some((id) => requirement(id).level === 'MUST'))!;
+  const server = variant.create();
+  const baseURL = await server.start(0);
+  try {
+    const r = await conformance({
+      API_BASE_URL: baseURL,
+      API_TOKEN: REFERENCE_TOKEN,
+      COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
+      WRITABLE_COUNTERPARTY_REF: WRITABLE_COUNTERPARTY,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain('Conformance FAILED');
+    for (const id of variant.trips) expect(r.stdout).toContain(id);
+    expect(r.stdout).not.toContain(REFERENCE_TOKEN);
+  } finally {
+    await server.stop();
+  }
+});
+
+const configErrors: [string, Record<string, string>, RegExp][] = [
+  ['missing token', { API_BASE_URL: 'http://127.0.0.1:9', COUNTERPARTY_REF: 'abc' }, /API_TOKEN is required/],
+  [
+    'malformed URL',
+    { API_BASE_URL: 'http//nowhere', API_TOKEN: 't', COUNTERPARTY_REF: 'abc' },
+    /API_BASE_URL/,
+  ],
+  ['bad run count', { CONFORMANCE_RUNS: 'many' }, /CONFORMANCE_RUNS/],
+  ['unknown argument', {}, /unknown argument/],
+];
+for (const [name, env, message] of configErrors) {
+  test(`exits 2 with one line on a configuration error: ${name}`, async () => {
+    const r =
+      name === 'unknown argument'
+        ? await new Promise<CliResult>((resolve) => {
+            const child = spawn(process.execPath, [TSX, join(ROOT, 'bin', 'conformance.ts'), '--bogus']);
+            let stderr = '';
+            child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+            child.on('exit', (c) => resolve({ code: c ?? -1, stdout: '', stderr, reports: '' }));
+          })
+        : await conformance(env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+}
+
+test('exits 2 when the target cannot be reached', async () => {
+  const server = createServer();
+  const url = await listen(server);
+  await new Promise((resolve) => server.close(resolve)); // the port is now closed
+  const r = await conformance({ API_BASE_URL: url, API_TOKEN: 't', COUNTERPARTY_REF: 'abc' });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/cannot reach API_BASE_URL/);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+});
+
+test('reads .env from the working directory; the real environment wins', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'payflow-env-'));
+  writeFileSync(join(dir, '.env'), 'CONFORMANCE_RUNS=not-a-number\n');
+  const fromFile = await conformance({ CONFORMANCE_RUNS: '' }, dir);
+  expect(fromFile.code).toBe(2);
+  expect(fromFile.stderr).toMatch(/CONFORMANCE_RUNS must be a whole number/);
+});
+
+/** A proxy in front of the reference server that records every method it forwards. */
+async function recordingProxy(
+  target: string,
+): Promise<{ url: string; methods: Set<string>; close: () => Promise<void> }> {
+  const methods = new Set<string>();
+  const server = createServer((req, res) => {
+    methods.add(req.method ?? '?');
+    const upstream = httpRequest(
+      `${target}${req.url}`,
+      { method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    req.pipe(upstream);
+  });
+  const url = await listen(server);
+  return { url, methods, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+test('a read-only run sends nothing but GET; a write run does send writes', async () => {
+  const reference = new ReferenceServer();
+  const upstream = await reference.start(0);
+  const proxy = await recordingProxy(upstream);
+  try {
+    const env = {
+      API_BASE_URL: proxy.url,
+      API_TOKEN: REFERENCE_TOKEN,
+      COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
+    };
+    const readOnly = await conformance(env);
+    expect(readOnly.code, readOnly.stdout + readOnly.stderr).toBe(0);
+    expect([...proxy.methods]).toEqual(['GET']);
+    proxy.methods.clear();
+    const writing = await conformance({ ...env, WRITABLE_COUNTERPARTY_REF: WRITABLE_COUNTERPARTY });
+    expect(writing.code, writing.stdout + writing.stderr).toBe(0);
+    expect([...proxy.methods].sort()).toEqual(expect.arrayContaining(['GET', 'PATCH', 'POST', 'DELETE']));
+  } finally {
+    await proxy.close();
+    await reference.stop();
+  }
+});

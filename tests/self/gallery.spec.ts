@@ -1,0 +1,60 @@
+/**
+ * The gallery: the suite passes on the clean reference server and catches every faulty variant
+ * by exactly the requirements the variant declares (no more: a check that reports more than
+ * the fault is a false alarm; no less: a fault that goes unnoticed is a hole).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { GALLERY } from '../../servers/gallery/index.ts';
+import {
+  REFERENCE_COUNTERPARTY,
+  REFERENCE_TOKEN,
+  ReferenceServer,
+  WRITABLE_COUNTERPARTY,
+} from '../../servers/reference.ts';
+import type { TargetConfig } from '../../checks/types.ts';
+import { describeTripped, runSuite, SELF_TEST_RUNS, SELF_TEST_SEED } from './suite-runner.ts';
+
+export const GALLERY_RESULTS = join('test-results', 'gallery-results');
+
+function target(baseURL: string): TargetConfig {
+  return {
+    baseURL,
+    token: REFERENCE_TOKEN,
+    counterpartyRef: REFERENCE_COUNTERPARTY,
+    writableRef: WRITABLE_COUNTERPARTY,
+    seed: SELF_TEST_SEED,
+    runs: SELF_TEST_RUNS,
+  };
+}
+
+async function withServer<T>(server: ReferenceServer, fn: (baseURL: string) => Promise<T>): Promise<T> {
+  const baseURL = await server.start(0);
+  try {
+    return await fn(baseURL);
+  } finally {
+    await server.stop();
+  }
+}
+
+test('the clean reference server passes every requirement', async () => {
+  const run = await withServer(new ReferenceServer(), (url) => runSuite(target(url)));
+  expect(run.tripped, describeTripped(run)).toEqual([]);
+  const notPassed = run.verdicts.filter((v) => v.status !== 'passed').map((v) => `${v.id}: ${v.status}`);
+  expect(notPassed).toEqual([]);
+});
+
+test.describe('gallery of faulty servers', () => {
+  for (const variant of GALLERY) {
+    test(`${variant.id} is caught: ${variant.fault}`, async () => {
+      const run = await withServer(variant.create(), (url) => runSuite(target(url)));
+      mkdirSync(GALLERY_RESULTS, { recursive: true });
+      writeFileSync(
+        join(GALLERY_RESULTS, `${variant.id}.json`),
+        JSON.stringify({ variant: variant.id, tripped: run.tripped, trippedChecks: run.trippedChecks }),
+      );
+      expect(run.tripped, describeTripped(run)).toEqual([...variant.trips].sort());
+    });
+  }
+});

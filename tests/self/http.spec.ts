@@ -1,0 +1,32 @@
+/** Path encoding and reproduction commands: the token never appears, the curl is runnable. */
+import { execFileSync } from 'node:child_process';
+import { expect, test } from '@playwright/test';
+import { curlCommand, encodePathSegment, REDACTED_TOKEN, shellQuote } from '../../checks/http.ts';
+
+test('path segments are percent-encoded except unreserved characters', () => {
+  expect(encodePathSegment('AZaz09-_')).toBe('AZaz09-_');
+  expect(encodePathSegment("a b/c%d'!()*")).toBe('a%20b%2Fc%25d%27%21%28%29%2A');
+  expect(encodePathSegment('é')).toBe('%C3%A9');
+});
+
+test('shell quoting survives single quotes', () => {
+  const value = `it's "x" $HOME`;
+  expect(execFileSync('sh', ['-c', `printf %s ${shellQuote(value)}`]).toString()).toBe(value);
+});
+
+test('curl commands read the token from $API_TOKEN', () => {
+  const cmd = curlCommand({
+    method: 'PATCH',
+    url: "http://127.0.0.1:1/api/v1/counterparties/o'k",
+    headers: { Authorization: `Bearer ${REDACTED_TOKEN}`, 'Content-Type': 'application/json' },
+    body: `{"remarks":"it's"}`,
+  });
+  expect(cmd).toContain(`-H "Authorization: Bearer $API_TOKEN"`);
+  // The shell expands $API_TOKEN and keeps the rest literally.
+  const echoed = execFileSync('sh', ['-c', `set -- ${cmd.replace(/^curl /, '')}; printf '%s\\n' "$@"`], {
+    env: { API_TOKEN: 'secret-123', PATH: process.env.PATH },
+  }).toString();
+  expect(echoed).toContain('Authorization: Bearer secret-123');
+  expect(echoed).toContain("http://127.0.0.1:1/api/v1/counterparties/o'k");
+  expect(echoed).toContain(`{"remarks":"it's"}`);
+});
