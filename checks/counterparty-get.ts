@@ -11,8 +11,8 @@ export const knownCounterpartyConforms: Check = {
     'the known counterparty answers 200 with a JSON body valid against the schema, for the reference asked',
   requirements: [
     'get-known-counterparty-200',
-    'get-json-content-type',
-    'get-reference-echo',
+    'counterparty-json',
+    'counterparty-reference-echo',
     'counterparty-schema',
     'timestamp-format',
     'address-schema',

@@ -74,7 +74,7 @@ export function checkCounterpartyResponse(
   const type = ex.headers['content-type'];
   if (!isJsonContentType(type)) {
     ctx.failOn(ex, {
-      requirement: 'get-json-content-type',
+      requirement: 'counterparty-json',
       message: `${opts.where}: the counterparty is not returned as JSON`,
       expected: 'Content-Type: application/json (or a +json type)',
       received: type ? `Content-Type: ${type}` : 'no Content-Type header',
@@ -93,7 +93,7 @@ export function checkCounterpartyResponse(
   const got = (ex.body as Record<string, unknown>).counterpartyReference;
   if (got !== opts.reference) {
     ctx.failOn(ex, {
-      requirement: 'get-reference-echo',
+      requirement: 'counterparty-reference-echo',
       message: `${opts.where}: the counterparty returned is not the one asked for`,
       expected: `counterpartyReference ${JSON.stringify(opts.reference)}`,
       received: `counterpartyReference ${JSON.stringify(got)}`,

@@ -28,6 +28,13 @@ export interface PropertySpec<T> {
   probe(input: Labelled<T>): Promise<Violation | undefined>;
 }
 
+/**
+ * Shrinking re-sends a request per candidate. After this many candidates the property stops
+ * probing (treats further candidates as passing), so a failure on a long input costs a bounded
+ * number of requests; the input reported is the smallest failing one found by then.
+ */
+export const MAX_SHRINK_PROBES = 400;
+
 export interface PropertyResult {
   failed: boolean;
   numRuns: number;
@@ -37,8 +44,10 @@ export interface PropertyResult {
 export async function runProperty<T>(ctx: CheckContext, prop: PropertySpec<T>): Promise<PropertyResult> {
   const examples = prop.examples ?? [];
   let last: { input: Labelled<T>; violation: Violation } | undefined;
+  let shrinkProbes = 0;
   const details = await fc.check(
     fc.asyncProperty(prop.arbitrary, async (input) => {
+      if (last !== undefined && ++shrinkProbes > MAX_SHRINK_PROBES) return true;
       const violation = await prop.probe(input);
       if (violation) {
         last = { input, violation };
@@ -70,8 +79,10 @@ export async function runProperty<T>(ctx: CheckContext, prop: PropertySpec<T>): 
       `${prop.name}: property failed without a recorded violation: ${String(details.errorInstance)}`,
     );
   }
+  const stopped =
+    shrinkProbes > MAX_SHRINK_PROBES ? ` (shrinking stopped after ${MAX_SHRINK_PROBES} probes)` : '';
   ctx.note(
-    `${prop.name}: ${details.numRuns} case(s)${details.failed ? `, shrunk ${details.numShrinks} time(s)` : ''}`,
+    `${prop.name}: ${details.numRuns} case(s)${details.failed ? `, shrunk ${details.numShrinks} time(s)${stopped}` : ''}`,
   );
   return { failed: details.failed, numRuns: details.numRuns, numShrinks: details.numShrinks };
 }

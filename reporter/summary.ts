@@ -107,6 +107,8 @@ export function formatSummary(record: ConformanceRecord): string {
       lines.push(`         ${f.message}`);
       lines.push(`           expected ${f.expected}`);
       lines.push(`           received ${f.received.split('\n')[0]}`);
+      if (f.input !== undefined) lines.push(`           input ${JSON.stringify(f.input)}`);
+      if (f.rule) lines.push(`           rule ${f.rule.field} ${f.rule.keyword}: ${f.rule.description}`);
       if (f.curl) lines.push(`           ${f.curl}`);
     }
     if (v.findings.length > 2)

@@ -32,14 +32,14 @@ export const REQUIREMENTS = [
     statement: 'GET of an existing counterparty answers 200 with the counterparty as a JSON body.',
   },
   {
-    id: 'get-json-content-type',
+    id: 'counterparty-json',
     section: 'interface.md §4.1; RFC 8259 §11',
     group: '4.1',
     level: 'MUST',
     statement: 'A counterparty is returned with a JSON media type (application/json or +json).',
   },
   {
-    id: 'get-reference-echo',
+    id: 'counterparty-reference-echo',
     section: 'interface.md §2.1, §4.1',
     group: '4.1',
     level: 'MUST',

@@ -13,7 +13,6 @@ import { targetFromEnv } from './target.ts';
 export const OUTCOME_ATTACHMENT = 'conformance-outcome';
 
 export const test = base.extend<{ target: TargetConfig }>({
-  // eslint-disable-next-line no-empty-pattern
   target: async ({}, use) => {
     await use(targetFromEnv());
   },

@@ -29,20 +29,25 @@ interface CliResult {
   reports: string;
 }
 
-async function conformance(env: Record<string, string>, cwd?: string): Promise<CliResult> {
+async function conformance(env: Record<string, string | undefined>, cwd?: string): Promise<CliResult> {
   const work = mkdtempSync(join(tmpdir(), 'payflow-cli-'));
   const reports = join(work, 'reports');
+  const merged: Record<string, string | undefined> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? work,
+    CONFORMANCE_REPORTS_DIR: reports,
+    CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
+    CONFORMANCE_SEED: '7',
+    CONFORMANCE_RUNS: '15',
+    ...env,
+  };
+  // An undefined value removes the variable, so a .env file can provide it.
+  const childEnv = Object.fromEntries(
+    Object.entries(merged).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   const child = spawn(process.execPath, [TSX, join(ROOT, 'bin', 'conformance.ts')], {
     cwd: cwd ?? work,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? work,
-      CONFORMANCE_REPORTS_DIR: reports,
-      CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
-      CONFORMANCE_SEED: '7',
-      CONFORMANCE_RUNS: '15',
-      ...env,
-    },
+    env: childEnv,
   });
   let stdout = '';
   let stderr = '';
@@ -130,9 +135,12 @@ test('exits 2 when the target cannot be reached', async () => {
 test('reads .env from the working directory; the real environment wins', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'payflow-env-'));
   writeFileSync(join(dir, '.env'), 'CONFORMANCE_RUNS=not-a-number\n');
-  const fromFile = await conformance({ CONFORMANCE_RUNS: '' }, dir);
+  const fromFile = await conformance({ CONFORMANCE_RUNS: undefined }, dir);
   expect(fromFile.code).toBe(2);
-  expect(fromFile.stderr).toMatch(/CONFORMANCE_RUNS must be a whole number/);
+  expect(fromFile.stderr).toMatch(/CONFORMANCE_RUNS must be a whole number, got 'not-a-number'/);
+  const fromEnv = await conformance({ CONFORMANCE_RUNS: 'from-env' }, dir);
+  expect(fromEnv.code).toBe(2);
+  expect(fromEnv.stderr).toMatch(/got 'from-env'/);
 });
 
 /** A proxy in front of the reference server that records every method it forwards. */

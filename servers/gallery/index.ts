@@ -1,0 +1,20 @@
+/**
+ * The gallery: deliberately faulty variants of the reference server, each wrong in one named
+ * way, with exactly the requirements the suite reports for it (tests/self/gallery.spec.ts).
+ */
+import { AUTH_VARIANTS } from './auth.ts';
+import { HEADER_VARIANTS } from './headers.ts';
+import { REFERENCE_VARIANTS } from './references.ts';
+import { ROUTING_VARIANTS } from './routing.ts';
+import { SCHEMA_VARIANTS } from './schema.ts';
+import type { Variant } from './types.ts';
+
+export type { Variant } from './types.ts';
+
+export const GALLERY: Variant[] = [
+  ...REFERENCE_VARIANTS,
+  ...SCHEMA_VARIANTS,
+  ...HEADER_VARIANTS,
+  ...AUTH_VARIANTS,
+  ...ROUTING_VARIANTS,
+];

@@ -1,0 +1,56 @@
+/** Faults of the other listed operations (interface.md §4.3) and of server errors (§7). */
+import type { Operation } from '../../spec/index.ts';
+import { ReferenceServer, type RequestContext } from '../reference.ts';
+import type { Variant } from './types.ts';
+
+export const ROUTING_VARIANTS: Variant[] = [
+  /** The mandate list crashes on an empty store (500). */
+  {
+    id: 'mandates-list-500',
+    fault: 'GET /api/v1/mandates throws on an empty store and is answered 500.',
+    trips: ['no-server-error'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override listMandates(): void {
+          throw new TypeError("Cannot read properties of undefined (reading 'map')");
+        }
+      })(),
+  },
+  /** An empty collection list is answered 404, as if the route did not exist. */
+  {
+    id: 'direct-debit-list-404',
+    fault: 'GET /api/v1/direct-debit answers 404 while no collection exists, as if the route were missing.',
+    trips: ['collection-routed'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override listDirectDebits(ctx: RequestContext): void {
+          if (this.collections.size > 0) return super.listDirectDebits(ctx);
+          this.sendError(ctx.res, 404, 'NOT_FOUND', 'No collections.');
+        }
+      })(),
+  },
+  /** GET /api/v1/bills is not registered (only POST is), so it is answered 405. */
+  {
+    id: 'bills-list-405',
+    fault: 'GET /api/v1/bills is not routed (only POST is), so it is answered 405.',
+    trips: ['collection-routed'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override operations(): Operation[] {
+          return super.operations().filter((op) => op.operationId !== 'listBills');
+        }
+      })(),
+  },
+  /** GET /api/v1/bills is a stub answering 501 Not Implemented (a 5xx too). */
+  {
+    id: 'bills-list-501',
+    fault: 'GET /api/v1/bills is a stub answering 501 Not Implemented.',
+    trips: ['collection-routed', 'no-server-error'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override listBills(ctx: RequestContext): void {
+          this.sendError(ctx.res, 501, 'NOT_IMPLEMENTED', 'Bill search is not implemented yet.');
+        }
+      })(),
+  },
+];
