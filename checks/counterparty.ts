@@ -7,7 +7,7 @@ import type { ErrorObject } from 'ajv';
 import { spec } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import { describeResponse, type Exchange } from './http.ts';
-import type { CheckContext } from './types.ts';
+import type { ViolationSink } from './types.ts';
 
 export function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
@@ -40,7 +40,7 @@ function describeError(e: ErrorObject, value: unknown): string {
  * Validates a counterparty body against the spec. Reports one finding per broken requirement,
  * naming every error under it.
  */
-export function checkCounterpartyBody(ctx: CheckContext, ex: Exchange, body: unknown, where: string): void {
+export function checkCounterpartyBody(ctx: ViolationSink, ex: Exchange, body: unknown, where: string): void {
   const errors = spec().errors('Counterparty', body);
   const grouped = new Map<RequirementId, ErrorObject[]>();
   for (const e of errors) {
@@ -67,7 +67,7 @@ export interface CounterpartyResponseOptions {
 
 /** Checks a response that must be the counterparty `reference`: JSON, schema-valid, echoing it. */
 export function checkCounterpartyResponse(
-  ctx: CheckContext,
+  ctx: ViolationSink,
   ex: Exchange,
   opts: CounterpartyResponseOptions,
 ): void {

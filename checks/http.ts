@@ -143,7 +143,9 @@ export class HttpClient {
       const response = await this.api.fetch(url, {
         method,
         headers,
-        ...(body !== undefined ? { data: body } : {}),
+        // A Buffer is sent byte for byte; a string with a JSON Content-Type would be re-encoded
+        // by Playwright whenever it does not parse, so malformed JSON would never reach the target.
+        ...(body !== undefined ? { data: Buffer.from(body, 'utf8') } : {}),
         failOnStatusCode: false,
         maxRedirects: 0,
         timeout: this.options.timeoutMs ?? 30_000,

@@ -1,6 +1,7 @@
 /** The registry of every check of the suite. */
 import { AUTHENTICATION_CHECKS } from './authentication.ts';
 import { COUNTERPARTY_GET_CHECKS } from './counterparty-get.ts';
+import { COUNTERPARTY_PATCH_CHECKS } from './counterparty-patch.ts';
 import { REFERENCE_CHECKS } from './references.ts';
 import { ROUTING_CHECKS } from './routing.ts';
 import type { Check } from './types.ts';
@@ -10,6 +11,7 @@ export const CHECKS: Check[] = [
   ...REFERENCE_CHECKS,
   ...AUTHENTICATION_CHECKS,
   ...ROUTING_CHECKS,
+  ...COUNTERPARTY_PATCH_CHECKS,
 ];
 
 export function checksIn(group: Check['group']): Check[] {

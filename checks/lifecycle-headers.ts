@@ -4,7 +4,7 @@
  */
 import { spec } from '../spec/index.ts';
 import type { Exchange } from './http.ts';
-import type { CheckContext } from './types.ts';
+import type { ViolationSink } from './types.ts';
 
 const IMF_FIXDATE =
   /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
@@ -52,7 +52,7 @@ export function classifyDeprecation(value: string): { form: DeprecationForm; ms?
 }
 
 /** Checks the lifecycle headers of one response; returns whether any was present. */
-export function checkLifecycleHeaders(ctx: CheckContext, ex: Exchange, where: string): boolean {
+export function checkLifecycleHeaders(ctx: ViolationSink, ex: Exchange, where: string): boolean {
   const sunset = ex.headers['sunset'];
   const deprecation = ex.headers['deprecation'];
   let sunsetMs: number | undefined;

@@ -3,12 +3,18 @@
  * boundary examples first, then `runs` random cases from the run's seed. On failure fast-check
  * shrinks to the smallest input that still fails, and the finding carries that input, the rule
  * it was built to keep or break, the seed and path that replay it, and the request.
+ *
+ * One probe may judge several requirements (a PATCH is checked for acceptance, persistence,
+ * merging, ...). The property is run once per requirement that fails: the first violation found
+ * fixes the requirement that round shrinks on, so the input reported is the smallest one that
+ * breaks that requirement; then the property runs again without it, until a round finds nothing
+ * new. A conforming target costs one round.
  */
 import fc from 'fast-check';
 import type { RequirementId } from '../spec/requirements.ts';
 import type { Labelled } from '../generators/labelled.ts';
 import type { Exchange } from './http.ts';
-import type { CheckContext } from './types.ts';
+import type { CheckContext, ViolationSink } from './types.ts';
 
 /** What a property reports for one input: nothing when it holds. */
 export interface Violation {
@@ -19,49 +25,80 @@ export interface Violation {
   received: string;
 }
 
+/** A sink that collects what it is told into `into`. */
+export function collect(into: Violation[]): ViolationSink {
+  return {
+    failOn: (exchange, f) =>
+      into.push({
+        exchange,
+        requirement: f.requirement,
+        message: f.message,
+        expected: f.expected,
+        received: f.received,
+      }),
+  };
+}
+
 export interface PropertySpec<T> {
   name: string;
   arbitrary: fc.Arbitrary<Labelled<T>>;
   /** Boundary cases, always run before the random ones. */
   examples?: Labelled<T>[];
-  /** Returns the violation for this input, or undefined when the target behaves. */
-  probe(input: Labelled<T>): Promise<Violation | undefined>;
+  /** Random cases after the examples; default: the run's CONFORMANCE_RUNS. */
+  runs?: number;
+  /** Cap on shrinking probes per round; default MAX_SHRINK_PROBES. */
+  maxShrinkProbes?: number;
+  /** Returns the violations of this input: none (or undefined) when the target behaves. */
+  probe(input: Labelled<T>): Promise<Violation[] | Violation | undefined>;
 }
 
 /**
- * Shrinking re-sends a request per candidate. After this many candidates the property stops
- * probing (treats further candidates as passing), so a failure on a long input costs a bounded
- * number of requests; the input reported is the smallest failing one found by then.
+ * Shrinking re-sends requests per candidate. After this many candidates a round stops probing
+ * (treats further candidates as passing), so a failure on a long input costs a bounded number of
+ * requests; the input reported is the smallest failing one found by then.
  */
 export const MAX_SHRINK_PROBES = 400;
 
 export interface PropertyResult {
-  failed: boolean;
+  /** The requirements found broken, in the order they were found. */
+  failed: RequirementId[];
+  /** Cases run in the first round. */
   numRuns: number;
-  numShrinks: number;
 }
 
 export async function runProperty<T>(ctx: CheckContext, prop: PropertySpec<T>): Promise<PropertyResult> {
   const examples = prop.examples ?? [];
-  let last: { input: Labelled<T>; violation: Violation } | undefined;
-  let shrinkProbes = 0;
-  const details = await fc.check(
-    fc.asyncProperty(prop.arbitrary, async (input) => {
-      if (last !== undefined && ++shrinkProbes > MAX_SHRINK_PROBES) return true;
-      const violation = await prop.probe(input);
-      if (violation) {
-        last = { input, violation };
+  const runs = prop.runs ?? ctx.target.runs;
+  const maxShrink = prop.maxShrinkProbes ?? MAX_SHRINK_PROBES;
+  const found: RequirementId[] = [];
+  let firstRoundRuns = 0;
+  for (;;) {
+    let target: RequirementId | undefined;
+    let last: { input: Labelled<T>; violation: Violation } | undefined;
+    let shrinkProbes = 0;
+    const details = await fc.check(
+      fc.asyncProperty(prop.arbitrary, async (input) => {
+        if (last !== undefined && ++shrinkProbes > maxShrink) return true;
+        const result = await prop.probe(input);
+        const all = result === undefined ? [] : Array.isArray(result) ? result : [result];
+        const fresh = all.filter((v) => !found.includes(v.requirement));
+        const hit = target === undefined ? fresh[0] : fresh.find((v) => v.requirement === target);
+        if (!hit) return true;
+        target = hit.requirement;
+        last = { input, violation: hit };
         return false;
-      }
-      return true;
-    }),
-    {
-      seed: ctx.target.seed,
-      numRuns: examples.length + ctx.target.runs,
-      examples: examples.map((e) => [e] as [Labelled<T>]),
-    },
-  );
-  if (details.failed && last) {
+      }),
+      {
+        seed: ctx.target.seed,
+        numRuns: examples.length + runs,
+        examples: examples.map((e) => [e] as [Labelled<T>]),
+      },
+    );
+    if (found.length === 0) firstRoundRuns = details.numRuns;
+    if (details.failed && !last) {
+      throw new Error(`${prop.name}: property failed without a violation: ${String(details.errorInstance)}`);
+    }
+    if (!details.failed || !last) break;
     // The last failing run fast-check made is the one it reports: the shrunk counterexample.
     const { input, violation } = last;
     ctx.failOn(violation.exchange, {
@@ -74,15 +111,12 @@ export async function runProperty<T>(ctx: CheckContext, prop: PropertySpec<T>): 
       seed: details.seed,
       path: details.counterexamplePath ?? undefined,
     });
-  } else if (details.failed) {
-    throw new Error(
-      `${prop.name}: property failed without a recorded violation: ${String(details.errorInstance)}`,
-    );
+    found.push(violation.requirement);
+    const stopped = shrinkProbes > maxShrink ? ` (shrinking stopped after ${maxShrink} probes)` : '';
+    ctx.note(`${prop.name}: ${violation.requirement} broken, shrunk ${details.numShrinks} time(s)${stopped}`);
   }
-  const stopped =
-    shrinkProbes > MAX_SHRINK_PROBES ? ` (shrinking stopped after ${MAX_SHRINK_PROBES} probes)` : '';
   ctx.note(
-    `${prop.name}: ${details.numRuns} case(s)${details.failed ? `, shrunk ${details.numShrinks} time(s)${stopped}` : ''}`,
+    `${prop.name}: ${firstRoundRuns} case(s)${found.length > 0 ? `, ${found.length} requirement(s) broken` : ''}`,
   );
-  return { failed: details.failed, numRuns: details.numRuns, numShrinks: details.numShrinks };
+  return { failed: found, numRuns: firstRoundRuns };
 }

@@ -4,6 +4,7 @@
  * for a conformance problem: it records findings, each with its evidence.
  */
 import type { RequirementId } from '../spec/requirements.ts';
+import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
 import type { HttpClient, Exchange } from './http.ts';
 
@@ -12,6 +13,10 @@ export interface TargetConfig {
   token: string;
   counterpartyRef: string;
   writableRef: string | undefined;
+  /** The account the deployment accepts (inner identifier fields are not shown in the document). */
+  accountFixture: AccountFixture | undefined;
+  /** The most accounts the suite may add to the writable counterparty in one run (default 40). */
+  accountBudget?: number;
   seed: number;
   runs: number;
 }
@@ -47,6 +52,11 @@ export interface CheckOutcome {
   requests: number;
   notes: string[];
   durationMs: number;
+}
+
+/** Where findings built from an exchange go: a check's context, or a property probe's collector. */
+export interface ViolationSink {
+  failOn(exchange: Exchange, finding: Omit<Finding, 'request' | 'curl'>): void;
 }
 
 export interface CheckContext {

@@ -2,8 +2,10 @@
  * The suite's configuration, read from the environment (and a .env file, where the real
  * environment wins). Every problem is a ConfigError with one line saying what to fix.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { config as loadDotenv } from 'dotenv';
+import { parseAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
 import { spec } from '../spec/index.ts';
 
 export class ConfigError extends Error {
@@ -18,6 +20,10 @@ export interface SuiteConfig {
   counterpartyRef: string;
   /** An existing counterparty the suite may modify; undefined: read-only run. */
   writableRef: string | undefined;
+  /** The account the deployment accepts; undefined: no valid account can be sent. */
+  accountFixture: AccountFixture | undefined;
+  /** The most accounts a run may add to the writable counterparty. */
+  accountBudget: number;
   /** The seed of every generated input of the run. */
   seed: number;
   /** Whether the seed was given (replay) or drawn. */
@@ -28,6 +34,16 @@ export interface SuiteConfig {
 
 export const DEFAULT_RUNS = 100;
 export const MAX_RUNS = 100_000;
+export const DEFAULT_ACCOUNT_BUDGET = 40;
+
+/** What the embedded reference server provides when API_BASE_URL is unset. */
+export interface EmbeddedTarget {
+  token: string;
+  counterpartyRef: string;
+  /** The embedded server is throwaway, so its runs write unless told otherwise. */
+  writableRef?: string;
+  accountFixture?: AccountFixture;
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -60,10 +76,35 @@ export function drawSeed(): number {
 }
 
 /**
+ * ACCOUNT_FIXTURE: a JSON object, or the path of a file holding one (relative to the working
+ * directory).
+ */
+function accountFixture(env: Env): AccountFixture | undefined {
+  const raw = nonEmpty(env.ACCOUNT_FIXTURE);
+  if (raw === undefined) return undefined;
+  let text = raw;
+  if (!raw.startsWith('{')) {
+    try {
+      text = readFileSync(resolve(raw), 'utf8');
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? 'unreadable';
+      throw new ConfigError(
+        `ACCOUNT_FIXTURE: cannot read the file '${raw}' (${code}); give a JSON object or a readable file`,
+      );
+    }
+  }
+  try {
+    return parseAccountFixture(text);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+/**
  * Parses the configuration. `embedded` gives the token and references of the embedded
  * reference server, used when API_BASE_URL is unset.
  */
-export function parseConfig(env: Env, embedded: { token: string; counterpartyRef: string }): SuiteConfig {
+export function parseConfig(env: Env, embedded: EmbeddedTarget): SuiteConfig {
   const baseURLRaw = nonEmpty(env.API_BASE_URL);
   let baseURL: string | undefined;
   if (baseURLRaw !== undefined) {
@@ -88,13 +129,17 @@ export function parseConfig(env: Env, embedded: { token: string; counterpartyRef
   const seedValue = integer(env, 'CONFORMANCE_SEED', -0x80000000, 0x7fffffff);
   const runs = integer(env, 'CONFORMANCE_RUNS', 1, MAX_RUNS) ?? DEFAULT_RUNS;
   const writableRaw = nonEmpty(env.WRITABLE_COUNTERPARTY_REF);
+  const fixture = accountFixture(env);
+  const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
 
   if (baseURL === undefined) {
     return {
       baseURL: undefined,
       token: embedded.token,
       counterpartyRef: nonEmpty(env.COUNTERPARTY_REF) ?? embedded.counterpartyRef,
-      writableRef: writableRaw,
+      writableRef: writableRaw ?? embedded.writableRef,
+      accountFixture: fixture ?? embedded.accountFixture,
+      accountBudget,
       seed: seedValue ?? drawSeed(),
       seedGiven: seedValue !== undefined,
       runs,
@@ -128,6 +173,8 @@ export function parseConfig(env: Env, embedded: { token: string; counterpartyRef
     token,
     counterpartyRef,
     writableRef: writableRaw,
+    accountFixture: fixture,
+    accountBudget,
     seed: seedValue ?? drawSeed(),
     seedGiven: seedValue !== undefined,
     runs,

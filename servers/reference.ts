@@ -113,6 +113,14 @@ export interface CounterpartyPatch {
   counterpartyAccounts?: Record<string, unknown>[];
 }
 
+/** A schema problem of a request or of a stored counterparty, as ajv reports it. */
+export interface SchemaProblem {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
 /** A path that matched a route: its template, the operations on it and the raw parameters. */
 export interface PathMatch {
   template: string;
@@ -553,26 +561,45 @@ export class ReferenceServer {
     const next = structuredClone(current);
     // Second precision and never earlier than the stored value, even if the clock goes back.
     const now = [this.now(), current.updatedAt].sort().at(-1)!;
-    if (patch.counterpartyDetails) Object.assign(next, structuredClone(patch.counterpartyDetails));
+    if (patch.counterpartyDetails) this.mergeDetails(next, structuredClone(patch.counterpartyDetails));
     if (patch.counterpartyAccounts) {
-      const declared = Object.keys(spec().schema('PatchCounterpartyAccount').properties ?? {});
-      const added = patch.counterpartyAccounts.map((item) => {
-        // Only declared fields, so a client cannot set state, verification or timestamps.
-        const fields = Object.fromEntries(
-          Object.entries(structuredClone(item)).filter(([key]) => declared.includes(key)),
-        ) as Partial<CounterpartyAccount>;
-        return {
-          state: 'ACTIVE',
-          verificationStatus: 'UNVERIFIED',
-          createdAt: now,
-          updatedAt: now,
-          ...fields,
-        } as CounterpartyAccount;
-      });
-      next.counterpartyAccounts = [...(next.counterpartyAccounts ?? []), ...added];
+      const added = patch.counterpartyAccounts.map((item) => this.newAccount(item, now));
+      next.counterpartyAccounts = this.mergeAccounts(next.counterpartyAccounts ?? [], added);
     }
     next.updatedAt = now;
     return next;
+  }
+
+  /** Merges sent details field by field; a sent address replaces the stored one as a whole. */
+  protected mergeDetails(
+    into: Counterparty,
+    details: NonNullable<CounterpartyPatch['counterpartyDetails']>,
+  ): void {
+    Object.assign(into, details);
+  }
+
+  /** The accounts after a patch: the existing ones, then the added ones. */
+  protected mergeAccounts(
+    existing: CounterpartyAccount[],
+    added: CounterpartyAccount[],
+  ): CounterpartyAccount[] {
+    return [...existing, ...added];
+  }
+
+  /** A new account from a patch item: only declared fields, ACTIVE and UNVERIFIED, stamped now. */
+  protected newAccount(item: Record<string, unknown>, now: string): CounterpartyAccount {
+    const declared = Object.keys(spec().schema('PatchCounterpartyAccount').properties ?? {});
+    // Only declared fields, so a client cannot set state, verification or timestamps.
+    const fields = Object.fromEntries(
+      Object.entries(structuredClone(item)).filter(([key]) => declared.includes(key)),
+    ) as Partial<CounterpartyAccount>;
+    return {
+      state: 'ACTIVE',
+      verificationStatus: 'UNVERIFIED',
+      createdAt: now,
+      updatedAt: now,
+      ...fields,
+    } as CounterpartyAccount;
   }
 
   // ---------------------------------------------------------------- handlers: counterparties
@@ -586,7 +613,7 @@ export class ReferenceServer {
   protected async patchCounterparty(ctx: RequestContext): Promise<void> {
     const read = await this.readJson(ctx, { strictMediaType: true });
     if (!read.ok) return;
-    const errors = spec().errors('PatchCounterpartyRequest', read.value);
+    const errors = this.validatePatch(read.value);
     if (errors.length > 0) {
       return this.sendError(
         ctx.res,
@@ -597,10 +624,12 @@ export class ReferenceServer {
         errors,
       );
     }
-    const current = this.lookup(ctx.params.counterpartyReference!);
-    if (!current) return this.counterpartyNotFound(ctx);
-    const next = this.applyPatch(current, read.value as CounterpartyPatch);
-    const problems = spec().errors('Counterparty', next);
+    const reference = ctx.params.counterpartyReference!;
+    const patch = read.value as CounterpartyPatch;
+    const current = this.lookup(reference);
+    if (!current) return this.patchUnknown(ctx, patch);
+    const next = this.applyPatch(current, patch);
+    const problems = this.resultProblems(next);
     if (problems.length > 0) {
       return this.sendError(
         ctx.res,
@@ -611,13 +640,33 @@ export class ReferenceServer {
         problems,
       );
     }
-    this.store(next);
-    this.sendJson(
-      ctx.res,
-      200,
-      this.present(this.lookup(next.counterpartyReference)!),
-      this.lifecycleHeaders(),
-    );
+    this.save(next);
+    this.sendUpdated(ctx, next, current);
+  }
+
+  /** The problems of a patch body: its errors against the spec's PatchCounterpartyRequest. */
+  protected validatePatch(body: unknown): SchemaProblem[] {
+    return spec().errors('PatchCounterpartyRequest', body);
+  }
+
+  /** The problems of a patched counterparty: a PATCH that would store an invalid one is refused. */
+  protected resultProblems(next: Counterparty): SchemaProblem[] {
+    return spec().errors('Counterparty', next);
+  }
+
+  /** Stores an updated counterparty (a deep copy). */
+  protected save(cp: Counterparty): void {
+    this.counterparties.set(cp.counterpartyReference, structuredClone(cp));
+  }
+
+  /** Answers an accepted PATCH: 200 with the updated counterparty, as stored. */
+  protected sendUpdated(ctx: RequestContext, updated: Counterparty, _previous: Counterparty): void {
+    this.sendJson(ctx.res, 200, this.present(updated), this.lifecycleHeaders());
+  }
+
+  /** A valid PATCH of a reference that matches no counterparty: 404, nothing is created. */
+  protected patchUnknown(ctx: RequestContext, _patch: CounterpartyPatch): void {
+    this.counterpartyNotFound(ctx);
   }
 
   protected counterpartyNotFound(ctx: RequestContext): void {

@@ -182,6 +182,96 @@ export const REQUIREMENTS = [
     statement:
       'Each listed collection operation (GET /api/v1/bills, /mandates, /direct-debit) exists: with a valid token it is not answered 404, 405 or 501.',
   },
+  {
+    id: 'patch-valid-accepted',
+    section: 'interface.md §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'A valid patch body (counterpartyDetails, counterpartyAccounts or both) of an existing counterparty is accepted with a 2xx status.',
+  },
+  {
+    id: 'patch-persisted',
+    section: 'interface.md §4.2; RFC 5789 §2',
+    group: '4.2',
+    level: 'MUST',
+    statement: 'After an accepted PATCH, a GET of the counterparty returns what the PATCH response returned.',
+    rationale:
+      "Account state, verificationStatus, lastVerifiedAt and updatedAt are left out of the comparison: their transitions are not shown (§3), so a verification that runs between the two requests may change them.",
+  },
+  {
+    id: 'patch-sent-fields-applied',
+    section: 'interface.md §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement: 'The updated counterparty carries the value sent for every detail field and every address field in the patch.',
+  },
+  {
+    id: 'patch-unsent-fields-unchanged',
+    section: 'interface.md §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'Fields a patch does not send keep their values: details are merged, not replaced, and the existing accounts stay.',
+    rationale:
+      'Whether a partial address is merged into the stored address or replaces it is not specified: an address field not sent may keep its value or disappear, but may not take another value.',
+  },
+  {
+    id: 'patch-immutable-fields',
+    section: 'interface.md §2.1, §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement: 'A PATCH never changes counterpartyReference or createdAt.',
+  },
+  {
+    id: 'patch-updated-at',
+    section: 'interface.md §2.1, §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'An accepted PATCH never moves updatedAt backwards, and moves it forward when the stored counterparty was last updated before the PATCH.',
+    rationale:
+      'A forward move is only required when the stored updatedAt is more than 60 s older than the Date of the GET before the PATCH, so clock skew and updates within the same second cannot cause a false alarm.',
+  },
+  {
+    id: 'patch-accounts-appended',
+    section: 'interface.md §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'Each item of counterpartyAccounts adds an account with the type, category, name, country and currency sent; the existing accounts stay.',
+    rationale:
+      'The inner fields of accountIdentifier are not shown (a service may mask them), so a new account is recognised by its other fields.',
+  },
+  {
+    id: 'patch-invalid-rejected',
+    section: 'interface.md §4.2, §7, §8',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'A patch body that breaks a rule of §4.2 (minimum sizes, permitted properties, field constraints, not JSON at all) is rejected with a 4xx status.',
+    rationale: 'The document does not say which 4xx, so any 4xx is accepted.',
+  },
+  {
+    id: 'patch-rejected-unchanged',
+    section: 'RFC 5789 §2; interface.md §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'A PATCH that is not accepted changes nothing, not even the valid part of a partly invalid body (changes are applied atomically).',
+    rationale:
+      'Account state, verificationStatus, lastVerifiedAt and updatedAt are left out of the comparison, as for patch-persisted.',
+  },
+  {
+    id: 'patch-unknown-not-created',
+    section: 'interface.md §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'A PATCH of a counterparty that does not exist is not answered 2xx and creates nothing: PATCH changes an existing counterparty.',
+    rationale:
+      'Whether the body is validated before or after the existence check, and which status follows, is not shown; only success and creation are ruled out.',
+  },
 ] as const satisfies readonly Requirement[];
 
 export type RequirementId = (typeof REQUIREMENTS)[number]['id'];

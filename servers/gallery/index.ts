@@ -4,6 +4,7 @@
  */
 import { AUTH_VARIANTS } from './auth.ts';
 import { HEADER_VARIANTS } from './headers.ts';
+import { PATCH_VARIANTS } from './patch.ts';
 import { REFERENCE_VARIANTS } from './references.ts';
 import { ROUTING_VARIANTS } from './routing.ts';
 import { SCHEMA_VARIANTS } from './schema.ts';
@@ -17,4 +18,5 @@ export const GALLERY: Variant[] = [
   ...HEADER_VARIANTS,
   ...AUTH_VARIANTS,
   ...ROUTING_VARIANTS,
+  ...PATCH_VARIANTS,
 ];

@@ -50,6 +50,10 @@ function mediaType(type: string | undefined): () => ReferenceServer {
     })();
 }
 
+/**
+ * The response mapper serves PATCH as well as GET, so a fault that rewrites a field the patch sent
+ * also breaks what the update returns: those variants trip the PATCH requirement too.
+ */
 export const SCHEMA_VARIANTS: Variant[] = [
   /** Timestamps go through Date#toISOString and keep their milliseconds. */
   {
@@ -70,7 +74,7 @@ export const SCHEMA_VARIANTS: Variant[] = [
   {
     id: 'missing-account-holder-name',
     fault: 'The required field accountHolderName is missing from the returned counterparty.',
-    trips: ['counterparty-schema'],
+    trips: ['counterparty-schema', 'patch-sent-fields-applied'],
     create: presenting(({ accountHolderName: _dropped, ...rest }) => rest),
   },
   /** The counterparty state is returned in lower case ('active'). */
@@ -84,7 +88,7 @@ export const SCHEMA_VARIANTS: Variant[] = [
   {
     id: 'mobile-number-plus',
     fault: "mobileNumber is returned in E.164 form with a leading '+', outside the digits-only pattern.",
-    trips: ['counterparty-schema'],
+    trips: ['counterparty-schema', 'patch-sent-fields-applied'],
     create: presenting((body) =>
       body.mobileNumber ? { ...body, mobileNumber: `+${body.mobileNumber}` } : body,
     ),
@@ -101,7 +105,7 @@ export const SCHEMA_VARIANTS: Variant[] = [
     id: 'account-currency-inr',
     fault:
       'Account currencies are decoded with the bill currency list (INR, USD, EUR, GBP), so EUR comes back as INR.',
-    trips: ['account-schema'],
+    trips: ['account-schema', 'patch-accounts-appended'],
     create: () => {
       const accountCodes = spec().schema('Currency').enum!;
       const billCodes = spec().schema('BillCurrencyCode').enum!;
@@ -115,7 +119,7 @@ export const SCHEMA_VARIANTS: Variant[] = [
     id: 'address-country-uk',
     fault:
       'The address country of the United Kingdom is returned as UK (the v1.1.0 region code) instead of GB.',
-    trips: ['address-schema'],
+    trips: ['address-schema', 'patch-sent-fields-applied'],
     create: presentingAddress((address) =>
       address.country === 'GB' ? { ...address, country: 'UK' } : address,
     ),
@@ -124,7 +128,7 @@ export const SCHEMA_VARIANTS: Variant[] = [
   {
     id: 'address-line-newline',
     fault: 'The address line is returned with a newline between its lines, outside the addressLine pattern.',
-    trips: ['address-schema'],
+    trips: ['address-schema', 'patch-sent-fields-applied'],
     create: presentingAddress((address) => ({
       ...address,
       addressLine: address.addressLine?.replace(', ', '\n'),

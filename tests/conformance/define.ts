@@ -5,7 +5,7 @@
  */
 import { test as base, expect } from '@playwright/test';
 import { runCheck } from '../../checks/engine.ts';
-import { checksIn } from '../../checks/index.ts';
+import { CHECKS, checksIn } from '../../checks/index.ts';
 import type { Check, Finding, TargetConfig } from '../../checks/types.ts';
 import { requirement } from '../../spec/requirements.ts';
 import { targetFromEnv } from './target.ts';
@@ -63,7 +63,17 @@ function defineCheck(check: Check): void {
   );
 }
 
-/** Defines one test per check of `group`. */
+/** Defines one test per read check of `group`; they may run in parallel with anything. */
 export function defineChecks(group: Check['group']): void {
-  for (const check of checksIn(group)) defineCheck(check);
+  for (const check of checksIn(group).filter((c) => c.access === 'read')) defineCheck(check);
+}
+
+/**
+ * Defines one test per write check, in order in one worker: writes share the writable
+ * counterparty, and a check that reads it before and after a PATCH must not see another
+ * check's PATCH in between. A failing check does not skip the ones after it.
+ */
+export function defineWriteChecks(): void {
+  test.describe.configure({ mode: 'default' });
+  for (const check of CHECKS.filter((c) => c.access === 'write')) defineCheck(check);
 }

@@ -14,6 +14,8 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
     token: config.token,
     counterpartyRef: config.counterpartyRef,
     writableRef: config.writableRef,
+    accountFixture: config.accountFixture,
+    accountBudget: config.accountBudget,
     seed: config.seed,
     runs: config.runs,
   };

@@ -14,6 +14,7 @@ import {
   WRITABLE_COUNTERPARTY,
 } from '../../servers/reference.ts';
 import type { TargetConfig } from '../../checks/types.ts';
+import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
 import { describeTripped, runSuite, SELF_TEST_RUNS, SELF_TEST_SEED } from './suite-runner.ts';
 
 export const GALLERY_RESULTS = join('test-results', 'gallery-results');
@@ -24,6 +25,7 @@ function target(baseURL: string): TargetConfig {
     token: REFERENCE_TOKEN,
     counterpartyRef: REFERENCE_COUNTERPARTY,
     writableRef: WRITABLE_COUNTERPARTY,
+    accountFixture: DEFAULT_ACCOUNT_FIXTURE,
     seed: SELF_TEST_SEED,
     runs: SELF_TEST_RUNS,
   };

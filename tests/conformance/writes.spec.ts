@@ -1,0 +1,8 @@
+/**
+ * Every check that writes (PATCH of the writable counterparty: interface.md §4.2, §7, §8 and
+ * RFC 5789 §2; authentication of the write operations: §5), in order in one worker. Skipped, with
+ * the reason, in a read-only run.
+ */
+import { defineWriteChecks } from './define.ts';
+
+defineWriteChecks();

@@ -1,0 +1,220 @@
+/**
+ * The PATCH body generators: valid bodies validate against the spec's PatchCounterpartyRequest;
+ * every invalid body fails it, and only at the field and keyword its rule names; the boundary
+ * lists cover what interface.md §2 and §4.2 call out; same seed, same values; shrinking works.
+ */
+import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
+import type { ErrorObject } from 'ajv';
+import { DEFAULT_ACCOUNT_FIXTURE, parseAccountFixture } from '../../generators/account-fixture.ts';
+import { COUNTRIES, emailOfLength, emailFormatOk } from '../../generators/fields.ts';
+import type { Labelled } from '../../generators/labelled.ts';
+import {
+  MALFORMED_JSON,
+  invalidPatchBody,
+  invalidPatchBodyExamples,
+  validAccountsBody,
+  validAccountsBodyExamples,
+  validDetailsBody,
+  validDetailsBodyExamples,
+  type PatchBody,
+} from '../../generators/patch-body.ts';
+import { HOLDER_NAME, MOBILE, REMARKS } from '../../generators/patch-details.ts';
+import { spec } from '../../spec/index.ts';
+
+const SEED = 20261122;
+const FIXTURE = DEFAULT_ACCOUNT_FIXTURE;
+const PINNED = {
+  accountIdentifier: { scheme: 'IBAN', number: 'NL91ABNA0417164300' },
+  country: 'NL',
+  currency: 'EUR',
+};
+
+/** ajv reports a missing or unknown property at its parent: name the property itself. */
+function errorPath(e: ErrorObject): string {
+  const p = e.params as { missingProperty?: string; additionalProperty?: string };
+  const child = p.missingProperty ?? p.additionalProperty;
+  return child === undefined ? e.instancePath : `${e.instancePath}/${child}`;
+}
+
+/** 'counterpartyAccounts[].name' -> /^\/counterpartyAccounts\/\d+\/name$/; 'body' -> the root. */
+function pathPattern(field: string): RegExp {
+  if (field === 'body') return /^$/;
+  const parts = field.split('.').map((p) => p.replace('[]', '/\\d+'));
+  return new RegExp(`^/${parts.join('/')}$`);
+}
+
+/** Errors that only restate another one (a failed anyOf or if/then alongside its cause). */
+const META = new Set(['anyOf', 'if']);
+
+function judge(l: Labelled<unknown>): string | undefined {
+  if (l.rule.keyword === MALFORMED_JSON) {
+    try {
+      JSON.parse(String(l.value));
+      return 'a "malformed" body parses as JSON';
+    } catch {
+      return undefined;
+    }
+  }
+  const errors = spec()
+    .errors('PatchCounterpartyRequest', l.value)
+    .filter((e) => !META.has(e.keyword));
+  if (errors.length === 0) return 'the invalid body validates';
+  const at = pathPattern(l.rule.field);
+  // additionalProperties of a named property (createdBy in details) is reported at that property.
+  const own = errors.filter((e) => at.test(errorPath(e)) || at.test(e.instancePath));
+  if (!own.some((e) => e.keyword === l.rule.keyword)) {
+    return `no ${l.rule.keyword} error at ${l.rule.field}: ${errors.map((e) => `${errorPath(e)} ${e.keyword}`).join(', ')}`;
+  }
+  // One broken rule: every other error is the same rule seen from the root (anyOf branches).
+  const others = errors.filter(
+    (e) => !own.includes(e) && !(e.instancePath === '' && e.keyword === 'required'),
+  );
+  if (others.length > 0)
+    return `more than one rule broken: ${others.map((e) => `${errorPath(e)} ${e.keyword}`).join(', ')}`;
+  return undefined;
+}
+
+for (const [name, fixture] of [
+  ['the default fixture', FIXTURE],
+  ['a pinned fixture', PINNED],
+] as const) {
+  test(`valid bodies validate against PatchCounterpartyRequest (${name})`, () => {
+    const bodies: Labelled<PatchBody>[] = [
+      ...fc.sample(validDetailsBody(), { seed: SEED, numRuns: 300 }),
+      ...fc.sample(validAccountsBody(fixture), { seed: SEED, numRuns: 300 }),
+      ...validDetailsBodyExamples(),
+      ...validAccountsBodyExamples(fixture),
+    ];
+    for (const b of bodies) {
+      expect(spec().errors('PatchCounterpartyRequest', b.value), JSON.stringify(b.value)).toEqual([]);
+      expect(b.rule.keeps).toBe(true);
+      for (const a of b.value.counterpartyAccounts ?? []) {
+        expect(a.accountIdentifier).toEqual(fixture.accountIdentifier);
+        // Valid accounts use countries both the request and the response allow.
+        expect(COUNTRIES).toContain(a.country);
+        if ('country' in fixture) expect(a.country).toBe(fixture.country);
+      }
+    }
+  });
+
+  test(`invalid bodies fail the schema only at the field and keyword they claim (${name})`, () => {
+    const bodies = [
+      ...fc.sample(invalidPatchBody(fixture), { seed: SEED, numRuns: 1500 }),
+      ...invalidPatchBodyExamples(fixture),
+    ];
+    const wrong = bodies.flatMap((b) => {
+      const why = judge(b);
+      return why === undefined
+        ? []
+        : [
+            `${b.rule.field} ${b.rule.keyword} (${b.rule.description}): ${why}: ${JSON.stringify(b.value).slice(0, 200)}`,
+          ];
+    });
+    expect(wrong).toEqual([]);
+  });
+}
+
+test('the valid boundary lists cover the bounds, the character classes and every country', () => {
+  const details = validDetailsBodyExamples().map((b) => b.value.counterpartyDetails ?? {});
+  const values = (key: 'accountHolderName' | 'mobileNumber' | 'remarks' | 'emailAddress') =>
+    details.flatMap((d) => (d[key] === undefined ? [] : [d[key]]));
+  for (const [key, f] of [
+    ['accountHolderName', HOLDER_NAME],
+    ['mobileNumber', MOBILE],
+    ['remarks', REMARKS],
+  ] as const) {
+    const lengths = values(key).map((v) => v.length);
+    expect(lengths).toContain(f.minLength);
+    expect(lengths).toContain(f.maxLength);
+    const seen = new Set(values(key).join(''));
+    for (const c of [...f.allowed, ...f.separators])
+      expect(seen.has(c), `${key} never holds ${JSON.stringify(c)}`).toBe(true);
+  }
+  expect(values('mobileNumber')).toContain('4477009001234567');
+  expect(values('emailAddress').map((e) => e.length)).toEqual(expect.arrayContaining([6, 255]));
+  const countries = details.flatMap((d) => (d.address?.country ? [d.address.country] : []));
+  expect(new Set(countries)).toEqual(new Set(COUNTRIES));
+  expect(countries).toContain('GB');
+  const lines = details.flatMap((d) => (d.address?.addressLine ? [d.address.addressLine] : [])).join('');
+  for (const c of "#/:?'") expect(lines).toContain(c);
+});
+
+test('the invalid boundary list holds the cases the issue names', () => {
+  const rules = invalidPatchBodyExamples(FIXTURE).map((b) => `${b.rule.field} ${b.rule.keyword}`);
+  for (const expected of [
+    'body minProperties',
+    'counterpartyDetails minProperties',
+    'counterpartyAccounts minItems',
+    'body additionalProperties',
+    'counterpartyDetails.counterpartyReference additionalProperties',
+    'counterpartyDetails.createdBy additionalProperties',
+    'counterpartyDetails.remarks pattern',
+    'counterpartyDetails.remarks maxLength',
+    'counterpartyDetails.address.country enum',
+    'counterpartyAccounts[].currency enum',
+    'counterpartyAccounts[].accountType enum',
+    'counterpartyAccounts[].country required',
+    'counterpartyAccounts[].accountIdentifier required',
+    'body json',
+    'body type',
+  ]) {
+    expect(rules).toContain(expected);
+  }
+  const values = invalidPatchBodyExamples(FIXTURE).map((b) => JSON.stringify(b.value));
+  expect(values.some((v) => v.includes('"UK"'))).toBe(true);
+  expect(values.some((v) => v.includes('"INR"'))).toBe(true);
+  expect(values.some((v) => v.includes('"CARD"'))).toBe(true);
+  expect(values.some((v) => v.includes('" net 30"'))).toBe(true);
+  expect(values.some((v) => v.includes('"net 30 "'))).toBe(true);
+});
+
+test('email addresses of every length from 5 to 318 keep the format', () => {
+  for (let n = 5; n <= 318; n++) {
+    const e = emailOfLength(n, 'q', 'z');
+    expect(e.length).toBe(n);
+    expect(emailFormatOk(e), e).toBe(true);
+  }
+});
+
+test('the same seed gives the same bodies', () => {
+  const a = fc.sample(invalidPatchBody(FIXTURE), { seed: 7, numRuns: 100 });
+  const b = fc.sample(invalidPatchBody(FIXTURE), { seed: 7, numRuns: 100 });
+  expect(a).toEqual(b);
+  expect(fc.sample(validAccountsBody(FIXTURE), { seed: 7, numRuns: 50 })).toEqual(
+    fc.sample(validAccountsBody(FIXTURE), { seed: 7, numRuns: 50 }),
+  );
+});
+
+test('shrinking reaches the smallest failing body, with its rule kept', () => {
+  // A property that fails on remarks longer than 40: the minimal counterexample has length 41.
+  const details = fc.check(
+    fc.property(validDetailsBody(), (b) => (b.value.counterpartyDetails?.remarks?.length ?? 0) <= 40),
+    { seed: SEED },
+  );
+  expect(details.failed).toBe(true);
+  const body = details.counterexample![0];
+  expect(body.value.counterpartyDetails?.remarks?.length).toBe(41);
+  expect(Object.keys(body.value.counterpartyDetails!)).toEqual(['remarks']);
+  expect(body.rule.description).toBe('a valid patch: counterpartyDetails {remarks}');
+});
+
+test('the account fixture is checked, with one-line messages', () => {
+  expect(parseAccountFixture('{"accountIdentifier":{"iban":"x"},"country":"GB","currency":"GBP"}')).toEqual({
+    accountIdentifier: { iban: 'x' },
+    country: 'GB',
+    currency: 'GBP',
+  });
+  for (const [text, message] of [
+    ['{', /not valid JSON/],
+    ['[]', /expected a JSON object/],
+    ['{}', /missing "accountIdentifier"/],
+    ['{"accountIdentifier":"x"}', /must be a JSON object/],
+    ['{"accountIdentifier":{},"country":"UK"}', /not in the document's country list/],
+    ['{"accountIdentifier":{},"currency":"INR"}', /not one of EUR, USD, GBP/],
+    ['{"accountIdentifier":{},"branchIdentifier":{"type":"SORT"}}', /needs a "currency"/],
+    ['{"accountIdentifier":{},"iban":"x"}', /unknown key "iban"/],
+  ] as const) {
+    expect(() => parseAccountFixture(text)).toThrow(message);
+  }
+});
