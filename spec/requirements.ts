@@ -197,14 +197,15 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement: 'After an accepted PATCH, a GET of the counterparty returns what the PATCH response returned.',
     rationale:
-      "Account state, verificationStatus, lastVerifiedAt and updatedAt are left out of the comparison: their transitions are not shown (§3), so a verification that runs between the two requests may change them.",
+      'Account state, verificationStatus, lastVerifiedAt and updatedAt are left out of the comparison: their transitions are not shown (§3), so a verification that runs between the two requests may change them.',
   },
   {
     id: 'patch-sent-fields-applied',
     section: 'interface.md §4.2',
     group: '4.2',
     level: 'MUST',
-    statement: 'The updated counterparty carries the value sent for every detail field and every address field in the patch.',
+    statement:
+      'The updated counterparty carries the value sent for every detail field and every address field in the patch.',
   },
   {
     id: 'patch-unsent-fields-unchanged',
