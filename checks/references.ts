@@ -135,9 +135,76 @@ export const encodedSlashNotSuccess: Check = {
   },
 };
 
+/** A valid body for the PATCH reference probes: only the reference is being judged. */
+const PROBE_BODY = { counterpartyDetails: { remarks: 'conformance reference probe' } };
+
+export const patchInvalidReferences400: Check = {
+  id: 'patch-invalid-references-400',
+  title:
+    'a PATCH with a valid body to a reference breaking the length or pattern, without a slash, is answered 400',
+  requirements: ['reference-invalid-400'],
+  group: 'references',
+  access: 'write',
+  async run(ctx) {
+    await runProperty(ctx, {
+      name: 'invalid reference (PATCH)',
+      arbitrary: invalidReference(),
+      examples: invalidReferenceExamples(),
+      async probe(input) {
+        const ex = await ctx.http.send({
+          method: 'PATCH',
+          path: counterpartyPath(input.value),
+          json: PROBE_BODY,
+        });
+        if (ex.status === 400) return undefined;
+        return {
+          exchange: ex,
+          requirement: 'reference-invalid-400',
+          message: `PATCH of the invalid reference ${JSON.stringify(input.value)} (${input.rule.description}) with a valid body was not answered 400`,
+          expected:
+            '400 (interface.md §4.2: the path parameter is as in §4.1; §7: a reference violating length or pattern)',
+          received: describeResponse(ex),
+        };
+      },
+    });
+  },
+};
+
+export const patchSlashReferences404: Check = {
+  id: 'patch-slash-references-404',
+  title: 'a PATCH to a reference holding a raw "/" is a routing failure answered 404',
+  requirements: ['reference-slash-404'],
+  group: 'references',
+  access: 'write',
+  async run(ctx) {
+    await runProperty(ctx, {
+      name: 'raw slash reference (PATCH)',
+      arbitrary: slashReference(),
+      examples: slashReferenceExamples(),
+      async probe(input) {
+        const ex = await ctx.http.send({
+          method: 'PATCH',
+          path: rawSlashCounterpartyPath(input.value),
+          json: PROBE_BODY,
+        });
+        if (ex.status === 404) return undefined;
+        return {
+          exchange: ex,
+          requirement: 'reference-slash-404',
+          message: `PATCH of the reference ${JSON.stringify(input.value)} with a raw slash was not answered 404`,
+          expected: '404 (interface.md §4.1, §7: the slash is a path separator, a routing failure)',
+          received: describeResponse(ex),
+        };
+      },
+    });
+  },
+};
+
 export const REFERENCE_CHECKS: Check[] = [
   validReferencesNot400,
   invalidReferences400,
   slashReferences404,
   encodedSlashNotSuccess,
+  patchInvalidReferences400,
+  patchSlashReferences404,
 ];
