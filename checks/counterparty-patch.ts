@@ -478,6 +478,30 @@ function markUnseen(ctx: CheckContext, seen: Seen, declared: readonly Requiremen
   }
 }
 
+const DETAIL_FIELDS = Object.keys(spec().schema('PatchCounterpartyDetails').properties ?? {});
+
+/**
+ * Puts back the detail fields the writable counterparty had when a check started (not a
+ * judgement: housekeeping). Fields it did not have cannot be removed again (the interface has no
+ * way to), and accounts added stay.
+ */
+async function restoreDetails(ctx: CheckContext, ref: string, original: Obj): Promise<void> {
+  const details = Object.fromEntries(
+    DETAIL_FIELDS.filter((k) => original[k] !== undefined).map((k) => [k, original[k]]),
+  );
+  if (Object.keys(details).length === 0) return;
+  const ex = await ctx.http.send({
+    method: 'PATCH',
+    path: counterpartyPath(ref),
+    json: { counterpartyDetails: details },
+  });
+  ctx.note(
+    is2xx(ex.status)
+      ? `restored the original ${Object.keys(details).join(', ')} of ${ref}`
+      : `could not restore the original details of ${ref}: ${describeResponse(ex)}`,
+  );
+}
+
 function freshSeen(): Seen {
   return { sunset: false, deprecation: false, address: false, accounts: false, accepted: 0 };
 }
@@ -492,6 +516,7 @@ export const patchValidDetails: Check = {
     const ref = ctx.target.writableRef!;
     const seen = freshSeen();
     const state = new StoredState(ctx, ref);
+    const original = (await state.before()).body;
     await runProperty(ctx, {
       name: 'valid details patch',
       arbitrary: validDetailsBody(),
@@ -499,6 +524,7 @@ export const patchValidDetails: Check = {
       probe: (input) => probeValid(ctx, state, ref, input, seen),
     });
     markUnseen(ctx, seen, this.requirements);
+    await restoreDetails(ctx, ref, original);
   },
 };
 
@@ -530,6 +556,7 @@ export const patchValidAccounts: Check = {
     let refused = 0;
     const seen = freshSeen();
     const state = new StoredState(ctx, ref);
+    const original = (await state.before()).body;
     await runProperty(ctx, {
       name: 'valid accounts patch',
       arbitrary: validAccountsBody(fixture),
@@ -552,6 +579,7 @@ export const patchValidAccounts: Check = {
       'account countries come from the country list only: the request pattern ^[A-Z]*$ also admits codes such as UK that a returned account may not carry (§2.2, §2.3)',
     );
     markUnseen(ctx, seen, this.requirements);
+    await restoreDetails(ctx, ref, original);
   },
 };
 
