@@ -112,15 +112,23 @@ function accountsOf(cp: Obj): Obj[] {
   return Array.isArray(cp.counterpartyAccounts) ? cp.counterpartyAccounts.filter(isObj) : [];
 }
 
-/** A counterparty without the account fields the service may change on its own. */
+const ACCOUNT_FIELDS = Object.keys(spec().schema('CounterpartyAccount').properties ?? {});
+
+function only(o: Obj, keys: readonly string[]): Obj {
+  return Object.fromEntries(Object.entries(o).filter(([k]) => keys.includes(k)));
+}
+
+/**
+ * What two states of a counterparty are compared on: the fields the document lists (a service may
+ * add fields of its own, such as a request id, that differ between responses), without the account
+ * fields the service may change on its own.
+ */
 export function comparable(cp: Obj): Obj {
-  const out = structuredClone(cp);
+  const out = only(structuredClone(cp), COUNTERPARTY_FIELDS);
+  if (isObj(out.address)) out.address = only(out.address, ADDRESS_FIELDS);
   if (Array.isArray(out.counterpartyAccounts)) {
-    out.counterpartyAccounts = out.counterpartyAccounts.map((a: unknown) =>
-      isObj(a)
-        ? Object.fromEntries(Object.entries(a).filter(([k]) => !SYSTEM_MANAGED_ACCOUNT_FIELDS.includes(k)))
-        : a,
-    );
+    const kept = ACCOUNT_FIELDS.filter((k) => !SYSTEM_MANAGED_ACCOUNT_FIELDS.includes(k));
+    out.counterpartyAccounts = out.counterpartyAccounts.map((a: unknown) => (isObj(a) ? only(a, kept) : a));
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * The state of the independent implementation: counterparties (section 2) and the bills,
  * mandates and collections of section 4.3, seeded afresh for every server instance.
@@ -231,5 +232,8 @@ export function present(cp: StoredCounterparty): Record<string, unknown> {
   out.counterpartyAccounts = cp.counterpartyAccounts.map((a) => JSON.parse(JSON.stringify(a)) as unknown);
   out.createdAt = cp.createdAt;
   out.updatedAt = cp.updatedAt;
+  // A field of this service's own, outside the document, that differs on every response: a
+  // client (and the suite) must judge the documented fields only.
+  out.responseId = randomUUID();
   return out;
 }

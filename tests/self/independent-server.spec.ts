@@ -30,6 +30,12 @@ type Json = Record<string, unknown>;
 let server: IndependentServer;
 let base: string;
 
+/** A body without responseId, the field of the service's own that differs on every response. */
+function stable(body: Record<string, unknown>): Record<string, unknown> {
+  const { responseId: _differs, ...rest } = body;
+  return rest;
+}
+
 test.describe('independent server over HTTP', () => {
   test.beforeEach(async () => {
     server = new IndependentServer();
@@ -185,7 +191,7 @@ test.describe('independent server over HTTP', () => {
       currency: 'EUR',
     });
     expectTimestamps(after);
-    expect(await (await get(INDEPENDENT_WRITABLE_COUNTERPARTY)).json()).toEqual(after);
+    expect(stable(await (await get(INDEPENDENT_WRITABLE_COUNTERPARTY)).json())).toEqual(stable(after));
   });
 
   test('a partial address is merged field by field', async () => {
@@ -259,7 +265,7 @@ test.describe('independent server over HTTP', () => {
       },
     );
     expect(wrongType.status).toBe(415);
-    expect(await (await get(INDEPENDENT_WRITABLE_COUNTERPARTY)).json()).toEqual(before);
+    expect(stable(await (await get(INDEPENDENT_WRITABLE_COUNTERPARTY)).json())).toEqual(stable(before));
   });
 
   test('accepted e-mail addresses, boundaries and branch identifiers', async () => {
