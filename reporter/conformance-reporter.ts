@@ -1,28 +1,49 @@
 /**
  * A Playwright reporter that folds each check's outcome (attached to its test as JSON) into
- * requirement verdicts, writes reports/conformance.json and prints the summary. It reads only
- * attachments, so it works the same on merged shard reports.
+ * requirement verdicts, applies the waivers and strict mode of the gate, writes the reports
+ * (conformance.json, conformance.html, junit.xml) and prints the summary. It reads only
+ * attachments, so it works the same on merged shard reports (npx playwright merge-reports).
+ *
+ * Configuration from the environment: CONFORMANCE_WAIVERS (waiver file), CONFORMANCE_STRICT,
+ * API_TOKEN (redacted wherever it would appear), and the run's target, mode and seed as global
+ * setup (or bin/merge-shards.ts) resolved them.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import { CHECKS } from '../checks/index.ts';
 import type { CheckOutcome } from '../checks/types.ts';
+import { REPORT_FILES } from './files.ts';
+import { parseStrict } from './gate.ts';
+import { renderHtml } from './html.ts';
+import { renderJunit } from './junit.ts';
+import { redactText, secretsFromEnv } from './redact.ts';
 import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
+import { displayPath, loadWaivers, type WaiverFile } from './waivers.ts';
 
-const OUTCOME_ATTACHMENT = 'conformance-outcome';
+export const OUTCOME_ATTACHMENT = 'conformance-outcome';
+/** The outcome of a check that could not complete: its findings count, and the check is incomplete. */
+export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
 
 export interface ConformanceReporterOptions {
-  outputFile?: string;
+  /** Where conformance.json, conformance.html and junit.xml go (default: reports). */
+  outputDir?: string;
 }
 
 export default class ConformanceReporter implements Reporter {
   private readonly outcomes = new Map<string, CheckOutcome>();
   private readonly incomplete = new Map<string, IncompleteCheck>();
+  private readonly endedTests = new Set<string>();
   private startedAt = new Date();
-  private readonly outputFile: string;
+  private readonly outputDir: string;
+  private readonly waivers: WaiverFile;
+  private readonly strict: boolean;
 
   constructor(options: ConformanceReporterOptions = {}) {
-    this.outputFile = resolve(options.outputFile ?? 'reports/conformance.json');
+    this.outputDir = resolve(options.outputDir ?? 'reports');
+    // A malformed waiver file or CONFORMANCE_STRICT stops the run here, before any request.
+    this.waivers = loadWaivers(process.env);
+    this.strict = parseStrict(process.env.CONFORMANCE_STRICT);
   }
 
   onBegin(_config: FullConfig): void {
@@ -30,10 +51,20 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
+    this.endedTests.add(test.title);
     const attachment = result.attachments.find((a) => a.name === OUTCOME_ATTACHMENT && a.body);
+    const partial = result.attachments.find((a) => a.name === INCOMPLETE_ATTACHMENT && a.body);
     if (attachment?.body) {
       this.outcomes.set(test.id, JSON.parse(attachment.body.toString('utf8')) as CheckOutcome);
       this.incomplete.delete(test.id);
+    } else if (partial?.body) {
+      // What the check found before it stopped still counts; the check itself is incomplete.
+      const outcome = JSON.parse(partial.body.toString('utf8')) as CheckOutcome;
+      this.outcomes.set(test.id, outcome);
+      this.incomplete.set(test.id, {
+        test: test.title,
+        error: `could not complete: ${outcome.incomplete ?? 'unknown'}`,
+      });
     } else if (result.status !== 'passed' && result.status !== 'skipped') {
       const error = (result.error?.message ?? result.status).split('\n')[0] ?? result.status;
       this.incomplete.set(test.id, {
@@ -48,12 +79,43 @@ export default class ConformanceReporter implements Reporter {
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
       env: process.env,
-      startedAt: this.startedAt,
+      // In a merged report, the start of the earliest shard.
+      startedAt: result.startTime ?? this.startedAt,
       durationMs: result.duration,
+      waivers: {
+        ...this.waivers,
+        file: this.waivers.file && displayPath(this.waivers.file, process.cwd()),
+      },
+      strict: this.strict,
+      expectedChecks: CHECKS.map((c) => c.id),
+      endedTests: [...this.endedTests],
     });
-    mkdirSync(dirname(this.outputFile), { recursive: true });
-    writeFileSync(this.outputFile, `${JSON.stringify(record, null, 2)}\n`);
-    console.log(formatSummary(record));
+    const secrets = secretsFromEnv(process.env);
+    const write = (name: string, text: string): string => {
+      const path = join(this.outputDir, name);
+      writeFileSync(path, redactText(text, secrets));
+      return path;
+    };
+    mkdirSync(this.outputDir, { recursive: true });
+    // The record first: the exit status is derived from it, whatever happens to the others.
+    const json = write(REPORT_FILES.json, `${JSON.stringify(record, null, 2)}\n`);
+    const written = [
+      write(REPORT_FILES.html, renderHtml(record)),
+      json,
+      write(REPORT_FILES.junit, renderJunit(record)),
+    ];
+    const playwrightReport = join(this.outputDir, 'playwright', 'index.html');
+    if (existsSync(playwrightReport)) written.push(playwrightReport);
+    const cwd = process.cwd();
+    console.log(
+      redactText(
+        formatSummary(
+          record,
+          written.map((p) => displayPath(p, cwd)),
+        ),
+        secrets,
+      ),
+    );
   }
 
   printsToStdio(): boolean {

@@ -7,10 +7,30 @@ import { verdicts, type Verdict } from '../checks/engine.ts';
 import type { CheckOutcome } from '../checks/types.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS } from '../spec/requirements.ts';
+import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';
+import { redactValue, secretsFromEnv } from './redact.ts';
+import { sectionTitle } from './sections.ts';
+import type { WaiverFile } from './waivers.ts';
+
+export type { GateStatus } from './gate.ts';
 
 export interface IncompleteCheck {
   test: string;
   error: string;
+}
+
+export interface RequirementRecord extends Omit<Verdict, 'status'> {
+  /** The verdict after waivers: a failed or warned requirement under an active waiver is waived. */
+  status: GateStatus;
+  /** Where the rule comes from, e.g. "interface.md §4.1; RFC 8259 §11". */
+  section: string;
+  /** The section of interface.md it is grouped under, e.g. "4.1", and that section's heading. */
+  group: string;
+  groupTitle: string;
+  statement: string;
+  rationale?: string;
+  /** The waiver naming this requirement, whatever its status. */
+  waiver?: JudgedWaiver;
 }
 
 export interface ConformanceRecord {
@@ -22,11 +42,20 @@ export interface ConformanceRecord {
   runs: number;
   startedAt: string;
   durationMs: number;
-  /** pass: no MUST requirement failed and every check completed. */
+  /**
+   * pass: no MUST requirement failed (waived ones aside), no SHOULD requirement warned in strict
+   * mode, and every check completed.
+   */
   verdict: 'pass' | 'fail';
-  counts: Record<'MUST' | 'SHOULD', Record<Verdict['status'], number>>;
+  /** Strict mode: SHOULD warnings fail the gate too. */
+  strict: boolean;
+  /** Why the gate failed, one line each (empty when it passed). */
+  gateReasons: string[];
+  counts: Record<'MUST' | 'SHOULD', Record<GateStatus, number>>;
   requests: number;
-  requirements: (Verdict & { section: string; group: string; statement: string; rationale?: string })[];
+  requirements: RequirementRecord[];
+  /** The waiver file of the run (null: none) and every waiver in it, judged. */
+  waivers: { file: string | null; entries: JudgedWaiver[] };
   checks: Omit<CheckOutcome, 'findings'>[];
   incomplete: IncompleteCheck[];
 }
@@ -37,19 +66,59 @@ export function buildRecord(input: {
   env: Record<string, string | undefined>;
   startedAt: Date;
   durationMs: number;
+  /** The waivers of the run (default: none). */
+  waivers?: WaiverFile;
+  strict?: boolean;
+  /**
+   * The checks the run must produce an outcome for; one whose test did not even end in this run
+   * (a missing shard, a filtered or interrupted run) is an incomplete check.
+   */
+  expectedChecks?: readonly string[];
+  /** The titles of every test that ended in this run ("<check id>: <title>"). */
+  endedTests?: readonly string[];
+  /** "Today", for waiver expiry (default: now). */
+  now?: Date;
 }): ConformanceRecord {
   const vs = verdicts(input.outcomes);
-  const empty = (): Record<Verdict['status'], number> => ({
+  const strict = input.strict ?? false;
+  const gate = applyWaivers(vs, input.waivers?.waivers ?? [], input.now ?? new Date());
+  const incomplete = [...input.incomplete];
+  const ran = new Set(input.outcomes.map((o) => o.check));
+  const ended = [...(input.endedTests ?? []), ...incomplete.map((i) => i.test)];
+  for (const id of input.expectedChecks ?? []) {
+    if (ran.has(id) || ended.some((t) => t === id || t.startsWith(`${id}:`))) continue;
+    incomplete.push({
+      test: id,
+      error:
+        'no outcome: the check did not run (a missing shard, a --grep filter, an interrupted run, or no test defines it)',
+    });
+  }
+  const empty = (): Record<GateStatus, number> => ({
     passed: 0,
     failed: 0,
     warned: 0,
+    waived: 0,
     skipped: 0,
     'not-run': 0,
   });
   const counts = { MUST: empty(), SHOULD: empty() };
-  for (const v of vs) counts[v.level][v.status]++;
-  const failedMust = vs.some((v) => v.level === 'MUST' && v.status === 'failed');
-  return {
+  const requirements: RequirementRecord[] = vs.map((v) => {
+    const r = REQUIREMENTS.find((x) => x.id === v.id)!;
+    const g = gate.statuses.get(v.id)!;
+    counts[v.level][g.status]++;
+    return {
+      ...v,
+      status: g.status,
+      section: r.section,
+      group: r.group,
+      groupTitle: sectionTitle(r.group),
+      statement: r.statement,
+      ...('rationale' in r ? { rationale: r.rationale } : {}),
+      ...(g.waiver ? { waiver: g.waiver } : {}),
+    };
+  });
+  const reasons = gateReasons({ requirements, incomplete, strict });
+  const record: ConformanceRecord = {
     tool: 'payflow-conformance',
     interfaceVersion: spec().version,
     target: {
@@ -61,48 +130,66 @@ export function buildRecord(input: {
     runs: Number(input.env.CONFORMANCE_RUNS ?? 0),
     startedAt: input.startedAt.toISOString(),
     durationMs: Math.round(input.durationMs),
-    verdict: failedMust || input.incomplete.length > 0 ? 'fail' : 'pass',
+    verdict: reasons.length === 0 ? 'pass' : 'fail',
+    strict,
+    gateReasons: reasons,
     counts,
     requests: input.outcomes.reduce((n, o) => n + o.requests, 0),
-    requirements: vs.map((v) => {
-      const r = REQUIREMENTS.find((x) => x.id === v.id)!;
-      return {
-        ...v,
-        section: r.section,
-        group: r.group,
-        statement: r.statement,
-        ...('rationale' in r ? { rationale: r.rationale } : {}),
-      };
-    }),
+    requirements,
+    waivers: { file: input.waivers?.file ?? null, entries: gate.waivers },
     checks: input.outcomes.map(({ findings: _f, ...rest }) => rest),
-    incomplete: input.incomplete,
+    incomplete,
   };
+  // A server may echo the token back (in a body, a header, an error): never let it through.
+  return redactValue(record, secretsFromEnv(input.env));
 }
 
-const MARK: Record<Verdict['status'], string> = {
+const MARK: Record<GateStatus, string> = {
   passed: 'pass',
   failed: 'FAIL',
   warned: 'warn',
+  waived: 'WAIV',
   skipped: 'skip',
   'not-run': 'n/a ',
 };
 
-/** The console summary: the verdict, then one line per requirement that did not pass. */
-export function formatSummary(record: ConformanceRecord): string {
+/** The report files a summary points to, by default. */
+export const DEFAULT_REPORT_PATHS = [
+  'reports/conformance.html',
+  'reports/conformance.json',
+  'reports/junit.xml',
+  'reports/playwright/index.html',
+];
+
+/**
+ * The console summary: the verdict, then one line per requirement that did not pass, the
+ * waivers that need attention, why the gate failed, and where the reports are.
+ */
+export function formatSummary(
+  record: ConformanceRecord,
+  reports: readonly string[] = DEFAULT_REPORT_PATHS,
+): string {
   const lines: string[] = [];
   const c = record.counts;
+  const waived = (n: number): string => (n > 0 ? `, ${n} waived` : '');
   lines.push('');
   lines.push(
-    `Conformance ${record.verdict === 'pass' ? 'PASSED' : 'FAILED'} against ${record.target.baseURL} (${record.target.kind}), interface ${record.interfaceVersion}, ${record.mode} run`,
+    `Conformance ${record.verdict === 'pass' ? 'PASSED' : 'FAILED'} against ${record.target.baseURL || '(no base URL)'} (${record.target.kind}), interface ${record.interfaceVersion}, ${record.mode} run${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
   );
   lines.push(
-    `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed, ${c.MUST.skipped} skipped | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned, ${c.SHOULD.skipped} skipped | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
+    `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed${waived(c.MUST.waived)}, ${c.MUST.skipped} skipped | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned${waived(c.SHOULD.waived)}, ${c.SHOULD.skipped} skipped | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
   );
+  const jsonReport = reports.find((r) => r.endsWith('.json')) ?? 'reports/conformance.json';
   for (const v of record.requirements) {
     if (v.status === 'passed') continue;
-    const why =
-      v.status === 'skipped' || v.status === 'not-run' ? ` (${v.reasons.join('; ') || 'no check ran'})` : '';
+    let why = '';
+    if (v.status === 'skipped' || v.status === 'not-run')
+      why = ` (${v.reasons.join('; ') || 'no check ran'})`;
+    else if (v.status === 'waived' && v.waiver)
+      why = ` (waived until ${v.waiver.expires}: ${v.waiver.reason})`;
+    else if (v.waiver?.status === 'expired') why = ` (its waiver expired on ${v.waiver.expires})`;
     lines.push(`  [${MARK[v.status]}] ${v.level} ${v.id} (${v.section}): ${v.statement}${why}`);
+    if (v.status === 'waived') continue;
     for (const f of v.findings.slice(0, 2)) {
       lines.push(`         ${f.message}`);
       lines.push(`           expected ${f.expected}`);
@@ -112,10 +199,22 @@ export function formatSummary(record: ConformanceRecord): string {
       if (f.curl) lines.push(`           ${f.curl}`);
     }
     if (v.findings.length > 2)
-      lines.push(`         … ${v.findings.length - 2} more finding(s) in reports/conformance.json`);
+      lines.push(`         … ${v.findings.length - 2} more finding(s) in ${jsonReport}`);
   }
   for (const i of record.incomplete) lines.push(`  [ERR ] ${i.test}: ${i.error}`);
+  const entries = record.waivers.entries;
+  if (record.waivers.file !== null) {
+    const n = (status: string): number => entries.filter((w) => w.status === status).length;
+    lines.push(
+      `  Waivers (${record.waivers.file}): ${n('applied')} applied, ${n('expired')} expired, ${n('stale')} stale, ${n('unused')} unused`,
+    );
+    for (const w of entries) {
+      if (w.status === 'applied') continue;
+      lines.push(`  [${w.status} waiver] line ${w.line}, ${w.requirement}: ${w.note}`);
+    }
+  }
+  for (const reason of record.gateReasons) lines.push(`  Gate: ${reason}`);
   lines.push(`  Seed ${record.seed}: replay with CONFORMANCE_SEED=${record.seed} npm run conformance`);
-  lines.push('  Reports: reports/conformance.json, reports/playwright/index.html');
+  lines.push(`  Reports: ${reports.join(', ')}`);
   return lines.join('\n');
 }

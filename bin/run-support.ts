@@ -1,0 +1,96 @@
+/**
+ * What the two entry points (bin/conformance.ts, bin/merge-shards.ts) share: one-line
+ * configuration errors (exit 2), the gate settings (waiver file, strict mode) validated before
+ * anything runs, Playwright run as a child whose output passes through the token redaction,
+ * and the exit status derived from the written record.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../config/config.ts';
+import { parseStrict } from '../reporter/gate.ts';
+import { RedactingStream } from '../reporter/redact.ts';
+import type { ConformanceRecord } from '../reporter/summary.ts';
+import { loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Prints one line on stderr and exits 2 (configuration or usage error). */
+export function fail(message: string): never {
+  process.stderr.write(`conformance: ${message.split('\n')[0]}\n`);
+  process.exit(2);
+}
+
+/** Runs `fn`, turning a ConfigError into exit 2 with its one line. */
+export function orFail<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Validates the gate settings (the waiver file is parsed here, so a malformed one stops the
+ * run before any request) and returns them as the environment of the Playwright child, with
+ * the waiver file as an absolute path: the child runs in another working directory.
+ */
+export function gateEnv(
+  env: Record<string, string | undefined>,
+  cwd: string,
+  strictFlag: boolean,
+): { CONFORMANCE_WAIVERS: string; CONFORMANCE_STRICT: string } {
+  return orFail(() => {
+    const strict = strictFlag || parseStrict(env.CONFORMANCE_STRICT);
+    const { file } = loadWaivers(env, cwd);
+    return { CONFORMANCE_WAIVERS: file ?? NO_WAIVERS, CONFORMANCE_STRICT: strict ? '1' : '0' };
+  });
+}
+
+/**
+ * Runs the Playwright CLI with `args` in the project root. Its output is passed through with
+ * `secrets` replaced by $API_TOKEN; colours are kept when this process writes to a terminal.
+ */
+export async function runPlaywright(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  secrets: readonly string[],
+): Promise<number> {
+  const cli = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
+  const childEnv: NodeJS.ProcessEnv = { ...env };
+  if (process.stdout.isTTY && childEnv.FORCE_COLOR === undefined) childEnv.FORCE_COLOR = '1';
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['inherit', 'pipe', 'pipe'],
+  });
+  const pipe = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream): Promise<void> => {
+    const decoder = new StringDecoder('utf8');
+    const out = new RedactingStream(secrets, (text) => to.write(text));
+    from.on('data', (chunk: Buffer) => out.push(decoder.write(chunk)));
+    return new Promise((resolve) =>
+      from.on('end', () => {
+        out.push(decoder.end());
+        out.end();
+        resolve();
+      }),
+    );
+  };
+  const piped = Promise.all([pipe(child.stdout, process.stdout), pipe(child.stderr, process.stderr)]);
+  const code: number = await new Promise((resolveCode) =>
+    child.on('close', (c, signal) => resolveCode(c ?? (signal ? 2 : 0))),
+  );
+  await piped;
+  return code;
+}
+
+/** Exits with the gate's status from the written record: 0 pass, 1 fail. */
+export function exitFromRecord(reportPath: string, playwrightCode: number, what: string): never {
+  if (!existsSync(reportPath))
+    fail(`${what} did not complete (playwright exited ${playwrightCode}); see the output above`);
+  const record = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceRecord;
+  process.exit(record.verdict === 'pass' ? 0 : 1);
+}

@@ -1,0 +1,108 @@
+/**
+ * The release gate: which requirement verdicts fail a run, after waivers and strict mode.
+ *   - a failed MUST requirement fails the gate, unless an unexpired waiver names it (waived);
+ *   - a warned SHOULD requirement fails the gate only in strict mode, unless waived;
+ *   - a check that did not complete always fails the gate.
+ * Waivers are also judged, so the file is kept clean: applied, expired (the failure counts
+ * again), stale (the requirement now passes: remove the waiver) or unused (the requirement was
+ * not judged in this run: skipped or not run).
+ */
+import { ConfigError } from '../config/config.ts';
+import type { Verdict, VerdictStatus } from '../checks/engine.ts';
+import type { Waiver } from './waivers.ts';
+
+export type GateStatus = VerdictStatus | 'waived';
+export type WaiverStatus = 'applied' | 'expired' | 'stale' | 'unused';
+
+export interface JudgedWaiver extends Waiver {
+  status: WaiverStatus;
+  /** One line: what the status means for this waiver. */
+  note: string;
+}
+
+/** CONFORMANCE_STRICT: 1/true/yes turns strict mode on; unset, empty, 0/false/no leave it off. */
+export function parseStrict(value: string | undefined): boolean {
+  const v = value?.trim().toLowerCase() ?? '';
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['', '0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`CONFORMANCE_STRICT must be 1 or 0 (or true/false), got '${value}'`);
+}
+
+/** The UTC calendar day of `now`, YYYY-MM-DD. */
+export function utcDay(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/** A waiver applies through its expiry day (UTC) and has expired from the day after. */
+export function isExpired(waiver: Pick<Waiver, 'expires'>, now: Date): boolean {
+  return waiver.expires < utcDay(now);
+}
+
+export interface GateResult {
+  /** The status of each requirement after waivers, by id. */
+  statuses: Map<string, { status: GateStatus; waiver?: JudgedWaiver }>;
+  waivers: JudgedWaiver[];
+}
+
+/** Applies the waivers to the verdicts and judges each waiver. */
+export function applyWaivers(
+  verdicts: readonly Verdict[],
+  waivers: readonly Waiver[],
+  now: Date,
+): GateResult {
+  const byId = new Map(waivers.map((w) => [w.requirement, w]));
+  const judged = new Map<string, JudgedWaiver>();
+  for (const w of waivers) {
+    const v = verdicts.find((x) => x.id === w.requirement);
+    const broken = v?.status === 'failed' || v?.status === 'warned';
+    let status: WaiverStatus;
+    let note: string;
+    if (isExpired(w, now)) {
+      status = 'expired';
+      note = broken
+        ? `expired on ${w.expires}: the ${v.status === 'failed' ? 'failure' : 'warning'} counts again; fix it, or renew the waiver with a reason`
+        : `expired on ${w.expires}: remove it from the waiver file`;
+    } else if (broken) {
+      status = 'applied';
+      note = `waives the ${v.status === 'failed' ? 'failure' : 'warning'} until ${w.expires}`;
+    } else if (v?.status === 'passed') {
+      status = 'stale';
+      note = `${w.requirement} now passes: remove the waiver`;
+    } else {
+      status = 'unused';
+      note = `${w.requirement} was not judged in this run (${v?.status ?? 'unknown'}), so the waiver was not needed`;
+    }
+    judged.set(w.requirement, { ...w, status, note });
+  }
+  const statuses = new Map<string, { status: GateStatus; waiver?: JudgedWaiver }>();
+  for (const v of verdicts) {
+    const waiver = byId.has(v.id) ? judged.get(v.id) : undefined;
+    statuses.set(v.id, {
+      status: waiver?.status === 'applied' ? 'waived' : v.status,
+      ...(waiver ? { waiver } : {}),
+    });
+  }
+  return { statuses, waivers: waivers.map((w) => judged.get(w.requirement)!) };
+}
+
+/** Why the gate fails (empty: it passes). */
+export function gateReasons(input: {
+  requirements: readonly { id: string; level: 'MUST' | 'SHOULD'; status: GateStatus }[];
+  incomplete: readonly { test: string }[];
+  strict: boolean;
+}): string[] {
+  const reasons: string[] = [];
+  const failed = input.requirements.filter((r) => r.status === 'failed');
+  if (failed.length > 0)
+    reasons.push(`${failed.length} MUST requirement(s) failed: ${failed.map((r) => r.id).join(', ')}`);
+  const warned = input.requirements.filter((r) => r.status === 'warned');
+  if (input.strict && warned.length > 0)
+    reasons.push(
+      `${warned.length} SHOULD requirement(s) warned in strict mode: ${warned.map((r) => r.id).join(', ')}`,
+    );
+  if (input.incomplete.length > 0)
+    reasons.push(
+      `${input.incomplete.length} check(s) did not complete: ${input.incomplete.map((i) => i.test).join(', ')}`,
+    );
+  return reasons;
+}

@@ -1,0 +1,296 @@
+/**
+ * reports/conformance.html: one self-contained page rendered from the conformance record (no
+ * script, no network): the verdict and its counts, the waivers, then every requirement grouped
+ * by the section of interface.md it comes from. A failure shows what was expected against what
+ * was received, the shrunk input and the rule it keeps or breaks, and a curl command that
+ * reproduces it. Every text is escaped: findings carry what the server sent.
+ */
+import type { Finding } from '../checks/types.ts';
+import type { GateStatus } from './gate.ts';
+import { bySection } from './sections.ts';
+import type { ConformanceRecord, RequirementRecord } from './summary.ts';
+
+/** Escapes text for HTML element content and attribute values; drops control characters. */
+export function escapeHtml(value: unknown): string {
+  return (
+    String(value)
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '\ufffd')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&#39;')
+  );
+}
+
+const esc = escapeHtml;
+
+const STATUS_LABEL: Record<GateStatus, string> = {
+  passed: 'passed',
+  failed: 'FAILED',
+  warned: 'warned',
+  waived: 'waived',
+  skipped: 'skipped',
+  'not-run': 'not run',
+};
+
+const STATUS_ORDER: GateStatus[] = ['passed', 'failed', 'warned', 'waived', 'skipped', 'not-run'];
+
+/** Finding fields rendered in their own place; any other field is listed generically. */
+const KNOWN_FIELDS = new Set([
+  'requirement',
+  'check',
+  'message',
+  'expected',
+  'received',
+  'input',
+  'rule',
+  'seed',
+  'path',
+  'request',
+  'curl',
+]);
+
+function anchor(prefix: string, id: string): string {
+  return `${prefix}-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+function badge(status: GateStatus): string {
+  return `<span class="badge ${status}">${esc(STATUS_LABEL[status])}</span>`;
+}
+
+function json(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function ruleText(rule: unknown): string {
+  if (rule !== null && typeof rule === 'object' && 'description' in rule) {
+    const r = rule as { field?: unknown; keyword?: unknown; keeps?: unknown; description?: unknown };
+    const verb = r.keeps === true ? 'keeps' : r.keeps === false ? 'breaks' : 'exercises';
+    return `the input ${verb} ${String(r.field ?? '')} ${String(r.keyword ?? '')}: ${String(r.description)}`;
+  }
+  return json(rule);
+}
+
+function renderRequest(request: NonNullable<Finding['request']>): string {
+  const head = [`${request.method} ${request.url}`];
+  for (const [name, value] of Object.entries(request.headers ?? {})) head.push(`${name}: ${value}`);
+  const body = request.body !== undefined ? `\n\n${request.body}` : '';
+  return `<details class="request"><summary>Request sent</summary><pre>${esc(head.join('\n') + body)}</pre></details>`;
+}
+
+function renderFinding(f: Finding & { check?: string }, index: number): string {
+  const parts: string[] = [];
+  parts.push(`<div class="finding">`);
+  parts.push(
+    `<h4><span class="n">${index + 1}</span> ${esc(f.message)}${f.check ? ` <span class="muted">(check ${esc(f.check)})</span>` : ''}</h4>`,
+  );
+  parts.push(`<div class="evidence">`);
+  parts.push(`<div><h5>Expected</h5><pre class="expected">${esc(f.expected)}</pre></div>`);
+  parts.push(`<div><h5>Received</h5><pre class="received">${esc(f.received)}</pre></div>`);
+  parts.push(`</div>`);
+  if (f.input !== undefined)
+    parts.push(`<h5>Input (shrunk)</h5><pre class="input">${esc(json(f.input))}</pre>`);
+  if (f.rule !== undefined) parts.push(`<h5>Rule</h5><p class="rule">${esc(ruleText(f.rule))}</p>`);
+  if (f.seed !== undefined)
+    parts.push(
+      `<p class="replay">Replay: <code>CONFORMANCE_SEED=${esc(f.seed)} npm run conformance</code>${f.path ? ` (fast-check path <code>${esc(f.path)}</code>)` : ''}</p>`,
+    );
+  const extra = Object.entries(f).filter(([k, v]) => !KNOWN_FIELDS.has(k) && v !== undefined);
+  if (extra.length > 0) {
+    parts.push(`<dl class="extra">`);
+    for (const [k, v] of extra)
+      parts.push(`<dt>${esc(k)}</dt><dd><pre>${esc(typeof v === 'string' ? v : json(v))}</pre></dd>`);
+    parts.push(`</dl>`);
+  }
+  if (f.curl) {
+    parts.push(`<h5>Reproduce (paste into a shell with <code>API_TOKEN</code> set)</h5>`);
+    parts.push(`<pre class="curl">${esc(f.curl)}</pre>`);
+  }
+  if (f.request) parts.push(renderRequest(f.request));
+  parts.push(`</div>`);
+  return parts.join('\n');
+}
+
+function renderRequirement(r: RequirementRecord): string {
+  const open = r.status === 'failed' || r.status === 'warned' ? ' open' : '';
+  const parts: string[] = [];
+  parts.push(`<details class="req ${r.status}" id="${anchor('req', r.id)}"${open}>`);
+  const note =
+    r.status === 'skipped' || r.status === 'not-run'
+      ? `<span class="why">${esc(r.reasons.join('; ') || 'no check ran')}</span>`
+      : r.status === 'waived' && r.waiver
+        ? `<span class="why">waived until ${esc(r.waiver.expires)}: ${esc(r.waiver.reason)}</span>`
+        : r.findings.length > 0
+          ? `<span class="why">${r.findings.length} finding(s)${r.waiver?.status === 'expired' ? `; its waiver expired on ${esc(r.waiver.expires)}` : ''}</span>`
+          : '';
+  parts.push(
+    `<summary>${badge(r.status)} <span class="level ${r.level}">${esc(r.level)}</span> <code class="id">${esc(r.id)}</code> <span class="statement">${esc(r.statement)}</span> ${note}</summary>`,
+  );
+  parts.push(`<div class="body">`);
+  parts.push(
+    `<p class="meta">Source: ${esc(r.section)} · level ${esc(r.level)} · checked by ${r.checks.length > 0 ? r.checks.map((c) => `<code>${esc(c)}</code>`).join(', ') : 'no check'}</p>`,
+  );
+  if (r.rationale) parts.push(`<p class="rationale">${esc(r.rationale)}</p>`);
+  if (r.waiver) {
+    parts.push(
+      `<p class="waiver ${r.waiver.status}">Waiver (line ${esc(r.waiver.line)}, ${esc(r.waiver.status)}): ${esc(r.waiver.reason)}, expires ${esc(r.waiver.expires)}. ${esc(r.waiver.note)}</p>`,
+    );
+  }
+  if ((r.status === 'skipped' || r.status === 'not-run') && r.reasons.length > 0)
+    parts.push(`<p class="reason">Reason: ${esc(r.reasons.join('; '))}</p>`);
+  r.findings.forEach((f, i) => parts.push(renderFinding(f, i)));
+  parts.push(`</div></details>`);
+  return parts.join('\n');
+}
+
+function renderCounts(record: ConformanceRecord): string {
+  const rows = (['MUST', 'SHOULD'] as const).map((level) => {
+    const c = record.counts[level];
+    const cells = STATUS_ORDER.map((s) => `<td class="${c[s] > 0 ? s : 'zero'}">${c[s]}</td>`).join('');
+    return `<tr><th scope="row">${level}</th>${cells}</tr>`;
+  });
+  const head = STATUS_ORDER.map((s) => `<th scope="col">${esc(STATUS_LABEL[s])}</th>`).join('');
+  return `<table class="counts"><caption>Requirements by level and status</caption><thead><tr><th></th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function renderWaivers(record: ConformanceRecord): string {
+  if (record.waivers.file === null) return '';
+  const rows = record.waivers.entries.map(
+    (w) =>
+      `<tr class="${w.status}"><td>${esc(w.line)}</td><td><a href="#${anchor('req', w.requirement)}"><code>${esc(w.requirement)}</code></a></td><td><span class="wstatus ${w.status}">${esc(w.status)}</span></td><td>${esc(w.expires)}</td><td>${esc(w.reason)}</td><td>${esc(w.note)}</td></tr>`,
+  );
+  return `<section id="waivers"><h2>Waivers</h2><p>From <code>${esc(record.waivers.file)}</code>.</p>${
+    rows.length > 0
+      ? `<table class="waivers"><thead><tr><th>Line</th><th>Requirement</th><th>Status</th><th>Expires</th><th>Reason</th><th>Note</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+      : '<p>The file lists no waivers.</p>'
+  }</section>`;
+}
+
+function renderChecks(record: ConformanceRecord): string {
+  const rows = record.checks.map(
+    (c) =>
+      `<tr><td><code>${esc(c.check)}</code></td><td>${esc(c.title)}</td><td>${esc(c.status === 'skipped' ? `skipped: ${c.skipReason ?? ''}` : c.status)}</td><td>${esc(c.requests)}</td><td>${esc((c.durationMs / 1000).toFixed(2))} s</td><td>${c.notes.map((n) => esc(n)).join('<br>')}</td></tr>`,
+  );
+  return `<section id="checks"><h2>Checks</h2><table class="checks"><thead><tr><th>Check</th><th>Behaviour</th><th>Status</th><th>Requests</th><th>Time</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+}
+
+const CSS = `
+:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--waive:#6f42c1;--skip:#6e7781;--bg:#f6f8fa;--line:#d0d7de}
+*{box-sizing:border-box}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
+main{max-width:1100px;margin:0 auto;padding:0 20px 40px}
+code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all;margin:4px 0 10px}
+header.verdict{color:#fff;padding:18px 20px;margin:0 0 16px}
+header.verdict.pass{background:var(--pass)}header.verdict.fail{background:var(--fail)}
+header.verdict h1{margin:0;font-size:28px;max-width:1100px;margin:0 auto}
+header.verdict p{margin:4px auto 0;max-width:1100px;opacity:.95}
+h2{border-bottom:1px solid var(--line);padding-bottom:4px;margin-top:28px}
+h4{margin:6px 0;font-size:14px;font-weight:600;overflow-wrap:anywhere}h5{margin:8px 0 2px;font-size:13px;text-transform:uppercase;letter-spacing:.03em;color:#57606a}
+dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0 0 12px}dl.run dt{color:#57606a}dl.run dd{margin:0}
+table{border-collapse:collapse;margin:8px 0 12px}th,td{border:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
+table.counts td{text-align:right;min-width:64px;font-weight:600}table.counts td.zero{color:#8c959f;font-weight:400}
+caption{text-align:left;font-weight:600;padding-bottom:4px}
+td.passed{color:var(--pass)}td.failed{color:var(--fail)}td.warned{color:var(--warn)}td.waived{color:var(--waive)}td.skipped,td.not-run{color:var(--skip)}
+.badge{display:inline-block;min-width:64px;text-align:center;border-radius:12px;padding:0 8px;font-size:12px;font-weight:700;color:#fff}
+.badge.passed{background:var(--pass)}.badge.failed{background:var(--fail)}.badge.warned{background:var(--warn)}.badge.waived{background:var(--waive)}.badge.skipped,.badge.not-run{background:var(--skip)}
+.level{font-size:12px;font-weight:700;border:1px solid currentColor;border-radius:4px;padding:0 4px}.level.MUST{color:var(--fail)}.level.SHOULD{color:var(--warn)}
+details.req{border:1px solid var(--line);border-left-width:5px;border-radius:6px;margin:6px 0;background:#fff}
+details.req.passed{border-left-color:var(--pass)}details.req.failed{border-left-color:var(--fail)}details.req.warned{border-left-color:var(--warn)}details.req.waived{border-left-color:var(--waive)}details.req.skipped,details.req.not-run{border-left-color:var(--skip)}
+details.req>summary{cursor:pointer;padding:6px 10px}
+details.req .body{padding:0 12px 8px}
+.why{color:#57606a;font-size:13px}.muted,.meta{color:#57606a;font-size:13px}
+.finding{border-top:1px dashed var(--line);padding-top:6px;margin-top:6px}
+.finding .n{display:inline-block;background:#1f2328;color:#fff;border-radius:10px;min-width:20px;text-align:center;font-size:12px}
+.evidence{display:grid;grid-template-columns:1fr 1fr;gap:12px}
+pre.expected{border-color:#8fd19e;background:#f0fff4}pre.received{border-color:#f5a3a9;background:#fff5f5}
+pre.curl{user-select:all;background:#1f2328;color:#e6edf3;border-color:#1f2328}
+.waiver{padding:6px 10px;border-radius:6px;background:#f5f0ff}.waiver.expired{background:#fff5f5}
+.wstatus{font-weight:700}table.waivers td:nth-child(4){white-space:nowrap}.wstatus.expired{color:var(--fail)}.wstatus.stale,.wstatus.unused{color:var(--warn)}.wstatus.applied{color:var(--waive)}
+ul.reasons{margin:4px 0 12px}nav.toc ul{columns:2;margin:4px 0}
+@media (max-width:760px){.evidence{grid-template-columns:1fr}nav.toc ul{columns:1}}
+`;
+
+/** The whole page. */
+export function renderHtml(record: ConformanceRecord): string {
+  const pass = record.verdict === 'pass';
+  const groups = bySection(record.requirements);
+  const broken = record.requirements.filter((r) => r.status === 'failed' || r.status === 'warned');
+  const run: [string, string][] = [
+    ['Target', `${record.target.baseURL || '(no base URL)'} (${record.target.kind})`],
+    ['Interface', `version ${record.interfaceVersion}`],
+    ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
+    ['Seed', `${record.seed} (replay: CONFORMANCE_SEED=${record.seed} npm run conformance)`],
+    ['Cases per property', String(record.runs)],
+    ['Started', record.startedAt],
+    ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} requests`],
+    ['Waiver file', record.waivers.file ?? 'none'],
+  ];
+  const body: string[] = [];
+  body.push(
+    `<header class="verdict ${pass ? 'pass' : 'fail'}"><h1 id="verdict">Conformance ${pass ? 'PASSED' : 'FAILED'}</h1><p>${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}</p></header>`,
+  );
+  body.push('<main>');
+  body.push('<section id="summary"><h2>Summary</h2>');
+  if (record.gateReasons.length > 0)
+    body.push(
+      `<p><strong>The gate failed:</strong></p><ul class="reasons">${record.gateReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`,
+    );
+  else
+    body.push(
+      `<p><strong>The gate passed:</strong> no MUST requirement failed${record.strict ? ' and no SHOULD requirement warned' : ''}${record.counts.MUST.waived + record.counts.SHOULD.waived > 0 ? ' (waived deviations aside)' : ''}.</p>`,
+    );
+  body.push(renderCounts(record));
+  body.push(`<dl class="run">${run.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`);
+  if (broken.length > 0)
+    body.push(
+      `<p><strong>Broken requirements:</strong> ${broken.map((r) => `<a href="#${anchor('req', r.id)}"><code>${esc(r.id)}</code></a> (${esc(r.level)}, §${esc(r.group)})`).join(', ')}</p>`,
+    );
+  body.push('</section>');
+  if (record.incomplete.length > 0)
+    body.push(
+      `<section id="incomplete"><h2>Checks that did not complete</h2><ul>${record.incomplete.map((i) => `<li><code>${esc(i.test)}</code>: ${esc(i.error)}</li>`).join('')}</ul></section>`,
+    );
+  body.push(renderWaivers(record));
+  body.push(
+    `<nav class="toc"><h2>Requirements by section of interface.md</h2><ul>${groups
+      .map(([group, reqs]) => {
+        const tally = STATUS_ORDER.map((s) => [s, reqs.filter((r) => r.status === s).length] as const)
+          .filter(([, n]) => n > 0)
+          .map(([s, n]) => `${n} ${STATUS_LABEL[s]}`)
+          .join(', ');
+        return `<li><a href="#${anchor('sec', group)}">${esc(reqs[0]!.groupTitle)}</a>: ${esc(tally)}</li>`;
+      })
+      .join('')}</ul></nav>`,
+  );
+  for (const [group, reqs] of groups) {
+    body.push(`<section class="group" id="${anchor('sec', group)}"><h2>${esc(reqs[0]!.groupTitle)}</h2>`);
+    for (const r of reqs) body.push(renderRequirement(r));
+    body.push('</section>');
+  }
+  body.push(renderChecks(record));
+  body.push(
+    `<p class="muted">Written by ${esc(record.tool)}; the machine-readable record is conformance.json beside this page.</p>`,
+  );
+  body.push('</main>');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>Conformance ${pass ? 'PASSED' : 'FAILED'}: ${esc(record.target.baseURL || record.target.kind)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+${body.join('\n')}
+</body>
+</html>
+`;
+}

@@ -1,0 +1,108 @@
+/**
+ * reports/junit.xml for CI systems: one test case per requirement of the catalogue, one test
+ * suite per section of interface.md. A test case fails exactly when its requirement fails the
+ * gate (a failed MUST; a warned SHOULD in strict mode). Warnings outside strict mode pass with
+ * the evidence in system-out; waived, skipped and not-run requirements are skipped with the
+ * reason. Checks that did not complete are errors in a suite of their own.
+ */
+import type { Finding } from '../checks/types.ts';
+import { bySection } from './sections.ts';
+import type { ConformanceRecord, RequirementRecord } from './summary.ts';
+
+/** Escapes text for XML content and attributes; drops characters XML 1.0 cannot hold. */
+export function escapeXml(value: unknown): string {
+  return (
+    String(value)
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      .replace(/[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '\ufffd')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
+}
+
+const x = escapeXml;
+
+function evidence(findings: readonly (Finding & { check?: string })[]): string {
+  return findings
+    .map((f) => {
+      const lines = [f.message, `  expected: ${f.expected}`, `  received: ${f.received}`];
+      if (f.input !== undefined) lines.push(`  input:    ${JSON.stringify(f.input)}`);
+      if (f.rule)
+        lines.push(
+          `  rule:     ${f.rule.field} ${f.rule.keyword} (${f.rule.keeps ? 'keeps' : 'breaks'}): ${f.rule.description}`,
+        );
+      if (f.seed !== undefined)
+        lines.push(`  replay:   CONFORMANCE_SEED=${f.seed}${f.path ? ` path ${f.path}` : ''}`);
+      if (f.curl) lines.push(`  curl:     ${f.curl}`);
+      return lines.join('\n');
+    })
+    .join('\n\n');
+}
+
+function testCase(r: RequirementRecord, strict: boolean, seconds: number): string {
+  const open = `<testcase classname="${x(`interface.md §${r.group}`)}" name="${x(`[${r.level}] ${r.id}: ${r.statement}`)}" time="${seconds.toFixed(3)}">`;
+  const close = '</testcase>';
+  const first = r.findings[0]?.message ?? '';
+  switch (r.status) {
+    case 'failed':
+      return `${open}<failure message="${x(`${r.id} (${r.section}): ${first}`)}" type="MUST">${x(evidence(r.findings))}</failure>${close}`;
+    case 'warned':
+      return strict
+        ? `${open}<failure message="${x(`${r.id} (${r.section}), strict mode: ${first}`)}" type="SHOULD">${x(evidence(r.findings))}</failure>${close}`
+        : `${open}<system-out>${x(`WARNING (SHOULD, does not fail the gate outside strict mode)\n${evidence(r.findings)}`)}</system-out>${close}`;
+    case 'waived':
+      return `${open}<skipped message="${x(`waived until ${r.waiver?.expires ?? '?'}: ${r.waiver?.reason ?? ''}`)}"/><system-out>${x(evidence(r.findings))}</system-out>${close}`;
+    case 'skipped':
+    case 'not-run':
+      return `${open}<skipped message="${x(r.reasons.join('; ') || (r.status === 'not-run' ? 'no check ran' : 'skipped'))}"/>${close}`;
+    default:
+      return `${open}${close}`;
+  }
+}
+
+/** The JUnit XML document. */
+export function renderJunit(record: ConformanceRecord): string {
+  const duration = new Map(record.checks.map((c) => [c.check, c.durationMs / 1000]));
+  const seconds = (r: RequirementRecord): number => r.checks.reduce((s, c) => s + (duration.get(c) ?? 0), 0);
+  const fails = (r: RequirementRecord): boolean =>
+    r.status === 'failed' || (record.strict && r.status === 'warned');
+  const skips = (r: RequirementRecord): boolean =>
+    r.status === 'waived' || r.status === 'skipped' || r.status === 'not-run';
+  const suites: string[] = [];
+  const properties = [
+    ['target', record.target.baseURL],
+    ['target.kind', record.target.kind],
+    ['interfaceVersion', record.interfaceVersion],
+    ['mode', record.mode],
+    ['seed', String(record.seed)],
+    ['runs', String(record.runs)],
+    ['strict', String(record.strict)],
+    ['verdict', record.verdict],
+  ]
+    .map(([k, v]) => `<property name="${x(k)}" value="${x(v)}"/>`)
+    .join('');
+  for (const [group, reqs] of bySection(record.requirements)) {
+    const cases = reqs.map((r) => testCase(r, record.strict, seconds(r)));
+    suites.push(
+      `<testsuite name="${x(reqs[0]!.groupTitle)}" tests="${reqs.length}" failures="${reqs.filter(fails).length}" errors="0" skipped="${reqs.filter(skips).length}" time="${reqs.reduce((s, r) => s + seconds(r), 0).toFixed(3)}" timestamp="${x(record.startedAt)}" id="${x(group)}"><properties>${properties}</properties>${cases.join('')}</testsuite>`,
+    );
+  }
+  if (record.incomplete.length > 0) {
+    const cases = record.incomplete.map(
+      (i) =>
+        `<testcase classname="checks" name="${x(i.test)}" time="0"><error message="${x(i.error.split('\n')[0])}" type="incomplete">${x(i.error)}</error></testcase>`,
+    );
+    suites.push(
+      `<testsuite name="Checks that did not complete" tests="${cases.length}" failures="0" errors="${cases.length}" skipped="0" time="0" timestamp="${x(record.startedAt)}">${cases.join('')}</testsuite>`,
+    );
+  }
+  const all = record.requirements;
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="payflow-conformance" tests="${all.length + record.incomplete.length}" failures="${all.filter(fails).length}" errors="${record.incomplete.length}" skipped="${all.filter(skips).length}" time="${(record.durationMs / 1000).toFixed(3)}">
+${suites.join('\n')}
+</testsuites>
+`;
+}

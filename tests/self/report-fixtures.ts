@@ -1,0 +1,228 @@
+/**
+ * Fixtures of the report self-tests: a faulty server that breaks several requirements at once
+ * (with evidence of every kind: a shrunk generated input, a schema violation, a SHOULD
+ * warning) and echoes markup and, if asked, the bearer token back to the suite; runners of the
+ * CLI, the Playwright CLI and the merge script in temporary directories; and a leak scan that
+ * also reads the zip archives Playwright writes.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import {
+  REFERENCE_COUNTERPARTY,
+  ReferenceServer,
+  SUNSET_HEADER,
+  WRITABLE_COUNTERPARTY,
+  type RequestContext,
+} from '../../servers/reference.ts';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+/** A token no report may contain: recognisable wherever it leaks. */
+export const SECRET_TOKEN = 'tok-SECRET-3d9f1c2b7a5e4f60';
+
+/** Markup a server sends back, which a report must show as text and never run. */
+export const INJECTED_MARKUP =
+  '<script>document.title="pwned"</script><img src=x onerror="document.title=1">';
+
+/**
+ * Wrong in four ways: references of length 2 pass validation (reference-invalid-400, found by
+ * a generated and shrunk input), timestamps carry milliseconds (timestamp-format), Sunset is
+ * an HTTP-date (sunset-document-format, SHOULD), and a 404 body echoes markup and, with
+ * `echoAuthorization`, the Authorization header (the bearer token) the request carried.
+ */
+export class ShowcaseServer extends ReferenceServer {
+  constructor(
+    token: string,
+    private readonly echoAuthorization = false,
+  ) {
+    super({ token });
+  }
+
+  protected override isValidReference(reference: string): boolean {
+    return reference.length === 2 ? /^[-_a-zA-Z0-9]+$/.test(reference) : super.isValidReference(reference);
+  }
+
+  protected override formatTimestamp(stored: string): string {
+    return new Date(stored).toISOString();
+  }
+
+  protected override lifecycleHeaders(): Record<string, string> {
+    return { ...super.lifecycleHeaders(), Sunset: new Date(SUNSET_HEADER).toUTCString() };
+  }
+
+  protected override counterpartyNotFound(ctx: RequestContext): void {
+    this.sendError(
+      ctx.res,
+      404,
+      'COUNTERPARTY_NOT_FOUND',
+      `No counterparty ${INJECTED_MARKUP}` +
+        (this.echoAuthorization
+          ? ` (you sent Authorization: ${ctx.req.headers.authorization ?? 'none'})`
+          : ''),
+    );
+  }
+}
+
+export interface ProcessRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliRun extends ProcessRun {
+  /** The temporary working directory; reports/ and test-results/ below it. */
+  work: string;
+  reports: string;
+  results: string;
+}
+
+/** The environment of a child: PATH and HOME, then `env` (an undefined value removes a variable). */
+function childEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const merged: Record<string, string | undefined> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmpdir(),
+    ...env,
+  };
+  return Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+/** Runs node with `args` (asynchronously: servers of the test run in this process). */
+export async function runNode(
+  args: string[],
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<ProcessRun> {
+  const child = spawn(process.execPath, args, { cwd, env: childEnv(env) });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
+  return { code, stdout, stderr };
+}
+
+/** A TypeScript entry point run the way npm scripts run it (tsx). */
+export function tsx(script: string, ...args: string[]): string[] {
+  return [TSX, join(ROOT, script), ...args];
+}
+
+/** The Playwright CLI. */
+export function playwrightCli(...args: string[]): string[] {
+  return [join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), ...args];
+}
+
+/**
+ * The settings of every run of the report self-tests: a fixed seed, a small case count, and no
+ * rate limit (the target is a local test server, not a deployment to be gentle with).
+ */
+export const RUN_SETTINGS = {
+  CONFORMANCE_SEED: '7',
+  CONFORMANCE_RUNS: '15',
+  CONFORMANCE_RPS: '0',
+  CONFORMANCE_CONCURRENCY: '2',
+};
+
+const temporary: string[] = [];
+
+/** A fresh temporary directory, removed by removeTemporaryDirectories(). */
+export function temporaryDirectory(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temporary.push(dir);
+  return dir;
+}
+
+/** Removes the temporary directories this worker created. */
+export function removeTemporaryDirectories(): void {
+  for (const dir of temporary.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Runs `npm run conformance` (bin/conformance.ts) in a fresh temporary directory. */
+export async function runCli(
+  env: Record<string, string | undefined>,
+  options: { args?: string[]; setup?: (work: string) => void } = {},
+): Promise<CliRun> {
+  const work = temporaryDirectory('payflow-report-');
+  options.setup?.(work);
+  const reports = join(work, 'reports');
+  const results = join(work, 'test-results');
+  const run = await runNode(
+    tsx('bin/conformance.ts', ...(options.args ?? [])),
+    { CONFORMANCE_REPORTS_DIR: reports, CONFORMANCE_RESULTS_DIR: results, ...RUN_SETTINGS, ...env },
+    work,
+  );
+  return { ...run, work, reports, results };
+}
+
+/** The environment pointing the CLI at a server started with `token`. */
+export function targetEnv(baseURL: string, token: string, write = true): Record<string, string | undefined> {
+  return {
+    API_BASE_URL: baseURL,
+    API_TOKEN: token,
+    COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
+    WRITABLE_COUNTERPARTY_REF: write ? WRITABLE_COUNTERPARTY : undefined,
+  };
+}
+
+/** Every file below `dir`, recursively. */
+export function filesBelow(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...filesBelow(path));
+    else out.push(path);
+  }
+  return out;
+}
+
+/** Reads a JSON report. */
+export function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/**
+ * The entries of a zip archive (Playwright's HTML report embeds one, and so is a blob report),
+ * read through the central directory: stored and deflated entries.
+ */
+export function zipEntries(zip: Buffer): Map<string, Buffer> {
+  const entries = new Map<string, Buffer>();
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (eocd < 0) throw new Error('not a zip archive');
+  const count = zip.readUInt16LE(eocd + 10);
+  let at = zip.readUInt32LE(eocd + 16);
+  for (let i = 0; i < count; i++) {
+    if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error('bad central directory');
+    const method = zip.readUInt16LE(at + 10);
+    const compressed = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const extraLength = zip.readUInt16LE(at + 30);
+    const commentLength = zip.readUInt16LE(at + 32);
+    const local = zip.readUInt32LE(at + 42);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+    const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(dataStart, dataStart + compressed);
+    entries.set(name, method === 8 ? inflateRawSync(data) : Buffer.from(data));
+    at += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+/**
+ * The contents of a file as a leak scan sees them: the bytes, plus every entry of the zip
+ * archive a zip file or Playwright's HTML report (which embeds one in base64) holds.
+ */
+export function scannableContents(path: string): { where: string; bytes: Buffer }[] {
+  const bytes = readFileSync(path);
+  const out: { where: string; bytes: Buffer }[] = [{ where: path, bytes }];
+  let zip: Buffer | undefined;
+  if (path.endsWith('.zip')) zip = bytes;
+  else if (path.endsWith('.html')) {
+    const embedded = /data:application\/zip;base64,([A-Za-z0-9+/=]+)/.exec(bytes.toString('latin1'));
+    if (embedded?.[1]) zip = Buffer.from(embedded[1], 'base64');
+  }
+  if (zip) for (const [name, entry] of zipEntries(zip)) out.push({ where: `${path}!${name}`, bytes: entry });
+  return out;
+}

@@ -1,0 +1,253 @@
+/**
+ * The report writers on records built from made-up outcomes: the record matches its JSON
+ * Schema whatever the run's result; the HTML page groups requirements by section in document
+ * order, shows a failure's evidence and never lets server text become markup; junit.xml has one
+ * test case per requirement, failing exactly where the gate fails; and the token redaction
+ * catches a token wherever it appears, even split across chunks of output.
+ */
+import { expect, test } from '@playwright/test';
+import type { CheckOutcome, Finding } from '../../checks/types.ts';
+import { REDACTED_TOKEN } from '../../checks/http.ts';
+import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
+import { escapeHtml, renderHtml } from '../../reporter/html.ts';
+import { escapeXml, renderJunit } from '../../reporter/junit.ts';
+import { recordErrors } from '../../reporter/record-schema.ts';
+import { RedactingStream, redactText, redactValue, secretsFromEnv } from '../../reporter/redact.ts';
+import { compareSections } from '../../reporter/sections.ts';
+import { buildRecord, type ConformanceRecord } from '../../reporter/summary.ts';
+
+const TOKEN = 'tok-unit-7f3a9c1e5b';
+const NOW = new Date('2026-03-15T12:00:00Z');
+const ALL = REQUIREMENTS.map((r) => r.id as RequirementId);
+const MARKUP = '</pre><script>alert(1)</script><img src=x onerror=alert(2)>&amp;';
+
+function finding(
+  requirement: RequirementId,
+  extra: Partial<Finding> & Record<string, unknown> = {},
+): Finding {
+  return {
+    requirement,
+    message: `${requirement} broken by ${MARKUP}`,
+    expected: '400 (interface.md §7)',
+    received: `404: {"error":"${MARKUP}","auth":"Bearer ${TOKEN}"}\u0000\u001b[31m`,
+    input: 'ab',
+    rule: {
+      field: 'counterpartyReference',
+      keyword: 'minLength',
+      keeps: false,
+      description: 'length 2 < minLength 3',
+    },
+    seed: 7,
+    path: '1:0',
+    request: {
+      method: 'GET',
+      url: 'http://127.0.0.1:9/api/v1/counterparties/ab',
+      headers: { Authorization: `Bearer ${REDACTED_TOKEN}` },
+    },
+    curl: `curl -sS -i -X GET 'http://127.0.0.1:9/api/v1/counterparties/ab' -H "Authorization: Bearer $API_TOKEN"`,
+    ...extra,
+  } as Finding;
+}
+
+function outcome(
+  check: string,
+  findings: Finding[],
+  status: 'ran' | 'skipped' = 'ran',
+  requirements: RequirementId[] = ALL,
+): CheckOutcome {
+  return {
+    check,
+    title: `${check}: a behaviour`,
+    requirements,
+    status,
+    ...(status === 'skipped' ? { skipReason: 'read-only run: set WRITABLE_COUNTERPARTY_REF' } : {}),
+    findings,
+    notApplicable: [],
+    requests: 3,
+    notes: ['a note'],
+    durationMs: 12.5,
+  };
+}
+
+function record(overrides: Partial<Parameters<typeof buildRecord>[0]> = {}): ConformanceRecord {
+  return buildRecord({
+    outcomes: [
+      outcome('c-main', [
+        finding('reference-invalid-400', { futureField: { shape: 'unknown', html: MARKUP } }),
+        finding('timestamp-format'),
+        finding('sunset-document-format'),
+      ]),
+    ],
+    incomplete: [],
+    env: {
+      API_BASE_URL: 'http://127.0.0.1:9',
+      API_TOKEN: TOKEN,
+      CONFORMANCE_SEED: '7',
+      CONFORMANCE_RUNS: '10',
+      CONFORMANCE_TARGET_KIND: 'configured deployment',
+    },
+    startedAt: NOW,
+    durationMs: 2500,
+    now: NOW,
+    waivers: {
+      file: 'conformance-waivers.yaml',
+      waivers: [
+        { requirement: 'timestamp-format', reason: `known ${MARKUP}`, expires: '2026-12-31', line: 2 },
+        { requirement: 'counterparty-json', reason: 'gone', expires: '2027-01-01', line: 6 },
+      ],
+    },
+    ...overrides,
+  });
+}
+
+test.describe('the record', () => {
+  test('matches its JSON Schema for a failing, a passing, a strict and an incomplete run', () => {
+    const failing = record();
+    expect(failing.verdict).toBe('fail');
+    expect(recordErrors(failing)).toEqual([]);
+    const passing = record({ outcomes: [outcome('c-main', [])] });
+    expect(passing.verdict).toBe('pass');
+    expect(recordErrors(passing)).toEqual([]);
+    expect(recordErrors(record({ strict: true }))).toEqual([]);
+    const incomplete = record({ incomplete: [{ test: 'c-x: title', error: 'did not complete (timedOut)' }] });
+    expect(recordErrors(incomplete)).toEqual([]);
+    const skipped = record({ outcomes: [outcome('c-write', [], 'skipped')] });
+    expect(skipped.requirements.every((r) => r.status === 'skipped')).toBe(true);
+    expect(recordErrors(skipped)).toEqual([]);
+  });
+
+  test('the schema rejects what the record must never be', () => {
+    const good = record();
+    const broken: [string, (r: ConformanceRecord) => void][] = [
+      ['an unknown status', (r) => ((r.requirements[0] as { status: string }).status = 'maybe')],
+      ['a passing verdict with reasons', (r) => (r.verdict = 'pass')],
+      [
+        'a failed requirement without findings',
+        (r) => (r.requirements.find((x) => x.status === 'failed')!.findings = []),
+      ],
+      ['a waiver without an expiry', (r) => delete (r.waivers.entries[0] as { expires?: string }).expires],
+      ['an unknown top-level field', (r) => Object.assign(r, { token: 'x' })],
+    ];
+    for (const [name, mutate] of broken) {
+      const copy = structuredClone(good);
+      mutate(copy);
+      expect(recordErrors(copy), name).not.toEqual([]);
+    }
+  });
+
+  test('holds no token, even one the server echoed back', () => {
+    const text = JSON.stringify(record());
+    expect(text).not.toContain(TOKEN);
+    expect(text).toContain(`Bearer ${REDACTED_TOKEN}`);
+  });
+});
+
+test.describe('conformance.html', () => {
+  const html = renderHtml(record());
+
+  test('is one page with no script, no external resource and a policy forbidding both', () => {
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).not.toMatch(/<(script|img|link|iframe|object|embed)\b/i);
+    expect(html).not.toMatch(/(href|src)="(https?:)?\/\//i);
+    expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'; img-src data:"`);
+  });
+
+  test('escapes every server-controlled text and drops control characters', () => {
+    expect(html).toContain(escapeHtml(MARKUP));
+    expect(escapeHtml(`<a href="x">'&'</a>\u0000`)).toBe(
+      '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;\ufffd',
+    );
+    expect(html).not.toContain('\u0000');
+    expect(html).not.toContain('\u001b');
+  });
+
+  test('shows the verdict, the counts, and each failure with its section, level, evidence and curl', () => {
+    expect(html).toContain('<h1 id="verdict">Conformance FAILED</h1>');
+    expect(html).toContain('1 MUST requirement(s) failed: reference-invalid-400');
+    const failure = html.slice(html.indexOf('id="req-reference-invalid-400"'));
+    expect(failure).toMatch(/^id="req-reference-invalid-400" open>/);
+    for (const part of [
+      'FAILED',
+      'MUST',
+      'interface.md §4.1, §7',
+      '<h5>Expected</h5><pre class="expected">400 (interface.md §7)</pre>',
+      '<h5>Input (shrunk)</h5><pre class="input">&quot;ab&quot;</pre>',
+      'the input breaks counterpartyReference minLength: length 2 &lt; minLength 3',
+      'CONFORMANCE_SEED=7 npm run conformance',
+      `<pre class="curl">curl -sS -i -X GET &#39;http://127.0.0.1:9/api/v1/counterparties/ab&#39; -H &quot;Authorization: Bearer $API_TOKEN&quot;</pre>`,
+      '<dt>futureField</dt>',
+    ])
+      expect(failure).toContain(part);
+  });
+
+  test('groups requirements by section of interface.md in document order, with waivers and skip reasons', () => {
+    const order = [...html.matchAll(/<section class="group" id="sec-([^"]+)">/g)].map((m) => m[1]!);
+    expect(order.length).toBeGreaterThan(3);
+    expect([...order].sort((a, b) => compareSections(a.replace('_', '.'), b.replace('_', '.')))).toEqual(
+      order,
+    );
+    expect(compareSections('2.3', '10')).toBeLessThan(0);
+    expect(compareSections('4.1', '4')).toBeGreaterThan(0);
+    expect(html).toContain('<span class="wstatus applied">applied</span>');
+    expect(html).toContain('<span class="wstatus stale">stale</span>');
+    const skipped = renderHtml(record({ outcomes: [outcome('c-write', [], 'skipped')] }));
+    expect(skipped).toContain('read-only run: set WRITABLE_COUNTERPARTY_REF');
+    expect(skipped).toContain('<h1 id="verdict">Conformance PASSED</h1>');
+  });
+});
+
+test.describe('junit.xml', () => {
+  test('has one test case per requirement, failing exactly where the gate fails', () => {
+    const r = record();
+    const xml = renderJunit(r);
+    expect(xml.match(/<testcase /g)).toHaveLength(REQUIREMENTS.length);
+    expect(xml.match(/<failure /g)).toHaveLength(1);
+    expect(xml).toMatch(
+      /<testsuites name="payflow-conformance" tests="\d+" failures="1" errors="0" skipped="1"/,
+    );
+    expect(xml).toContain('<skipped message="waived until 2026-12-31: known &lt;/pre&gt;');
+    expect(xml).toContain('WARNING (SHOULD, does not fail the gate outside strict mode)');
+    const strict = renderJunit(record({ strict: true }));
+    expect(strict.match(/<failure /g)).toHaveLength(2);
+    expect(strict).toContain('type="SHOULD"');
+    expect(xml).not.toContain(TOKEN);
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
+    expect(escapeXml('a<b & "c" \'d\'\u0001')).toBe('a&lt;b &amp; &quot;c&quot; &apos;d&apos;\ufffd');
+  });
+
+  test('lists a check that did not complete as an error', () => {
+    const xml = renderJunit(
+      record({ incomplete: [{ test: 'c-x: title', error: 'did not complete (timedOut)' }] }),
+    );
+    expect(xml).toContain('<error message="did not complete (timedOut)" type="incomplete">');
+    expect(xml).toMatch(/errors="1"/);
+  });
+});
+
+test.describe('redaction', () => {
+  test('replaces the token in text and in every string of a value, keys included', () => {
+    expect(redactText(`a ${TOKEN} b ${TOKEN}`, [TOKEN])).toBe('a $API_TOKEN b $API_TOKEN');
+    expect(redactValue({ [TOKEN]: [`x${TOKEN}`, 1, null, { y: TOKEN }] }, [TOKEN])).toEqual({
+      $API_TOKEN: ['x$API_TOKEN', 1, null, { y: '$API_TOKEN' }],
+    });
+    expect(secretsFromEnv({ API_TOKEN: TOKEN })).toEqual([TOKEN]);
+    expect(secretsFromEnv({ API_TOKEN: 't' })).toEqual([]);
+    expect(secretsFromEnv({})).toEqual([]);
+  });
+
+  test('a stream catches a token split across chunks and holds back only a possible start of it', () => {
+    let out = '';
+    const stream = new RedactingStream([TOKEN], (t) => (out += t));
+    const text = `line 1\nAuthorization: Bearer ${TOKEN}\nline 3 tok-\n`;
+    for (let i = 0; i < text.length; i += 5) stream.push(text.slice(i, i + 5));
+    stream.end();
+    expect(out).toBe(text.split(TOKEN).join('$API_TOKEN'));
+    let partial = '';
+    const held = new RedactingStream([TOKEN], (t) => (partial += t));
+    held.push('progress 10% tok-un');
+    expect(partial).toBe('progress 10% ');
+    held.push('related');
+    expect(partial).toBe('progress 10% tok-unrelated');
+  });
+});

@@ -1,0 +1,345 @@
+/**
+ * The conformance report end to end: `npm run conformance -- --strict` against a faulty
+ * server started with a recognisable token, with a waiver file in the working directory. One
+ * run serves several tests: the record matches its JSON Schema; the waivers are applied,
+ * expired and stale, and strict mode fails the gate on a SHOULD warning; junit.xml has a test
+ * case per requirement; no file under reports/ or test-results/ holds the token; a failure's
+ * curl command reproduces it from a shell; the HTML page, opened in a real Chromium, shows the
+ * summary and a failure's evidence; and the same suite run in two shards and merged gives the
+ * same verdicts.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, expect, test, type Browser } from '@playwright/test';
+import { recordErrors } from '../../reporter/record-schema.ts';
+import type { ConformanceRecord } from '../../reporter/summary.ts';
+import {
+  filesBelow,
+  playwrightCli,
+  readJson,
+  removeTemporaryDirectories,
+  ROOT,
+  RUN_SETTINGS,
+  runCli,
+  runNode,
+  scannableContents,
+  SECRET_TOKEN,
+  ShowcaseServer,
+  targetEnv,
+  temporaryDirectory,
+  tsx,
+  type CliRun,
+} from './report-fixtures.ts';
+
+test.describe.configure({ mode: 'default' });
+
+/** The waiver file of the main run: one active, one expired, one stale waiver. */
+const WAIVERS = `# Known deviations of the showcase server
+waivers:
+  - requirement: reference-invalid-400
+    reason: the gateway's validator admits two-character references; fix planned in PAY-1234
+    expires: 2099-12-31
+  - requirement: timestamp-format
+    reason: accepted for the 1.2 release only
+    expires: 2020-01-31
+  - requirement: counterparty-json
+    reason: fixed long ago, the waiver was kept by mistake
+    expires: 2099-12-31
+`;
+
+const CHROMIUM = '/usr/bin/chromium';
+
+let server: ShowcaseServer;
+let baseURL: string;
+let run: CliRun;
+let record: ConformanceRecord;
+
+test.beforeAll(async () => {
+  test.setTimeout(90_000);
+  // It echoes the Authorization header back in its 404 bodies: the token must not leak even then.
+  server = new ShowcaseServer(SECRET_TOKEN, true);
+  baseURL = await server.start(0);
+  run = await runCli(targetEnv(baseURL, SECRET_TOKEN, false), {
+    args: ['--strict'],
+    setup: (work) => writeFileSync(join(work, 'conformance-waivers.yaml'), WAIVERS),
+  });
+  record = readJson(join(run.reports, 'conformance.json')) as ConformanceRecord;
+});
+
+test.afterAll(async () => {
+  await server.stop();
+  removeTemporaryDirectories();
+});
+
+const byStatus = (r: ConformanceRecord, status: string): string[] =>
+  r.requirements
+    .filter((v) => v.status === status)
+    .map((v) => v.id)
+    .sort();
+
+test('a faulty server: exit 1, a record that matches its schema, the waivers judged, strict mode', () => {
+  expect(run.code, run.stdout + run.stderr).toBe(1);
+  expect(recordErrors(record)).toEqual([]);
+  expect(record.verdict).toBe('fail');
+  expect(byStatus(record, 'failed')).toEqual(['timestamp-format']);
+  expect(byStatus(record, 'waived')).toEqual(['reference-invalid-400']);
+  expect(byStatus(record, 'warned')).toEqual(['sunset-document-format']);
+  expect(record.strict).toBe(true);
+  expect(record.gateReasons).toEqual([
+    '1 MUST requirement(s) failed: timestamp-format',
+    '1 SHOULD requirement(s) warned in strict mode: sunset-document-format',
+  ]);
+  expect(run.stdout).toMatch(/seed 7 \(given\), 15 case\(s\) per property, strict/);
+  expect(record.waivers.file).toBe(join(run.work, 'conformance-waivers.yaml'));
+  expect(record.waivers.entries.map((w) => [w.requirement, w.line, w.status])).toEqual([
+    ['reference-invalid-400', 3, 'applied'],
+    ['timestamp-format', 6, 'expired'],
+    ['counterparty-json', 9, 'stale'],
+  ]);
+  const skipped = record.requirements.filter((r) => r.status === 'skipped');
+  expect(skipped.length).toBeGreaterThan(0);
+  for (const r of skipped) expect(r.reasons.join(' ')).toMatch(/read-only run/);
+  expect(run.stdout).toMatch(/\[WAIV\] MUST reference-invalid-400 .*waived until 2099-12-31/);
+  expect(run.stdout).toContain('[expired waiver] line 6, timestamp-format: expired on 2020-01-31');
+  expect(run.stdout).toContain('[stale waiver] line 9, counterparty-json: counterparty-json now passes');
+  expect(run.stdout).toContain('Gate: 1 MUST requirement(s) failed: timestamp-format');
+  expect(run.stdout).toContain('Gate: 1 SHOULD requirement(s) warned in strict mode: sunset-document-format');
+});
+
+test('junit.xml has one test case per requirement and fails those that fail the gate', () => {
+  const xml = readFileSync(join(run.reports, 'junit.xml'), 'utf8');
+  expect(xml.match(/<testcase /g)).toHaveLength(record.requirements.length);
+  expect(xml.match(/<failure /g)).toHaveLength(2);
+  expect(xml).toContain('name="[MUST] timestamp-format: ');
+  expect(xml).toContain('name="[SHOULD] sunset-document-format: ');
+});
+
+test('no file under reports/ or test-results/, and no console line, holds the token', () => {
+  const files = [...filesBelow(run.reports), ...filesBelow(run.results)];
+  expect(files.map((f) => f.slice(run.work.length))).toEqual(
+    expect.arrayContaining(['/reports/conformance.json', '/reports/conformance.html', '/reports/junit.xml']),
+  );
+  const leaks = files
+    .flatMap(scannableContents)
+    .filter((c) => c.bytes.includes(SECRET_TOKEN))
+    .map((c) => c.where);
+  expect(leaks).toEqual([]);
+  expect(run.stdout + run.stderr).not.toContain(SECRET_TOKEN);
+  const curls = record.requirements.flatMap((r) => r.findings.map((f) => f.curl ?? ''));
+  expect(curls.length).toBeGreaterThan(0);
+  for (const curl of curls) expect(curl).toContain('"Authorization: Bearer $API_TOKEN"');
+});
+
+/**
+ * Runs a command in a POSIX shell with API_TOKEN set, asynchronously: the server it calls runs
+ * in this process, so a synchronous child would never get its answer.
+ */
+async function inShell(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn('sh', ['-c', command], {
+    env: { PATH: process.env.PATH ?? '', API_TOKEN: SECRET_TOKEN },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill(), 15_000);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+test("a failure's curl command reproduces it when pasted into a shell with API_TOKEN set", async () => {
+  const finding = record.requirements.find((r) => r.id === 'timestamp-format')!.findings[0]!;
+  const shell = await inShell(finding.curl!);
+  expect(shell.code, shell.stderr).toBe(0);
+  expect(shell.stdout).toMatch(/^HTTP\/1\.1 200/);
+  expect(shell.stdout).toMatch(/"createdAt":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/);
+  const shrunk = record.requirements.find((r) => r.id === 'reference-invalid-400')!.findings[0]!;
+  const replay = await inShell(shrunk.curl!);
+  expect(replay.stdout).toMatch(/^HTTP\/1\.1 404/);
+});
+
+test.describe('in a real Chromium', () => {
+  let browser: Browser;
+  test.beforeAll(async () => {
+    test.skip(!existsSync(CHROMIUM), `${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--headless',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  });
+  test.afterAll(async () => {
+    await browser?.close();
+  });
+
+  test("conformance.html renders the summary and a failure's evidence, and runs no server markup", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.goto(`file://${join(run.reports, 'conformance.html')}`);
+
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Conformance FAILED');
+    const summary = page.locator('#summary');
+    await expect(summary).toContainText('1 MUST requirement(s) failed: timestamp-format');
+    await expect(summary).toContainText('strict (SHOULD warnings fail the gate)');
+    await expect(summary.getByRole('table')).toContainText('MUST');
+    await expect(summary).toContainText(`${baseURL} (configured deployment)`);
+    await expect(summary).toContainText('7 (replay: CONFORMANCE_SEED=7 npm run conformance)');
+
+    // The failed requirement is open in its section, with its level, evidence and curl command.
+    const failed = page.locator('#req-timestamp-format');
+    await expect(failed).toHaveAttribute('open', '');
+    await expect(page.locator('section#sec-2_1 > h2')).toHaveText(/^§2\.1 Counterparty/);
+    await expect(page.locator('section#sec-2_1 #req-timestamp-format')).toHaveCount(1);
+    await expect(failed.locator(':scope > summary')).toContainText('FAILED');
+    await expect(failed.locator(':scope > summary .level')).toHaveText('MUST');
+    await expect(failed.locator('pre.expected').first()).toBeVisible();
+    await expect(failed.locator('pre.received').first()).toContainText('.000Z');
+    await expect(failed.locator('pre.curl').first()).toContainText('"Authorization: Bearer $API_TOKEN"');
+    await expect(failed.locator(':scope > summary')).toContainText('its waiver expired on 2020-01-31');
+    await expect(failed).toContainText('Waiver (line 6, expired)');
+
+    // A waived failure is collapsed; opened, it shows the shrunk input and the rule it broke.
+    const waived = page.locator('#req-reference-invalid-400');
+    await expect(waived.locator(':scope > summary')).toContainText('waived until 2099-12-31');
+    await expect(waived.locator('pre.input').first()).toBeHidden();
+    await waived.locator(':scope > summary').click();
+    await expect(waived.locator('pre.input').first()).toBeVisible();
+    await expect(waived.locator('p.rule').first()).toContainText('minLength');
+    await expect(waived.locator('pre.received').first()).toContainText('<script>document.title=');
+    await expect(waived.locator('pre.received').first()).toContainText('<img src=x onerror=');
+
+    // Skipped requirements say why; the waivers table names the expired and stale ones.
+    await expect(page.locator('details.req.skipped').first()).toContainText('read-only run');
+    await expect(page.locator('#waivers tr.expired')).toContainText('timestamp-format');
+    await expect(page.locator('#waivers tr.stale')).toContainText('counterparty-json');
+
+    // Server text stayed text: no script ran, no image loaded, nothing was fetched.
+    expect(await page.title()).toBe(`Conformance FAILED: ${baseURL}`);
+    expect(dialogs).toEqual([]);
+    await expect(page.locator('img, script')).toHaveCount(0);
+    expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
+
+    // The screenshot of the README: from the verdict down to the end of the first failure.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const evidence = await failed.locator('.finding').first().boundingBox();
+    expect(evidence).not.toBeNull();
+    const clip = {
+      x: 0,
+      y: 0,
+      width: 1200,
+      height: Math.min(4000, Math.ceil(evidence!.y + evidence!.height + 16)),
+    };
+    const shot = test.info().outputPath('conformance-report.png');
+    await page.screenshot({ path: shot, fullPage: true, clip });
+    if (process.env.UPDATE_REPORT_SCREENSHOT) {
+      mkdirSync(join(ROOT, 'docs'), { recursive: true });
+      copyFileSync(shot, join(ROOT, 'docs', 'conformance-report.png'));
+    }
+  });
+
+  test('junit.xml is well-formed XML', async () => {
+    const page = await browser.newPage();
+    const xml = readFileSync(join(run.reports, 'junit.xml'), 'utf8');
+    const parsed = await page.evaluate((text) => {
+      const doc = new DOMParser().parseFromString(text, 'application/xml');
+      return {
+        error: doc.querySelector('parsererror')?.textContent ?? null,
+        cases: doc.querySelectorAll('testsuite > testcase').length,
+      };
+    }, xml);
+    expect(parsed.error).toBeNull();
+    expect(parsed.cases).toBe(record.requirements.length);
+  });
+});
+
+test('two shards merged give the same requirement verdicts as one run', async () => {
+  test.setTimeout(90_000);
+  const work = temporaryDirectory('payflow-shards-');
+  writeFileSync(join(work, 'conformance-waivers.yaml'), WAIVERS);
+  const env = { ...targetEnv(baseURL, SECRET_TOKEN, false), ...RUN_SETTINGS };
+  // Each shard as a CI machine runs it: its own results, its own blob report.
+  const shards = await Promise.all(
+    [1, 2].map((i) =>
+      runNode(
+        playwrightCli(
+          'test',
+          '--config',
+          join(ROOT, 'playwright.config.ts'),
+          `--shard=${i}/2`,
+          '--reporter=blob',
+        ),
+        {
+          ...env,
+          CONFORMANCE_RESULTS_DIR: join(work, `results-${i}`),
+          PLAYWRIGHT_BLOB_OUTPUT_DIR: join(work, `blob-${i}`),
+        },
+        work,
+      ),
+    ),
+  );
+  // Collected into one directory, as the workflow's download step does; and, to show that a
+  // lost shard is caught, a directory holding only the first shard's blob.
+  mkdirSync(join(work, 'all-blob-reports'));
+  mkdirSync(join(work, 'first-shard-only'));
+  for (const i of [1, 2]) {
+    const [zip] = readdirSync(join(work, `blob-${i}`));
+    expect(zip, shards[i - 1]!.stdout + shards[i - 1]!.stderr).toBe(`report-${i}.zip`);
+    copyFileSync(join(work, `blob-${i}`, zip!), join(work, 'all-blob-reports', zip!));
+    if (i === 1) copyFileSync(join(work, `blob-${i}`, zip!), join(work, 'first-shard-only', zip!));
+  }
+  const [merge, partial] = await Promise.all([
+    runNode(
+      tsx('bin/merge-shards.ts', '--strict', 'all-blob-reports'),
+      { ...env, CONFORMANCE_REPORTS_DIR: join(work, 'reports') },
+      work,
+    ),
+    runNode(
+      tsx('bin/merge-shards.ts', 'first-shard-only'),
+      { ...env, CONFORMANCE_WAIVERS: 'none', CONFORMANCE_REPORTS_DIR: join(work, 'partial') },
+      work,
+    ),
+  ]);
+  expect(merge.code, merge.stdout + merge.stderr).toBe(1);
+  const merged = readJson(join(work, 'reports', 'conformance.json')) as ConformanceRecord;
+  expect(recordErrors(merged)).toEqual([]);
+
+  const verdicts = (r: ConformanceRecord) =>
+    r.requirements.map((v) => ({ id: v.id, status: v.status, findings: v.findings.map((f) => f.message) }));
+  expect(verdicts(merged)).toEqual(verdicts(record));
+  expect(merged.verdict).toBe(record.verdict);
+  expect(merged.gateReasons).toEqual(record.gateReasons);
+  expect(merged.waivers.entries.map((w) => w.status)).toEqual(record.waivers.entries.map((w) => w.status));
+  expect(merged.checks.map((c) => c.check).sort()).toEqual(record.checks.map((c) => c.check).sort());
+  expect(merged.incomplete).toEqual([]);
+  expect(merged.seed).toBe(7);
+
+  // The blobs CI uploads as artifacts, the shards' results and the merged reports hold no token.
+  const leaks = ['all-blob-reports', 'reports', 'results-1', 'results-2']
+    .filter((dir) => existsSync(join(work, dir)))
+    .flatMap((dir) => filesBelow(join(work, dir)))
+    .flatMap(scannableContents)
+    .filter((c) => c.bytes.includes(SECRET_TOKEN))
+    .map((c) => c.where);
+  expect(leaks).toEqual([]);
+
+  // One shard missing: the merge reports its checks as not run, and the gate fails.
+  expect(partial.code, partial.stdout + partial.stderr).toBe(1);
+  const incomplete = readJson(join(work, 'partial', 'conformance.json')) as ConformanceRecord;
+  expect(incomplete.incomplete.length).toBeGreaterThan(0);
+  expect(incomplete.incomplete[0]!.error).toMatch(/a missing shard/);
+});
