@@ -5,8 +5,13 @@
  */
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { loadEnvFile, suiteLimits } from './config/config.ts';
 
 const reports = process.env.CONFORMANCE_REPORTS_DIR || 'reports';
+loadEnvFile();
+// One worker per request in flight (CONFORMANCE_CONCURRENCY); the run's own time budget ends a
+// check before Playwright's timeout could.
+const limits = suiteLimits(process.env);
 
 export default defineConfig({
   testDir: './tests/conformance',
@@ -15,12 +20,12 @@ export default defineConfig({
   fullyParallel: true,
   forbidOnly: true,
   retries: 0,
-  workers: 2,
-  timeout: 300_000,
+  workers: limits.workers,
+  timeout: limits.testTimeoutMs,
   reporter: [
     ['list'],
     ['html', { outputFolder: join(reports, 'playwright'), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputFile: join(reports, 'conformance.json') }],
+    ['./reporter/conformance-reporter.ts', { outputDir: reports }],
   ],
   use: {
     trace: 'off',

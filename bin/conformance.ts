@@ -1,32 +1,37 @@
 /**
- * npm run conformance: validates the configuration, checks that the target answers, runs the
- * Playwright suite and turns the conformance verdict into the exit status:
- *   0  no MUST requirement failed (SHOULD failures are printed as warnings)
- *   1  at least one MUST requirement failed, or a check could not complete
+ * npm run conformance: validates the configuration (the waiver file too), checks that the
+ * target answers, runs the Playwright suite and turns the gate's verdict into the exit status:
+ *   0  the gate passed: no MUST requirement failed (waived ones aside); SHOULD failures are
+ *      warnings, unless in strict mode (--strict or CONFORMANCE_STRICT=1)
+ *   1  the gate failed: a MUST requirement failed (or a SHOULD one in strict mode), or a check
+ *      could not complete
  *   2  configuration or usage error (one line on stderr says what to fix)
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ConfigError, loadEnvFile, parseConfig } from '../config/config.ts';
-import type { ConformanceRecord } from '../reporter/summary.ts';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadEnvFile, parseConfig } from '../config/config.ts';
+import { EMBEDDED_TARGET } from '../config/embedded.ts';
+import { REPORT_FILES } from '../reporter/files.ts';
+import { secretsFromEnv } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
+import { exitFromRecord, fail, gateEnv, orFail, ROOT, runPlaywright } from './run-support.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-const USAGE = `usage: npm run conformance [-- --help]
+const USAGE = `usage: npm run conformance [-- --strict | --help]
 
 Runs the payflow conformance suite against API_BASE_URL, or against the embedded reference
-server when API_BASE_URL is unset. Configuration comes from the environment and .env:
-  API_BASE_URL, API_TOKEN, COUNTERPARTY_REF, WRITABLE_COUNTERPARTY_REF,
-  CONFORMANCE_SEED, CONFORMANCE_RUNS (see README.md).
-Exit status: 0 no MUST requirement failed, 1 a MUST requirement failed, 2 configuration error.`;
-
-function fail(message: string): never {
-  process.stderr.write(`conformance: ${message}\n`);
-  process.exit(2);
-}
+server when API_BASE_URL is unset. Configuration comes from the environment and .env
+(README.md says what each one does):
+  target      API_BASE_URL, API_TOKEN, COUNTERPARTY_REF, WRITABLE_COUNTERPARTY_REF,
+              ACCOUNT_FIXTURE, CONFORMANCE_ACCOUNT_BUDGET
+  inputs      CONFORMANCE_SEED, CONFORMANCE_RUNS
+  politeness  CONFORMANCE_RPS, CONFORMANCE_CONCURRENCY, CONFORMANCE_TIMEOUT_MS,
+              CONFORMANCE_MAX_REQUESTS, CONFORMANCE_RETRIES, CONFORMANCE_MAX_RETRY_WAIT_MS,
+              CONFORMANCE_MAX_RESPONSE_BYTES, CONFORMANCE_RUN_TIMEOUT_MS
+  gate        CONFORMANCE_WAIVERS (default: conformance-waivers.yaml if it exists; none: no
+              waivers), CONFORMANCE_STRICT, CONFORMANCE_REPORTS_DIR
+  --strict   SHOULD failures fail the gate too (same as CONFORMANCE_STRICT=1)
+Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one) or a
+check could not complete, 2 configuration error.`;
 
 async function preflight(baseURL: string, token: string, reference: string): Promise<void> {
   const url = `${baseURL}/api/v1/counterparties/${encodeURIComponent(reference)}`;
@@ -52,44 +57,35 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  if (args.length > 0) fail(`unknown argument ${args[0]} (see --help)`);
+  const unknown = args.find((a) => a !== '--strict');
+  if (unknown !== undefined) fail(`unknown argument ${unknown} (see --help)`);
   loadEnvFile(process.cwd());
-  let config;
-  try {
-    config = parseConfig(process.env, { token: 'embedded', counterpartyRef: 'embedded' });
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
-    throw error;
-  }
+  const config = orFail(() => parseConfig(process.env, EMBEDDED_TARGET));
+  const gate = gateEnv(process.env, process.cwd(), args.includes('--strict'));
   if (config.baseURL !== undefined) await preflight(config.baseURL, config.token, config.counterpartyRef);
 
   console.log(
     `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
       `${config.writableRef ? `write mode on ${config.writableRef}` : 'read-only'}, seed ${config.seed}` +
-      `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property`,
+      `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
+      `${gate.CONFORMANCE_STRICT === '1' ? ', strict' : ''}`,
   );
   const reportsDir = resolve(process.env.CONFORMANCE_REPORTS_DIR || join(ROOT, 'reports'));
-  const REPORT = join(reportsDir, 'conformance.json');
-  rmSync(REPORT, { force: true });
+  const REPORT = join(reportsDir, REPORT_FILES.json);
+  for (const file of Object.values(REPORT_FILES)) rmSync(join(reportsDir, file), { force: true });
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CONFORMANCE_SEED: String(config.seed),
     CONFORMANCE_RUNS: String(config.runs),
     CONFORMANCE_REPORTS_DIR: reportsDir,
+    ...gate,
   };
-  const cli = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
-  const child = spawn(process.execPath, [cli, 'test', '--config', join(ROOT, 'playwright.config.ts')], {
-    cwd: ROOT,
+  const code = await runPlaywright(
+    ['test', '--config', join(ROOT, 'playwright.config.ts')],
     env,
-    stdio: 'inherit',
-  });
-  const code: number = await new Promise((resolveCode) =>
-    child.on('exit', (c, signal) => resolveCode(c ?? (signal ? 2 : 0))),
+    config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
   );
-  if (!existsSync(REPORT))
-    fail(`the suite did not complete (playwright exited ${code}); see the output above`);
-  const record = JSON.parse(readFileSync(REPORT, 'utf8')) as ConformanceRecord;
-  process.exit(record.verdict === 'pass' ? 0 : 1);
+  exitFromRecord(REPORT, code, 'the suite');
 }
 
 main().catch((error: unknown) => {

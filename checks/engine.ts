@@ -3,18 +3,38 @@
  * Playwright suite (one test per check) and the gallery self-test (every check against every
  * faulty server), so what the gallery proves is what the suite does.
  */
-import type { APIRequestContext } from '@playwright/test';
 import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
-import { HttpClient, curlCommand, describeResponse, type Exchange } from './http.ts';
+import {
+  HttpClient,
+  TargetUnavailable,
+  curlCommand,
+  describeResponse,
+  redact,
+  type Exchange,
+} from './http.ts';
+import type { TargetSession } from './session.ts';
 import type { Check, CheckContext, CheckOutcome, Finding, TargetConfig } from './types.ts';
 
 /** At most this many findings are kept per requirement and check; the rest are counted. */
 export const MAX_FINDINGS_PER_REQUIREMENT = 5;
 
+/** Why a check stopped, in one line (a TargetUnavailable says it; other errors are named). */
+export function incompleteReason(error: unknown): string {
+  if (error instanceof TargetUnavailable) return error.message;
+  if (!(error instanceof Error)) return String(error).split('\n')[0]!;
+  const text = error.name === 'Error' ? error.message : `${error.name}: ${error.message}`;
+  return text.split('\n')[0]!;
+}
+
+/**
+ * Runs one check against the target through `session` (shared by the checks of a run). A check
+ * that cannot complete (the target unreachable or rate-limited, a budget spent, an error) is
+ * returned with `incomplete` set and the findings it recorded before: it never throws.
+ */
 export async function runCheck(
   check: Check,
   target: TargetConfig,
-  api: APIRequestContext,
+  session: TargetSession,
 ): Promise<CheckOutcome> {
   const started = performance.now();
   const outcome: CheckOutcome = {
@@ -44,7 +64,7 @@ export async function runCheck(
     request: ex.request,
     curl: curlCommand(ex.request),
   });
-  const http = new HttpClient(api, {
+  const http = new HttpClient(session, {
     baseURL: target.baseURL,
     token: target.token,
     allowWrites: Boolean(target.writableRef),
@@ -83,11 +103,22 @@ export async function runCheck(
     },
     note: (text) => outcome.notes.push(text),
   };
+  const before = { ...session.stats };
   try {
     await check.run(ctx);
+  } catch (error) {
+    outcome.incomplete = redact(incompleteReason(error), target.token);
+    if (error instanceof TargetUnavailable && error.request) {
+      outcome.notes.push(`could not complete at: ${curlCommand(error.request)}`);
+    }
   } finally {
     outcome.requests = http.requestCount;
     outcome.durationMs = performance.now() - started;
+    const retries = session.stats.retries - before.retries;
+    if (retries > 0) {
+      const waited = (session.stats.waitedMs - before.waitedMs) / 1000;
+      outcome.notes.push(`${retries} request(s) retried after a 429/503, ${waited.toFixed(1)} s waited`);
+    }
     for (const [id, n] of counts) {
       if (n > MAX_FINDINGS_PER_REQUIREMENT) {
         outcome.notes.push(`${id}: ${n - MAX_FINDINGS_PER_REQUIREMENT} more finding(s) not kept`);
@@ -117,24 +148,31 @@ export function verdicts(outcomes: CheckOutcome[]): Verdict[] {
     const findings = covering.flatMap((o) =>
       o.findings.filter((f) => f.requirement === id).map((f) => ({ ...f, check: o.check })),
     );
-    const ran = covering.filter((o) => o.status === 'ran');
-    const applicable = ran.filter((o) => !o.notApplicable.some((n) => n.requirement === id));
+    // A check that could not complete judged nothing it did not find broken before it stopped.
+    const incomplete = covering.filter((o) => o.incomplete !== undefined);
+    const ran = covering.filter((o) => o.status === 'ran' && o.incomplete === undefined);
+    // Every check covers no-server-error, but only one that sent a request judged it.
+    const applicable = ran.filter(
+      (o) =>
+        !o.notApplicable.some((n) => n.requirement === id) && (id !== 'no-server-error' || o.requests > 0),
+    );
     const reasons = [
       ...new Set([
         ...covering.filter((o) => o.status === 'skipped').map((o) => o.skipReason ?? 'skipped'),
         ...ran.flatMap((o) => o.notApplicable.filter((n) => n.requirement === id).map((n) => n.reason)),
       ]),
     ];
+    const unfinished = incomplete.map((o) => `${o.check} could not complete: ${o.incomplete}`);
     let status: VerdictStatus;
     if (findings.length > 0) status = requirement(id).level === 'MUST' ? 'failed' : 'warned';
     else if (applicable.length > 0) status = 'passed';
-    else if (covering.length > 0) status = 'skipped';
+    else if (covering.length > incomplete.length) status = 'skipped';
     else status = 'not-run';
     return {
       id,
       level: r.level,
       status,
-      reasons: status === 'skipped' ? reasons : [],
+      reasons: status === 'skipped' ? [...reasons, ...unfinished] : status === 'not-run' ? unfinished : [],
       findings,
       checks: covering.map((o) => o.check),
     };

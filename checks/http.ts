@@ -1,9 +1,13 @@
 /**
- * The suite's HTTP client: a thin layer over Playwright's APIRequestContext that records every
- * exchange with the bearer token redacted, builds curl commands that reproduce a request, and
- * refuses to send anything but GET in a read-only run.
+ * The suite's HTTP client: records every exchange with the bearer token redacted, builds curl
+ * commands that reproduce a request, and refuses to send anything but GET in a read-only run.
+ * Requests go through the run's TargetSession (checks/session.ts: rate, concurrency, budget,
+ * retries of 429/503, circuit breaker) onto the wire (checks/transport.ts: a deadline per
+ * exchange, a cap on the body, no redirects followed).
  */
-import type { APIRequestContext } from '@playwright/test';
+import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
+
+export { TargetUnavailable } from './session.ts';
 
 export const REDACTED_TOKEN = '$API_TOKEN';
 
@@ -32,7 +36,10 @@ export interface RecordedRequest {
 
 export interface Exchange {
   request: RecordedRequest;
-  /** The status, or 0 when no HTTP response arrived (see `error`). */
+  /**
+   * The status. Always a real one: a request without a complete answer throws TargetUnavailable
+   * instead. (0 with `error` is kept for exchanges built by hand.)
+   */
   status: number;
   /** Response headers, names in lower case. */
   headers: Record<string, string>;
@@ -47,6 +54,11 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export class ReadOnlyViolation extends Error {
   override readonly name = 'ReadOnlyViolation';
+}
+
+/** `text` with the token replaced by $API_TOKEN. */
+export function redact(text: string, token: string): string {
+  return token === '' ? text : text.split(token).join(REDACTED_TOKEN);
 }
 
 /** Percent-encodes one path segment: everything but RFC 3986 unreserved characters. */
@@ -81,21 +93,21 @@ export interface HttpClientOptions {
   baseURL: string;
   token: string;
   allowWrites: boolean;
-  /** Per-request timeout in milliseconds. */
-  timeoutMs?: number;
   /** Called with every exchange, in order. */
   onExchange?: (exchange: Exchange) => void;
 }
+
+const USER_AGENT = 'payflow-conformance';
 
 export class HttpClient {
   private sent = 0;
 
   constructor(
-    private readonly api: APIRequestContext,
+    private readonly session: TargetSession,
     readonly options: HttpClientOptions,
   ) {}
 
-  /** The number of requests sent so far. */
+  /** The number of requests sent so far, retries included. */
   get requestCount(): number {
     return this.sent;
   }
@@ -104,6 +116,11 @@ export class HttpClient {
     return this.options.baseURL.replace(/\/+$/, '') + path;
   }
 
+  /**
+   * Sends a request and returns the complete answer, whatever its status (a 3xx is an answer:
+   * redirects are never followed). Throws TargetUnavailable when no answer can be judged (see
+   * checks/session.ts), with the request filled in.
+   */
   async send(req: HttpRequest): Promise<Exchange> {
     const method = req.method.toUpperCase();
     if (!SAFE_METHODS.has(method) && !this.options.allowWrites) {
@@ -129,6 +146,7 @@ export class HttpClient {
       headers['Content-Type'] ??= 'application/json';
       recordedHeaders['Content-Type'] ??= 'application/json';
     }
+    headers['User-Agent'] ??= USER_AGENT;
     const url = this.url(req.path);
     const request: RecordedRequest = {
       method,
@@ -137,48 +155,48 @@ export class HttpClient {
       ...(body !== undefined ? { body } : {}),
     };
     const started = performance.now();
-    this.sent++;
-    let exchange: Exchange;
+    let answer: SessionResponse;
     try {
-      const response = await this.api.fetch(url, {
+      // The body goes byte for byte, so malformed JSON reaches the target as written.
+      answer = await this.session.exchange(
         method,
+        new URL(url),
         headers,
-        // A Buffer is sent byte for byte; a string with a JSON Content-Type would be re-encoded
-        // by Playwright whenever it does not parse, so malformed JSON would never reach the target.
-        ...(body !== undefined ? { data: Buffer.from(body, 'utf8') } : {}),
-        failOnStatusCode: false,
-        maxRedirects: 0,
-        timeout: this.options.timeoutMs ?? 30_000,
-      });
-      const text = await response.text();
-      let parsed: unknown;
+        body !== undefined ? Buffer.from(body, 'utf8') : undefined,
+      );
+    } catch (error) {
+      if (error instanceof TargetUnavailable) {
+        this.sent += error.attempts;
+        error.request = request;
+        error.message = redact(error.message, this.options.token);
+      }
+      throw error;
+    }
+    this.sent += answer.attempts;
+    const { response } = answer;
+    // A server may echo the token (in an error message, a header): it is redacted on arrival, so
+    // it cannot reach a finding, a report, Playwright's own output or a log.
+    const token = this.options.token;
+    const text = redact(response.body.toString('utf8'), token);
+    const responseHeaders = Object.fromEntries(
+      Object.entries(response.headers).map(([name, value]) => [name, redact(value, token)]),
+    );
+    let parsed: unknown;
+    if (text !== '') {
       try {
-        parsed = text === '' ? undefined : JSON.parse(text);
+        parsed = JSON.parse(text);
       } catch {
         parsed = undefined;
       }
-      exchange = {
-        request,
-        status: response.status(),
-        headers: response.headers(),
-        text,
-        body: parsed,
-        durationMs: performance.now() - started,
-      };
-      await response.dispose();
-    } catch (error) {
-      const message =
-        (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'request failed';
-      exchange = {
-        request,
-        status: 0,
-        headers: {},
-        text: '',
-        body: undefined,
-        error: message.split(this.options.token).join(REDACTED_TOKEN),
-        durationMs: performance.now() - started,
-      };
     }
+    const exchange: Exchange = {
+      request,
+      status: response.status,
+      headers: responseHeaders,
+      text,
+      body: parsed,
+      durationMs: performance.now() - started,
+    };
     this.options.onExchange?.(exchange);
     return exchange;
   }

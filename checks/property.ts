@@ -72,14 +72,27 @@ export async function runProperty<T>(ctx: CheckContext, prop: PropertySpec<T>): 
   const maxShrink = prop.maxShrinkProbes ?? MAX_SHRINK_PROBES;
   const found: RequirementId[] = [];
   let firstRoundRuns = 0;
+  // A probe that throws cannot judge its input (the target unreachable, a budget spent): the
+  // property stops probing at once, rather than letting fast-check shrink on the error, and the
+  // error is thrown once what was found before is recorded.
+  let stoppedBy: unknown;
+  let stopped = false;
   for (;;) {
     let target: RequirementId | undefined;
     let last: { input: Labelled<T>; violation: Violation } | undefined;
     let shrinkProbes = 0;
     const details = await fc.check(
       fc.asyncProperty(prop.arbitrary, async (input) => {
+        if (stopped) return true;
         if (last !== undefined && ++shrinkProbes > maxShrink) return true;
-        const result = await prop.probe(input);
+        let result: Awaited<ReturnType<typeof prop.probe>>;
+        try {
+          result = await prop.probe(input);
+        } catch (error) {
+          stopped = true;
+          stoppedBy = error;
+          return true;
+        }
         const all = result === undefined ? [] : Array.isArray(result) ? result : [result];
         const fresh = all.filter((v) => !found.includes(v.requirement));
         const hit = target === undefined ? fresh[0] : fresh.find((v) => v.requirement === target);
@@ -95,6 +108,7 @@ export async function runProperty<T>(ctx: CheckContext, prop: PropertySpec<T>): 
       },
     );
     if (found.length === 0) firstRoundRuns = details.numRuns;
+    if (stopped && !details.failed) break;
     if (details.failed && !last) {
       throw new Error(`${prop.name}: property failed without a violation: ${String(details.errorInstance)}`);
     }
@@ -112,9 +126,11 @@ export async function runProperty<T>(ctx: CheckContext, prop: PropertySpec<T>): 
       path: details.counterexamplePath ?? undefined,
     });
     found.push(violation.requirement);
-    const stopped = shrinkProbes > maxShrink ? ` (shrinking stopped after ${maxShrink} probes)` : '';
-    ctx.note(`${prop.name}: ${violation.requirement} broken, shrunk ${details.numShrinks} time(s)${stopped}`);
+    const cut = shrinkProbes > maxShrink ? ` (shrinking stopped after ${maxShrink} probes)` : '';
+    ctx.note(`${prop.name}: ${violation.requirement} broken, shrunk ${details.numShrinks} time(s)${cut}`);
+    if (stopped) break;
   }
+  if (stopped) throw stoppedBy;
   ctx.note(
     `${prop.name}: ${firstRoundRuns} case(s)${found.length > 0 ? `, ${found.length} requirement(s) broken` : ''}`,
   );

@@ -52,6 +52,12 @@ export interface CheckOutcome {
   requests: number;
   notes: string[];
   durationMs: number;
+  /**
+   * Set when the check could not complete: one line saying why (the target unreachable or
+   * rate-limited, the run's request or time budget spent, or an error). Findings recorded before
+   * are kept; the requirements it covers are judged only by what it saw before it stopped.
+   */
+  incomplete?: string;
 }
 
 /** Where findings built from an exchange go: a check's context, or a property probe's collector. */

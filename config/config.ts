@@ -30,6 +30,114 @@ export interface SuiteConfig {
   seedGiven: boolean;
   /** Generated cases per property. */
   runs: number;
+  /** How gently the run treats the target, and when it gives up on it. */
+  politeness: Politeness;
+}
+
+/**
+ * How gently a run treats its target (rate, concurrency, request budget) and how long it waits
+ * for it (per request, per Retry-After, per run). See checks/session.ts for what each one does.
+ */
+export interface Politeness {
+  /** Requests per second across the run (CONFORMANCE_RPS); 0: no limit. */
+  rps: number;
+  /** Requests in flight at once across the run (CONFORMANCE_CONCURRENCY): the suite's workers. */
+  concurrency: number;
+  /** The most one exchange may take, from connecting to the last byte (CONFORMANCE_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** The most requests a run sends, retries included (CONFORMANCE_MAX_REQUESTS). */
+  maxRequests: number;
+  /** Retries of a 429, or a 503 with Retry-After, before the request counts as rate-limited (CONFORMANCE_RETRIES). */
+  retries: number;
+  /** The longest Retry-After the run waits out (CONFORMANCE_MAX_RETRY_WAIT_MS). */
+  maxRetryWaitMs: number;
+  /** The largest response body read (CONFORMANCE_MAX_RESPONSE_BYTES). */
+  maxResponseBytes: number;
+  /** The whole run's time budget (CONFORMANCE_RUN_TIMEOUT_MS). */
+  runTimeoutMs: number;
+}
+
+/** Shared by both kinds of target. */
+const COMMON_POLITENESS = {
+  timeoutMs: 10_000,
+  maxRequests: 25_000,
+  retries: 3,
+  maxRetryWaitMs: 30_000,
+  maxResponseBytes: 4 * 1024 * 1024,
+  runTimeoutMs: 30 * 60_000,
+} as const;
+
+/** A deployment (API_BASE_URL set): 5 requests per second, one at a time. */
+export const REMOTE_POLITENESS: Politeness = { ...COMMON_POLITENESS, rps: 5, concurrency: 1 };
+
+/** The embedded reference server: no rate limit, one request in flight per core. */
+export const EMBEDDED_POLITENESS: Politeness = { ...COMMON_POLITENESS, rps: 0, concurrency: 2 };
+
+/** The environment variable of each politeness setting, with its bounds. */
+const POLITENESS_VARIABLES: Record<keyof Politeness, { name: string; min: number; max: number }> = {
+  rps: { name: 'CONFORMANCE_RPS', min: 0, max: 100_000 },
+  concurrency: { name: 'CONFORMANCE_CONCURRENCY', min: 1, max: 64 },
+  timeoutMs: { name: 'CONFORMANCE_TIMEOUT_MS', min: 10, max: 3_600_000 },
+  maxRequests: { name: 'CONFORMANCE_MAX_REQUESTS', min: 1, max: 100_000_000 },
+  retries: { name: 'CONFORMANCE_RETRIES', min: 0, max: 20 },
+  maxRetryWaitMs: { name: 'CONFORMANCE_MAX_RETRY_WAIT_MS', min: 0, max: 3_600_000 },
+  maxResponseBytes: { name: 'CONFORMANCE_MAX_RESPONSE_BYTES', min: 1024, max: 1024 * 1024 * 1024 },
+  runTimeoutMs: { name: 'CONFORMANCE_RUN_TIMEOUT_MS', min: 1000, max: 7 * 24 * 3_600_000 },
+};
+
+/** The politeness settings as environment variables (what global setup hands the workers). */
+export function politenessEnv(p: Politeness): Record<string, string> {
+  return Object.fromEntries(
+    (Object.keys(POLITENESS_VARIABLES) as (keyof Politeness)[]).map((k) => [
+      POLITENESS_VARIABLES[k].name,
+      String(p[k]),
+    ]),
+  );
+}
+
+/** One line: the limits a run keeps, for the start of its output. */
+export function describePoliteness(p: Politeness): string {
+  const time = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+  const MiB = 1024 * 1024;
+  const size =
+    p.maxResponseBytes % MiB === 0 ? `${p.maxResponseBytes / MiB} MiB` : `${p.maxResponseBytes} bytes`;
+  const rate = p.rps > 0 ? `at most ${p.rps} request(s)/s` : 'no rate limit';
+  return (
+    `${rate}, ${p.concurrency} in flight, at most ${p.maxRequests} requests, ` +
+    `${time(p.timeoutMs)} per request, ${p.retries} retries of a 429/503 (waits up to ${time(p.maxRetryWaitMs)}), ` +
+    `bodies up to ${size}, run budget ${time(p.runTimeoutMs)}`
+  );
+}
+
+/**
+ * What the Playwright configuration of the suite needs before global setup runs: one worker per
+ * request in flight, and a test timeout past the run's time budget, so that it is the suite's
+ * own limits that end a check, never Playwright's timeout. A configuration error is left to
+ * global setup (and the CLI) to report: the defaults stand in here.
+ */
+export function suiteLimits(env: Env): { workers: number; testTimeoutMs: number } {
+  let p: Politeness;
+  try {
+    p = parsePoliteness(env, nonEmpty(env.API_BASE_URL) !== undefined);
+  } catch {
+    p = REMOTE_POLITENESS;
+  }
+  return { workers: p.concurrency, testTimeoutMs: p.runTimeoutMs + 60_000 };
+}
+
+/**
+ * Reads the politeness settings: the defaults of the kind of target (a deployment or the
+ * embedded server), each overridable. CONFORMANCE_RPS may be a decimal (0.5: one request every
+ * two seconds); the others are whole numbers.
+ */
+export function parsePoliteness(env: Env, remote: boolean): Politeness {
+  const out: Politeness = { ...(remote ? REMOTE_POLITENESS : EMBEDDED_POLITENESS) };
+  for (const key of Object.keys(POLITENESS_VARIABLES) as (keyof Politeness)[]) {
+    const { name, min, max } = POLITENESS_VARIABLES[key];
+    const value = key === 'rps' ? decimal(env, name, min, max) : integer(env, name, min, max);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
 }
 
 export const DEFAULT_RUNS = 100;
@@ -67,6 +175,16 @@ function integer(env: Env, name: string, min: number, max: number): number | und
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw new ConfigError(`${name} must be between ${min} and ${max}, got ${raw}`);
   }
+  return n;
+}
+
+function decimal(env: Env, name: string, min: number, max: number): number | undefined {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(raw))
+    throw new ConfigError(`${name} must be a number such as 5 or 0.5, got '${raw}'`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${raw}`);
   return n;
 }
 
@@ -131,6 +249,7 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget): SuiteConfig {
   const writableRaw = nonEmpty(env.WRITABLE_COUNTERPARTY_REF);
   const fixture = accountFixture(env);
   const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
+  const politeness = parsePoliteness(env, baseURL !== undefined);
 
   if (baseURL === undefined) {
     return {
@@ -143,6 +262,7 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget): SuiteConfig {
       seed: seedValue ?? drawSeed(),
       seedGiven: seedValue !== undefined,
       runs,
+      politeness,
     };
   }
   const token = nonEmpty(env.API_TOKEN);
@@ -178,5 +298,6 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget): SuiteConfig {
     seed: seedValue ?? drawSeed(),
     seedGiven: seedValue !== undefined,
     runs,
+    politeness,
   };
 }

@@ -11,6 +11,7 @@ import { SCHEMA_VARIANTS } from './schema.ts';
 import type { Variant } from './types.ts';
 
 export type { Variant } from './types.ts';
+export { HOSTILE_VARIANTS } from './hostile.ts';
 
 export const GALLERY: Variant[] = [
   ...REFERENCE_VARIANTS,

@@ -1,4 +1,4 @@
-/** The shape of a faulty variant of the reference server. */
+/** The shape of a faulty variant of the reference server, and of a hostile one. */
 import type { RequirementId } from '../../spec/requirements.ts';
 import type { ReferenceServer } from '../reference.ts';
 
@@ -10,4 +10,47 @@ export interface Variant {
   /** Exactly the requirements the suite reports failed (MUST) or warned (SHOULD) for this variant. */
   trips: RequirementId[];
   create(): ReferenceServer;
+}
+
+/** A server of the gallery: anything that listens on 127.0.0.1 and stops. */
+export interface GalleryServer {
+  /** Listens on 127.0.0.1 (port 0: a free port); resolves the base URL. */
+  start(port?: number): Promise<string>;
+  stop(): Promise<void>;
+  /**
+   * What the server saw that a safe client must never cause (a request, or a bearer token, sent to
+   * the origin a redirect named; a retry sent before Retry-After elapsed); empty: nothing.
+   */
+  violations?(): string[];
+}
+
+/** The limits a run against a hostile variant keeps (see config/config.ts, Politeness). */
+export interface HostileLimits {
+  timeoutMs?: number;
+  retries?: number;
+  maxRetryWaitMs?: number;
+  maxResponseBytes?: number;
+  runTimeoutMs?: number;
+}
+
+/**
+ * A server that is broken or hostile as a network peer (hangs, drops connections, rate-limits,
+ * sends huge, endless or slow bodies, redirects elsewhere) rather than wrong about the interface.
+ * The suite must stay right about what it could judge, report what it could not, and finish in
+ * bounded time.
+ */
+export interface HostileVariant {
+  id: string;
+  fault: string;
+  /** Exactly the requirements reported failed or warned (often none: nothing could be judged). */
+  trips: RequirementId[];
+  /** Exactly the checks reported as unable to complete: these, every check, or all but these. */
+  incomplete: string[] | 'all' | { allBut: string[] };
+  /** What the reason of every incomplete check says. */
+  reason?: RegExp;
+  /** Limits other than the embedded server's for the run against it (short timeouts). */
+  limits?: HostileLimits;
+  /** The most wall time the whole suite may take against it. */
+  maxDurationMs: number;
+  create(): GalleryServer;
 }

@@ -8,9 +8,14 @@ import { runCheck } from '../../checks/engine.ts';
 import { CHECKS, checksIn } from '../../checks/index.ts';
 import type { Check, Finding, TargetConfig } from '../../checks/types.ts';
 import { requirement } from '../../spec/requirements.ts';
-import { targetFromEnv } from './target.ts';
+import { sessionFromEnv, targetFromEnv } from './target.ts';
 
 export const OUTCOME_ATTACHMENT = 'conformance-outcome';
+/**
+ * The outcome of a check that could not complete. It is not attached as OUTCOME_ATTACHMENT, so the
+ * conformance reporter lists the check as incomplete (the gate fails) instead of judging it.
+ */
+export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
 
 export const test = base.extend<{ target: TargetConfig }>({
   target: async ({}, use) => {
@@ -47,8 +52,19 @@ function defineCheck(check: Check): void {
       tag: tags,
       annotation: check.requirements.map((id) => ({ type: 'requirement', description: id })),
     },
-    async ({ request, target }) => {
-      const outcome = await runCheck(check, target, request);
+    async ({ target }) => {
+      const outcome = await runCheck(check, target, sessionFromEnv());
+      if (outcome.incomplete !== undefined) {
+        await test.info().attach(INCOMPLETE_ATTACHMENT, {
+          body: JSON.stringify(outcome),
+          contentType: 'application/json',
+        });
+        const found = outcome.findings.map(formatFinding);
+        throw new Error(
+          `could not complete: ${outcome.incomplete}` +
+            (found.length > 0 ? `\nfound before it stopped:\n${found.join('\n\n')}` : ''),
+        );
+      }
       await test.info().attach(OUTCOME_ATTACHMENT, {
         body: JSON.stringify(outcome),
         contentType: 'application/json',

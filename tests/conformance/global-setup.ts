@@ -1,13 +1,20 @@
 /**
  * Resolves the configuration once for the whole run: starts the embedded reference server when
  * no API_BASE_URL is configured, and fixes the seed (and the account fixture) so every worker
- * generates the same inputs.
+ * generates the same inputs. It also fixes the run's limits for every worker (politeness, a
+ * deadline, a request ledger shared by the workers), prints them, and at the end prints how many
+ * requests the run sent.
  */
-import { loadEnvFile, parseConfig } from '../../config/config.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FullConfig } from '@playwright/test';
+import { FileLedger } from '../../checks/session.ts';
+import { describePoliteness, loadEnvFile, parseConfig, politenessEnv } from '../../config/config.ts';
 import { EMBEDDED_TARGET } from '../../config/embedded.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
 
-export default async function globalSetup(): Promise<() => Promise<void>> {
+export default async function globalSetup(fullConfig: FullConfig): Promise<() => Promise<void>> {
   loadEnvFile();
   const config = parseConfig(process.env, EMBEDDED_TARGET);
   let server: ReferenceServer | undefined;
@@ -27,7 +34,18 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   else process.env.WRITABLE_COUNTERPARTY_REF = config.writableRef;
   if (config.accountFixture === undefined) delete process.env.ACCOUNT_FIXTURE;
   else process.env.ACCOUNT_FIXTURE = JSON.stringify(config.accountFixture);
+  // The limits of the kind of target, fixed for the workers (which see API_BASE_URL set).
+  const politeness = config.politeness;
+  Object.assign(process.env, politenessEnv(politeness));
+  const state = mkdtempSync(join(tmpdir(), 'payflow-run-'));
+  process.env.CONFORMANCE_RUN_STATE = state;
+  process.env.CONFORMANCE_DEADLINE = String(Date.now() + politeness.runTimeoutMs);
+  process.env.CONFORMANCE_PROCESSES = String(Math.max(1, fullConfig.workers));
+  console.log(`Limits: ${describePoliteness(politeness)}`);
   return async () => {
+    const sent = Math.min(FileLedger.count(state), politeness.maxRequests);
+    console.log(`Requests sent: ${sent} (at most ${politeness.maxRequests}, CONFORMANCE_MAX_REQUESTS)`);
+    rmSync(state, { recursive: true, force: true });
     await server?.stop();
   };
 }

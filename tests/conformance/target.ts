@@ -1,8 +1,11 @@
 /**
  * The target of a conformance run, as global setup resolved it into the environment that the
- * workers inherit (API_BASE_URL always set, CONFORMANCE_SEED fixed for the whole run).
+ * workers inherit (API_BASE_URL always set, CONFORMANCE_SEED fixed for the whole run), and the
+ * session every check of this worker sends through: the run's limits, its shared request ledger
+ * (CONFORMANCE_RUN_STATE) and its deadline (CONFORMANCE_DEADLINE).
  */
 import type { TargetConfig } from '../../checks/types.ts';
+import { FileLedger, MemoryLedger, TargetSession } from '../../checks/session.ts';
 import { parseConfig } from '../../config/config.ts';
 
 export function targetFromEnv(env: Record<string, string | undefined> = process.env): TargetConfig {
@@ -19,4 +22,20 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
     seed: config.seed,
     runs: config.runs,
   };
+}
+
+let session: TargetSession | undefined;
+
+/** This worker's session, created once: every check of the worker shares its limits and ledger. */
+export function sessionFromEnv(env: Record<string, string | undefined> = process.env): TargetSession {
+  if (session) return session;
+  const config = parseConfig(env, { token: '', counterpartyRef: '' });
+  const deadline = Number(env.CONFORMANCE_DEADLINE);
+  session = new TargetSession({
+    politeness: config.politeness,
+    ledger: env.CONFORMANCE_RUN_STATE ? new FileLedger(env.CONFORMANCE_RUN_STATE) : new MemoryLedger(),
+    processes: Number(env.CONFORMANCE_PROCESSES) || 1,
+    ...(Number.isFinite(deadline) && deadline > 0 ? { deadline } : {}),
+  });
+  return session;
 }

@@ -39,6 +39,8 @@ async function conformance(env: Record<string, string | undefined>, cwd?: string
     CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
     CONFORMANCE_SEED: '7',
     CONFORMANCE_RUNS: '15',
+    // Targets here are servers of this test on 127.0.0.1: no need for a deployment's rate limit.
+    CONFORMANCE_RPS: '0',
     ...env,
   };
   // An undefined value removes the variable, so a .env file can provide it.
@@ -72,7 +74,12 @@ test('exits 0 against the embedded reference server and writes the report', asyn
   const record = JSON.parse(readFileSync(join(r.reports, 'conformance.json'), 'utf8'));
   expect(record.verdict).toBe('pass');
   expect(record.seed).toBe(7);
-  expect(record.mode).toBe('read-only');
+  // The embedded server is throwaway: its runs write, so every requirement is judged.
+  expect(record.mode).toBe('write');
+  const notPassed = (record.requirements as { id: string; status: string }[])
+    .filter((v) => v.status !== 'passed')
+    .map((v) => `${v.id}: ${v.status}`);
+  expect(notPassed).toEqual([]);
 });
 
 test('exits 1 against a faulty server and names the broken MUST requirement', async () => {
@@ -177,6 +184,16 @@ test('a read-only run sends nothing but GET; a write run does send writes', asyn
     const readOnly = await conformance(env);
     expect(readOnly.code, readOnly.stdout + readOnly.stderr).toBe(0);
     expect([...proxy.methods]).toEqual(['GET']);
+    // The PATCH requirements are reported as skipped, with the reason.
+    const record = JSON.parse(readFileSync(join(readOnly.reports, 'conformance.json'), 'utf8')) as {
+      requirements: { id: string; status: string; reasons: string[] }[];
+    };
+    const patch = record.requirements.filter((r) => r.id.startsWith('patch-'));
+    expect(patch.length).toBeGreaterThan(5);
+    for (const r of patch) {
+      expect(r.status, r.id).toBe('skipped');
+      expect(r.reasons.join(' '), r.id).toMatch(/read-only run: set WRITABLE_COUNTERPARTY_REF/);
+    }
     proxy.methods.clear();
     const writing = await conformance({ ...env, WRITABLE_COUNTERPARTY_REF: WRITABLE_COUNTERPARTY });
     expect(writing.code, writing.stdout + writing.stderr).toBe(0);

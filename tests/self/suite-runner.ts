@@ -2,10 +2,11 @@
  * Runs every check of the suite in-process against a server, through the same engine the
  * Playwright suite uses, and returns the requirement verdicts.
  */
-import { request } from '@playwright/test';
 import { runCheck, verdicts, type Verdict } from '../../checks/engine.ts';
 import { CHECKS } from '../../checks/index.ts';
+import { TargetSession } from '../../checks/session.ts';
 import type { CheckOutcome, TargetConfig } from '../../checks/types.ts';
+import { EMBEDDED_POLITENESS, type Politeness } from '../../config/config.ts';
 
 /** Fixed seed and case count of the self-tests: deterministic, and fast enough for npm test. */
 export const SELF_TEST_SEED = 20261122;
@@ -18,13 +19,30 @@ export interface SuiteRun {
   tripped: string[];
   /** Checks that reported at least one finding. */
   trippedChecks: string[];
+  /** Checks that could not complete, sorted, and why. */
+  incomplete: { check: string; reason: string }[];
+  /** Requests the run sent (retries included), and its wall time. */
+  requests: number;
+  durationMs: number;
 }
 
-export async function runSuite(target: TargetConfig): Promise<SuiteRun> {
-  const api = await request.newContext();
+export interface SuiteOptions {
+  /** Limits other than the embedded server's (short timeouts for the hostile servers). */
+  politeness?: Partial<Politeness>;
+  /** The run's time budget starts when the suite does. */
+  deadline?: boolean;
+}
+
+export async function runSuite(target: TargetConfig, options: SuiteOptions = {}): Promise<SuiteRun> {
+  const politeness = { ...EMBEDDED_POLITENESS, ...options.politeness };
+  const started = performance.now();
+  const session = new TargetSession({
+    politeness,
+    ...(options.deadline ? { deadline: Date.now() + politeness.runTimeoutMs } : {}),
+  });
   try {
     const outcomes: CheckOutcome[] = [];
-    for (const check of CHECKS) outcomes.push(await runCheck(check, target, api));
+    for (const check of CHECKS) outcomes.push(await runCheck(check, target, session));
     const vs = verdicts(outcomes);
     return {
       outcomes,
@@ -34,15 +52,23 @@ export async function runSuite(target: TargetConfig): Promise<SuiteRun> {
         .map((v) => v.id)
         .sort(),
       trippedChecks: outcomes.filter((o) => o.findings.length > 0).map((o) => o.check),
+      incomplete: outcomes
+        .filter((o) => o.incomplete !== undefined)
+        .map((o) => ({ check: o.check, reason: o.incomplete! }))
+        .sort((a, b) => a.check.localeCompare(b.check)),
+      requests: session.ledger.count(),
+      durationMs: performance.now() - started,
     };
   } finally {
-    await api.dispose();
+    session.close();
   }
 }
 
 export function describeTripped(run: SuiteRun): string {
-  return run.verdicts
-    .filter((v) => v.findings.length > 0)
-    .map((v) => `${v.id}: ${v.findings[0]!.message} | received ${v.findings[0]!.received.split('\n')[0]}`)
-    .join('\n');
+  return [
+    ...run.verdicts
+      .filter((v) => v.findings.length > 0)
+      .map((v) => `${v.id}: ${v.findings[0]!.message} | received ${v.findings[0]!.received.split('\n')[0]}`),
+    ...run.incomplete.map((i) => `${i.check} could not complete: ${i.reason}`),
+  ].join('\n');
 }

@@ -1,0 +1,323 @@
+/**
+ * npm run bench: how fast the suite is on this machine, and what it costs next to the server.
+ *
+ *   1. A full conformance run (`npm run conformance`, the embedded reference server, 100 cases per
+ *      property, a fixed seed): wall time, peak memory of its process tree (the CLI, Playwright's
+ *      runner with the embedded server, the workers), requests sent and requests per second.
+ *   2. The same reference server alone in a process, loaded by autocannon with a mix of the GETs
+ *      the suite sends most (200, 404, 400, 401): its raw request rate, and the suite's rate as a
+ *      share of it. Then the same mix one request at a time, from autocannon and from the suite's
+ *      own HTTP client: the difference is what the suite's HTTP layer adds to each request. And
+ *      every check once more, in this process (warm: after one run to load and compile), against
+ *      that server in its own process: the suite's own time per request, judging included.
+ *   3. The whole gallery (tests/self/gallery.spec.ts: every faulty variant, the whole suite each)
+ *      and the hostile gallery (tests/self/hostile.spec.ts): wall time.
+ *
+ * Not part of npm test. Figures are of this machine and whatever else runs on it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon, { type Result } from 'autocannon';
+import { runCheck } from '../checks/engine.ts';
+import { HttpClient } from '../checks/http.ts';
+import { CHECKS } from '../checks/index.ts';
+import { TargetSession } from '../checks/session.ts';
+import { DEFAULT_ACCOUNT_FIXTURE } from '../generators/account-fixture.ts';
+import { EMBEDDED_POLITENESS } from '../config/config.ts';
+import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../servers/reference.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
+const SEED = '20261122';
+const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
+
+/** The resident memory of a process tree, sampled: the largest sum seen, in bytes (Linux /proc). */
+class TreeMemory {
+  peak = 0;
+  private timer: NodeJS.Timeout | undefined;
+  readonly supported = process.platform === 'linux';
+
+  constructor(private readonly root: number) {}
+
+  start(everyMs = 50): void {
+    if (!this.supported) return;
+    this.sample();
+    this.timer = setInterval(() => this.sample(), everyMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    const parent = new Map<number, number>();
+    const rss = new Map<number, number>();
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        // Fields after the command (which may hold spaces): state, ppid, ...
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        parent.set(Number(name), Number(fields[1]));
+        const pages = Number(readFileSync(`/proc/${name}/statm`, 'utf8').split(' ')[1]);
+        rss.set(Number(name), pages * 4096);
+      } catch {
+        // The process ended between the listing and the read.
+      }
+    }
+    let total = 0;
+    for (const [pid, bytes] of rss) {
+      for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) {
+        if (p === this.root) {
+          total += bytes;
+          break;
+        }
+      }
+    }
+    this.peak = Math.max(this.peak, total);
+  }
+}
+
+interface Timed {
+  code: number;
+  ms: number;
+  stdout: string;
+  peakBytes?: number;
+}
+
+/** Runs a command to its end, with its output kept, its wall time and its tree's peak memory. */
+function run(args: string[], env: NodeJS.ProcessEnv, measureMemory = false): Promise<Timed> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const memory = measureMemory ? new TreeMemory(child.pid!) : undefined;
+    memory?.start();
+    let stdout = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.on('close', (code) => {
+      memory?.stop();
+      resolve({
+        code: code ?? -1,
+        ms: performance.now() - started,
+        stdout,
+        ...(memory?.supported ? { peakBytes: memory.peak } : {}),
+      });
+    });
+  });
+}
+
+/** Starts the reference server in its own process; resolves its URL and the process. */
+function startServer(): Promise<{ url: string; child: ChildProcess }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TSX, join(ROOT, 'bench', 'serve-reference.ts')], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve({ url: m[1]!, child });
+    });
+    child.on('exit', (code) => reject(new Error(`the reference server exited (${code})`)));
+  });
+}
+
+/** Requests per second of the suite's own HTTP client, one at a time, cycling through `mix`. */
+async function suiteClientRate(
+  baseURL: string,
+  mix: { path: string; headers: Record<string, string> }[],
+  forMs: number,
+): Promise<number> {
+  const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
+  const http = new HttpClient(session, { baseURL, token: REFERENCE_TOKEN, allowWrites: false });
+  try {
+    const started = performance.now();
+    let n = 0;
+    while (performance.now() - started < forMs) {
+      const m = mix[n % mix.length]!;
+      await http.send({ method: 'GET', path: m.path, auth: m.headers.Authorization ? 'token' : 'none' });
+      n++;
+    }
+    return n / ((performance.now() - started) / 1000);
+  } finally {
+    session.close();
+  }
+}
+
+/** Every check of the suite once, in this process, against `baseURL`: requests and wall time. */
+async function allChecks(baseURL: string): Promise<{ requests: number; ms: number }> {
+  const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
+  const target = {
+    baseURL,
+    token: REFERENCE_TOKEN,
+    counterpartyRef: REFERENCE_COUNTERPARTY,
+    writableRef: WRITABLE_COUNTERPARTY,
+    accountFixture: DEFAULT_ACCOUNT_FIXTURE,
+    seed: Number(SEED),
+    runs: 100,
+  };
+  try {
+    const started = performance.now();
+    for (const check of CHECKS) await runCheck(check, target, session);
+    return { requests: session.ledger.count(), ms: performance.now() - started };
+  } finally {
+    session.close();
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function mib(bytes: number | undefined): string {
+  return bytes === undefined ? 'n/a (no /proc)' : `${Math.round(bytes / (1024 * 1024))} MiB`;
+}
+
+function table(rows: [string, string][]): string {
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');
+}
+
+async function main(): Promise<void> {
+  const cpu = cpus();
+  const started = new Date();
+  console.log(
+    `payflow-conformance benchmark, ${started.toISOString().slice(0, 10)}: ${cpu.length} core(s) ` +
+      `(${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}`,
+  );
+
+  // 1. A full conformance run against the embedded server.
+  const work = mkdtempSync(join(tmpdir(), 'payflow-bench-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CONFORMANCE_SEED: SEED,
+    CONFORMANCE_REPORTS_DIR: join(work, 'reports'),
+    CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
+  };
+  for (const name of ['API_BASE_URL', 'API_TOKEN', 'COUNTERPARTY_REF', 'CONFORMANCE_RUNS']) delete env[name];
+  console.log('running: npm run conformance (embedded reference server) ...');
+  const conformance = await run([TSX, join(ROOT, 'bin', 'conformance.ts')], env, true);
+  let requests = Number(/Requests sent: (\d+)/.exec(conformance.stdout)?.[1] ?? Number.NaN);
+  let suiteMs = Number.NaN;
+  let verdict = 'unknown';
+  try {
+    const record = JSON.parse(readFileSync(join(work, 'reports', 'conformance.json'), 'utf8')) as {
+      requests: number;
+      durationMs: number;
+      verdict: string;
+      runs: number;
+    };
+    if (Number.isNaN(requests)) requests = record.requests;
+    suiteMs = record.durationMs;
+    verdict = `${record.verdict}, ${record.runs} cases per property`;
+  } catch {
+    verdict = `no report (exit ${conformance.code})`;
+  }
+  rmSync(work, { recursive: true, force: true });
+  if (conformance.code !== 0) console.log(conformance.stdout.split('\n').slice(-15).join('\n'));
+
+  // 2. The server's raw rate under a load generator, on the same machine, now.
+  console.log(`running: autocannon against the reference server alone (${LOAD_SECONDS} s) ...`);
+  const server = await startServer();
+  const auth = { Authorization: `Bearer ${REFERENCE_TOKEN}` };
+  const mix: { method: string; path: string; headers: Record<string, string> }[] = [
+    { method: 'GET', path: `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`, headers: auth },
+    { method: 'GET', path: '/api/v1/counterparties/unknown-reference-0001', headers: auth },
+    { method: 'GET', path: '/api/v1/counterparties/a', headers: auth },
+    { method: 'GET', path: `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`, headers: {} },
+  ];
+  const rate = (result: Result): number =>
+    (result.requests.total ?? result.requests.average * result.duration) / result.duration;
+  let raw: { rate: number; errors: number } = { rate: Number.NaN, errors: 0 };
+  let serialAutocannon = Number.NaN;
+  let serialSuite = Number.NaN;
+  let warm = { requests: 0, ms: Number.NaN };
+  try {
+    const result = await autocannon({
+      url: server.url,
+      connections: 10,
+      duration: LOAD_SECONDS,
+      requests: mix,
+    });
+    raw = { rate: rate(result), errors: result.errors };
+    console.log(`running: the same mix one at a time, from autocannon and from the suite's client ...`);
+    const serial = await autocannon({
+      url: server.url,
+      connections: 1,
+      duration: LOAD_SECONDS,
+      requests: mix,
+    });
+    serialAutocannon = rate(serial);
+    serialSuite = await suiteClientRate(server.url, mix, LOAD_SECONDS * 1000);
+    console.log('running: every check in this process against that server (warm) ...');
+    await allChecks(server.url);
+    warm = await allChecks(server.url);
+  } finally {
+    server.child.stdin!.end();
+    server.child.kill('SIGTERM');
+  }
+
+  // 3. The galleries.
+  const self = ['test', '--config', join(ROOT, 'playwright.self.config.ts'), '--reporter=dot'];
+  console.log('running: the gallery (tests/self/gallery.spec.ts) ...');
+  const gallery = await run([PLAYWRIGHT, ...self, 'tests/self/gallery.spec.ts'], process.env);
+  const galleryCount = /(\d+) passed/.exec(gallery.stdout)?.[1] ?? '?';
+  console.log('running: the hostile gallery (tests/self/hostile.spec.ts) ...');
+  const hostile = await run([PLAYWRIGHT, ...self, 'tests/self/hostile.spec.ts'], process.env);
+  const hostileCount = /(\d+) passed/.exec(hostile.stdout)?.[1] ?? '?';
+
+  const suiteRate = requests / (suiteMs / 1000);
+  const wallRate = requests / (conformance.ms / 1000);
+  const workers = 2;
+  console.log('');
+  console.log(
+    table([
+      [
+        'full conformance run, wall (CLI to exit)',
+        `${seconds(conformance.ms)} (exit ${conformance.code}; ${verdict})`,
+      ],
+      ['  of which the Playwright suite', seconds(suiteMs)],
+      ['peak memory (RSS of the whole process tree)', mib(conformance.peakBytes)],
+      ['requests sent', String(requests)],
+      [
+        'requests per second',
+        `${suiteRate.toFixed(0)}/s in the suite, ${wallRate.toFixed(0)}/s over the wall time`,
+      ],
+      [
+        'reference server alone, autocannon',
+        `${raw.rate.toFixed(0)}/s (10 connections, ${LOAD_SECONDS} s, GET mix 200/404/400/401${raw.errors ? `, ${raw.errors} errors` : ''})`,
+      ],
+      ['suite rate / raw rate', `${((100 * suiteRate) / raw.rate).toFixed(1)} %`],
+      [
+        'time per request: suite vs server',
+        `${((workers * suiteMs) / requests).toFixed(2)} ms per request per worker (checks, generators, judging, HTTP) vs ${(1000 / raw.rate).toFixed(2)} ms of server time`,
+      ],
+      [
+        'every check, warm, one process',
+        `${warm.requests} requests in ${seconds(warm.ms)}: ${(warm.ms / warm.requests).toFixed(3)} ms per request (the server in its own process)`,
+      ],
+      [
+        'one request at a time, same mix',
+        `autocannon ${(1000 / serialAutocannon).toFixed(3)} ms, the suite's HTTP client ${(1000 / serialSuite).toFixed(3)} ms: ` +
+          `${(1000 / serialSuite - 1000 / serialAutocannon).toFixed(3)} ms added per request`,
+      ],
+      ['gallery, wall', `${seconds(gallery.ms)} (${galleryCount} tests passed, exit ${gallery.code})`],
+      [
+        'hostile gallery, wall',
+        `${seconds(hostile.ms)} (${hostileCount} tests passed, exit ${hostile.code})`,
+      ],
+    ]),
+  );
+  if (conformance.code !== 0 || gallery.code !== 0 || hostile.code !== 0) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

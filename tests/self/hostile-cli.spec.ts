@@ -1,0 +1,226 @@
+/**
+ * `npm run conformance` end to end against a hostile target and with the run's limits: a server
+ * that stops answering mid-run still yields a full report and exit 1 in bounded time; the request
+ * budget stops the run; the rate and concurrency limits hold across the suite's workers; and a
+ * bad limit is a one-line error (exit 2) before any request is sent.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { hangsAfter } from '../../servers/gallery/hostile.ts';
+import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, ReferenceServer } from '../../servers/reference.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  reports: string;
+  ms: number;
+}
+
+async function conformance(env: Record<string, string>): Promise<CliResult> {
+  const work = mkdtempSync(join(tmpdir(), 'payflow-hostile-cli-'));
+  const reports = join(work, 'reports');
+  const started = performance.now();
+  const child = spawn(process.execPath, [TSX, join(ROOT, 'bin', 'conformance.ts')], {
+    cwd: work,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? work,
+      CONFORMANCE_REPORTS_DIR: reports,
+      CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
+      CONFORMANCE_SEED: '7',
+      CONFORMANCE_RUNS: '3',
+      ...env,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)));
+  return { code, stdout, stderr, reports, ms: performance.now() - started };
+}
+
+/** A proxy before `target` that records when each request arrived and how many were in flight. */
+async function recordingProxy(target: string): Promise<{
+  url: string;
+  arrivals: number[];
+  methods: Set<string>;
+  maxInFlight: () => number;
+  close: () => Promise<void>;
+}> {
+  const arrivals: number[] = [];
+  const methods = new Set<string>();
+  let inFlight = 0;
+  let max = 0;
+  const server: Server = createServer((req, res) => {
+    arrivals.push(performance.now());
+    methods.add(req.method ?? '?');
+    inFlight++;
+    max = Math.max(max, inFlight);
+    res.on('close', () => inFlight--);
+    if (!target) {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{}');
+      return;
+    }
+    const upstream = httpRequest(
+      `${target}${req.url}`,
+      { method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    arrivals,
+    methods,
+    maxInFlight: () => max,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const TARGET = { API_TOKEN: REFERENCE_TOKEN, COUNTERPARTY_REF: REFERENCE_COUNTERPARTY };
+
+interface RecordShape {
+  verdict: string;
+  incomplete: { test: string; error: string }[];
+  requirements: { id: string; status: string }[];
+}
+
+function record(r: CliResult): RecordShape {
+  const path = join(r.reports, 'conformance.json');
+  expect(existsSync(path), `no report was written\n${r.stdout}${r.stderr}`).toBe(true);
+  return JSON.parse(readFileSync(path, 'utf8')) as RecordShape;
+}
+
+test('a server that stops answering mid-run: a full report, exit 1, in bounded time', async () => {
+  test.setTimeout(150_000);
+  // The first request (the CLI's reachability check) is answered; everything after it hangs.
+  const server = hangsAfter(1);
+  const baseURL = await server.start();
+  try {
+    const r = await conformance({
+      ...TARGET,
+      API_BASE_URL: baseURL,
+      CONFORMANCE_TIMEOUT_MS: '500',
+      CONFORMANCE_CONCURRENCY: '2',
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    // Three timeouts in a row open the circuit for both workers; the rest of the run sends nothing
+    // (a fourth may have left from the other worker meanwhile).
+    expect(r.stdout).toMatch(/Requests sent: [34] /);
+    // Without the circuit breaker it would be a timeout per request: well over ten minutes.
+    expect(r.ms).toBeLessThan(90_000);
+    const rec = record(r);
+    expect(rec.verdict).toBe('fail');
+    expect(rec.incomplete.length).toBeGreaterThanOrEqual(8);
+    for (const i of rec.incomplete)
+      expect(i.error).toMatch(/could not complete: .*(no complete answer|target unreachable)/);
+    // Nothing the suite could not judge is reported failed.
+    expect(rec.requirements.filter((q) => q.status === 'failed')).toEqual([]);
+    expect(r.stdout).not.toContain(REFERENCE_TOKEN);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('the request budget stops the run and is reported', async () => {
+  const reference = new ReferenceServer();
+  const proxy = await recordingProxy(await reference.start(0));
+  try {
+    const r = await conformance({
+      ...TARGET,
+      API_BASE_URL: proxy.url,
+      CONFORMANCE_MAX_REQUESTS: '40',
+      CONFORMANCE_RPS: '0',
+      CONFORMANCE_CONCURRENCY: '2',
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain('Requests sent: 40 (at most 40, CONFORMANCE_MAX_REQUESTS)');
+    // The suite's 40 from both workers, and the CLI's reachability check.
+    expect(proxy.arrivals.length).toBe(41);
+    const rec = record(r);
+    expect(
+      rec.incomplete.some((i) => /request budget of 40 \(CONFORMANCE_MAX_REQUESTS\)/.test(i.error)),
+    ).toBe(true);
+    expect(rec.requirements.filter((q) => q.status === 'failed')).toEqual([]);
+  } finally {
+    await proxy.close();
+    await reference.stop();
+  }
+});
+
+test('the rate and concurrency limits hold across the workers of a run', async () => {
+  const reference = new ReferenceServer();
+  const proxy = await recordingProxy(await reference.start(0));
+  try {
+    const r = await conformance({
+      ...TARGET,
+      API_BASE_URL: proxy.url,
+      CONFORMANCE_RPS: '60',
+      CONFORMANCE_CONCURRENCY: '2',
+      CONFORMANCE_RUNS: '20',
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Running \d+ tests using 2 workers/);
+    expect(r.stdout).toMatch(/Limits: at most 60 request\(s\)\/s, 2 in flight/);
+    expect(proxy.maxInFlight()).toBeLessThanOrEqual(2);
+    // No second holds more than 60 requests (and the reachability check, and a little jitter).
+    const t = proxy.arrivals;
+    let most = 0;
+    for (let i = 0, j = 0; i < t.length; i++) {
+      while (t[i]! - t[j]! >= 1000) j++;
+      most = Math.max(most, i - j + 1);
+    }
+    expect(t.length).toBeGreaterThan(100);
+    expect(most).toBeLessThanOrEqual(63);
+    // A read-only run: nothing but GET reached the target.
+    expect([...proxy.methods]).toEqual(['GET']);
+  } finally {
+    await proxy.close();
+    await reference.stop();
+  }
+});
+
+const badLimits: [string, Record<string, string>, RegExp][] = [
+  ['a rate that is not a number', { CONFORMANCE_RPS: 'fast' }, /CONFORMANCE_RPS must be a number/],
+  [
+    'a timeout with a unit',
+    { CONFORMANCE_TIMEOUT_MS: '10s' },
+    /CONFORMANCE_TIMEOUT_MS must be a whole number/,
+  ],
+  ['no concurrency', { CONFORMANCE_CONCURRENCY: '0' }, /CONFORMANCE_CONCURRENCY must be between 1/],
+  ['an unreadable fixture file', { ACCOUNT_FIXTURE: 'missing/account.json' }, /ACCOUNT_FIXTURE: cannot read/],
+];
+for (const [name, env, message] of badLimits) {
+  test(`exits 2 with one line before any request: ${name}`, async () => {
+    const target = await recordingProxy('');
+    try {
+      const r = await conformance({ ...TARGET, API_BASE_URL: target.url, ...env });
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(target.arrivals).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+}

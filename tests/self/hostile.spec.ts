@@ -1,0 +1,81 @@
+/**
+ * The hostile gallery: servers that hang, drop connections, drip or flood bodies, redirect to
+ * another origin, answer as a gateway's HTML 502 or rate-limit. Against each, the suite (the same
+ * engine as `npm run conformance`) reports exactly the requirements a real wrong answer breaks,
+ * exactly the checks that could not complete and why, finishes within the variant's bound, and
+ * causes nothing the server counts as a violation (a request sent to the origin a redirect
+ * named, a retry before Retry-After elapsed).
+ */
+import { expect, test } from '@playwright/test';
+import { CHECKS } from '../../checks/index.ts';
+import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
+import type { HostileVariant } from '../../servers/gallery/types.ts';
+import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
+import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
+import { describeTripped, runSuite, SELF_TEST_RUNS, SELF_TEST_SEED } from './suite-runner.ts';
+
+function expectedIncomplete(v: HostileVariant): string[] {
+  const all = CHECKS.map((c) => c.id);
+  if (v.incomplete === 'all') return all.sort();
+  if (Array.isArray(v.incomplete)) return [...v.incomplete].sort();
+  const but = v.incomplete.allBut;
+  return all.filter((id) => !but.includes(id)).sort();
+}
+
+test('hostile variants have unique ids, a fault and a bound', () => {
+  expect(HOSTILE_VARIANTS.length).toBeGreaterThanOrEqual(10);
+  expect(new Set(HOSTILE_VARIANTS.map((v) => v.id)).size).toBe(HOSTILE_VARIANTS.length);
+  for (const v of HOSTILE_VARIANTS) {
+    expect(v.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+    expect(v.fault.trim()).not.toBe('');
+    expect(v.maxDurationMs).toBeGreaterThan(0);
+  }
+});
+
+test.describe('hostile servers', () => {
+  for (const variant of HOSTILE_VARIANTS) {
+    test(`${variant.id}: ${variant.fault}`, async () => {
+      const server = variant.create();
+      const baseURL = await server.start(0);
+      let run;
+      try {
+        run = await runSuite(
+          {
+            baseURL,
+            token: REFERENCE_TOKEN,
+            counterpartyRef: REFERENCE_COUNTERPARTY,
+            writableRef: WRITABLE_COUNTERPARTY,
+            accountFixture: DEFAULT_ACCOUNT_FIXTURE,
+            seed: SELF_TEST_SEED,
+            runs: SELF_TEST_RUNS,
+          },
+          { politeness: variant.limits ?? {}, deadline: true },
+        );
+      } finally {
+        await server.stop();
+      }
+      const summary = describeTripped(run);
+      expect(run.tripped, summary).toEqual([...variant.trips].sort());
+      expect(
+        run.incomplete.map((i) => i.check),
+        summary,
+      ).toEqual(expectedIncomplete(variant));
+      for (const i of run.incomplete) {
+        expect(i.reason, i.check).toMatch(variant.reason ?? /./);
+        expect(i.reason, 'one line').not.toContain('\n');
+        expect(i.reason, 'the token never appears').not.toContain(REFERENCE_TOKEN);
+      }
+      expect(run.durationMs, `the run took ${Math.round(run.durationMs)} ms`).toBeLessThan(
+        variant.maxDurationMs,
+      );
+      expect(server.violations?.() ?? []).toEqual([]);
+      // A requirement the check could not judge is never reported passed on its account.
+      for (const v of run.verdicts.filter((x) => x.status === 'passed')) {
+        const judgedBy = run.outcomes.filter(
+          (o) => o.requirements.includes(v.id) && o.status === 'ran' && o.incomplete === undefined,
+        );
+        if (v.id !== 'no-server-error') expect(judgedBy.length, v.id).toBeGreaterThan(0);
+      }
+    });
+  }
+});
