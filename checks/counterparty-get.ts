@@ -1,23 +1,15 @@
 /** Checks of GET /api/v1/counterparties/{ref} for the configured, existing counterparty. */
 import { counterpartyPath } from './paths.ts';
 import { describeResponse } from './http.ts';
-import { checkCounterpartyResponse } from './counterparty.ts';
-import { checkLifecycleHeaders } from './lifecycle-headers.ts';
+import { COUNTERPARTY_RESPONSE_REQUIREMENTS, checkCounterpartyResponse } from './counterparty.ts';
+import { LIFECYCLE_REQUIREMENTS, checkLifecycleHeaders } from './lifecycle-headers.ts';
 import type { Check } from './types.ts';
 
 export const knownCounterpartyConforms: Check = {
   id: 'known-counterparty-conforms',
   title:
     'the known counterparty answers 200 with a JSON body valid against the schema, for the reference asked',
-  requirements: [
-    'get-known-counterparty-200',
-    'counterparty-json',
-    'counterparty-reference-echo',
-    'counterparty-schema',
-    'timestamp-format',
-    'address-schema',
-    'account-schema',
-  ],
+  requirements: ['get-known-counterparty-200', ...COUNTERPARTY_RESPONSE_REQUIREMENTS],
   group: 'counterparty-get',
   access: 'read',
   async run(ctx) {
@@ -53,12 +45,7 @@ export const knownCounterpartyConforms: Check = {
 export const lifecycleHeadersConform: Check = {
   id: 'lifecycle-headers-conform',
   title: 'Deprecation and Sunset headers, where sent, are dates in order (RFC 9745, RFC 8594)',
-  requirements: [
-    'sunset-date-time',
-    'sunset-document-format',
-    'sunset-not-before-deprecation',
-    'deprecation-structured-date',
-  ],
+  requirements: [...LIFECYCLE_REQUIREMENTS],
   group: 'counterparty-get',
   access: 'read',
   async run(ctx) {

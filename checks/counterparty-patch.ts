@@ -22,9 +22,9 @@ import {
 } from '../generators/patch-body.ts';
 import { spec } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
-import { checkCounterpartyResponse } from './counterparty.ts';
+import { COUNTERPARTY_RESPONSE_REQUIREMENTS, checkCounterpartyResponse } from './counterparty.ts';
 import { describeResponse, type Exchange, type HttpRequest } from './http.ts';
-import { checkLifecycleHeaders } from './lifecycle-headers.ts';
+import { LIFECYCLE_REQUIREMENTS, checkLifecycleHeaders } from './lifecycle-headers.ts';
 import { counterpartyPath } from './paths.ts';
 import { collect, runProperty, type Violation } from './property.ts';
 import type { Check, CheckContext } from './types.ts';
@@ -81,20 +81,7 @@ const REQUIRED_ACCOUNT_FIELDS = spec().schema('CounterpartyAccount').required ??
 /** What a new account must carry as sent (accountIdentifier may be masked: not shown, §2.3). */
 const SENT_ACCOUNT_FIELDS = ['accountType', 'accountCategory', 'name', 'country', 'currency'];
 
-const SCHEMA_REQUIREMENTS = [
-  'counterparty-json',
-  'counterparty-reference-echo',
-  'counterparty-schema',
-  'timestamp-format',
-  'address-schema',
-  'account-schema',
-] as const;
-const LIFECYCLE_REQUIREMENTS = [
-  'sunset-date-time',
-  'sunset-document-format',
-  'sunset-not-before-deprecation',
-  'deprecation-structured-date',
-] as const;
+const SCHEMA_REQUIREMENTS = COUNTERPARTY_RESPONSE_REQUIREMENTS;
 const UPDATE_REQUIREMENTS = [
   'patch-valid-accepted',
   'patch-persisted',

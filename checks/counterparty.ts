@@ -9,6 +9,16 @@ import type { RequirementId } from '../spec/requirements.ts';
 import { describeResponse, type Exchange } from './http.ts';
 import type { ViolationSink } from './types.ts';
 
+/** The requirements a returned counterparty is judged on, wherever it is returned (GET, PATCH). */
+export const COUNTERPARTY_RESPONSE_REQUIREMENTS = [
+  'counterparty-json',
+  'counterparty-reference-echo',
+  'counterparty-schema',
+  'timestamp-format',
+  'address-schema',
+  'account-schema',
+] as const satisfies readonly RequirementId[];
+
 export function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
   const type = value.split(';')[0]!.trim().toLowerCase();

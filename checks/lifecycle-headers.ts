@@ -3,8 +3,17 @@
  * checked on every counterparty response that carries them.
  */
 import { spec } from '../spec/index.ts';
+import type { RequirementId } from '../spec/requirements.ts';
 import type { Exchange } from './http.ts';
 import type { ViolationSink } from './types.ts';
+
+/** The requirements of the Deprecation and Sunset headers, wherever they are sent. */
+export const LIFECYCLE_REQUIREMENTS = [
+  'sunset-date-time',
+  'sunset-document-format',
+  'sunset-not-before-deprecation',
+  'deprecation-structured-date',
+] as const satisfies readonly RequirementId[];
 
 const IMF_FIXDATE =
   /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;

@@ -57,6 +57,20 @@ function refusing(refuses: (body: CounterpartyPatch) => string | undefined): () 
     })();
 }
 
+/** A server that stores accounts added by a patch without `field` (and stores them unchecked). */
+function droppingFromNewAccounts(field: string): () => ReferenceServer {
+  return () =>
+    new (class extends ReferenceServer {
+      protected override resultProblems(): SchemaProblem[] {
+        return [];
+      }
+      protected override newAccount(item: Record<string, unknown>, now: string): CounterpartyAccount {
+        const { [field]: _dropped, ...account } = super.newAccount(item, now);
+        return account as CounterpartyAccount;
+      }
+    })();
+}
+
 const upper = (v: unknown): unknown => (typeof v === 'string' ? v.toUpperCase() : v);
 const remarksOf = (b: CounterpartyPatch): string | undefined => b.counterpartyDetails?.remarks;
 const COUNTRIES = spec().schema('Country').enum ?? [];
@@ -524,28 +538,13 @@ export const PATCH_VARIANTS: Variant[] = [
     id: 'patch-new-account-no-created-at',
     fault: 'Accounts added by a patch are stored without createdAt, a required field of an account.',
     trips: ['account-schema'],
-    create: () =>
-      new (class extends ReferenceServer {
-        protected override resultProblems(): SchemaProblem[] {
-          return [];
-        }
-        protected override newAccount(item: Record<string, unknown>, now: string): CounterpartyAccount {
-          const { createdAt: _dropped, ...account } = super.newAccount(item, now);
-          return account as CounterpartyAccount;
-        }
-      })(),
+    create: droppingFromNewAccounts('createdAt'),
   },
   {
     id: 'patch-account-currency-dropped',
     fault: 'Accounts added by a patch lose the currency sent (the column is not mapped).',
     trips: ['patch-accounts-appended'],
-    create: () =>
-      new (class extends ReferenceServer {
-        protected override newAccount(item: Record<string, unknown>, now: string): CounterpartyAccount {
-          const { currency: _dropped, ...account } = super.newAccount(item, now);
-          return account as CounterpartyAccount;
-        }
-      })(),
+    create: droppingFromNewAccounts('currency'),
   },
   {
     id: 'patch-upsert',
