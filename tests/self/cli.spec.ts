@@ -2,10 +2,8 @@
  * `npm run conformance` end to end: exit 0 on the reference server, 1 on a faulty one (naming
  * the requirement), 2 with one line on a configuration error, and a read-only run sends only GET.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { GALLERY } from '../../servers/gallery/index.ts';
@@ -16,47 +14,16 @@ import {
   WRITABLE_COUNTERPARTY,
 } from '../../servers/reference.ts';
 import { requirement } from '../../spec/requirements.ts';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+import { recordingProxy, runCli, type CliRun } from './cli-fixtures.ts';
 
 test.describe.configure({ mode: 'serial' });
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  reports: string;
-}
-
-async function conformance(env: Record<string, string | undefined>, cwd?: string): Promise<CliResult> {
-  const work = mkdtempSync(join(tmpdir(), 'payflow-cli-'));
-  const reports = join(work, 'reports');
-  const merged: Record<string, string | undefined> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? work,
-    CONFORMANCE_REPORTS_DIR: reports,
-    CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
-    CONFORMANCE_SEED: '7',
-    CONFORMANCE_RUNS: '15',
-    // Targets here are servers of this test on 127.0.0.1: no need for a deployment's rate limit.
-    CONFORMANCE_RPS: '0',
-    ...env,
-  };
-  // An undefined value removes the variable, so a .env file can provide it.
-  const childEnv = Object.fromEntries(
-    Object.entries(merged).filter((e): e is [string, string] => e[1] !== undefined),
+/** The CLI in a temporary directory (seed 7, 15 cases per property, no rate limit); `dotenv` is written there as .env. */
+function conformance(env: Record<string, string | undefined>, dotenv?: string): Promise<CliRun> {
+  return runCli(
+    env,
+    dotenv === undefined ? {} : { setup: (work) => writeFileSync(join(work, '.env'), dotenv) },
   );
-  const child = spawn(process.execPath, [TSX, join(ROOT, 'bin', 'conformance.ts')], {
-    cwd: cwd ?? work,
-    env: childEnv,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)));
-  return { code, stdout, stderr, reports };
 }
 
 async function listen(server: Server): Promise<string> {
@@ -114,15 +81,7 @@ const configErrors: [string, Record<string, string>, RegExp][] = [
 ];
 for (const [name, env, message] of configErrors) {
   test(`exits 2 with one line on a configuration error: ${name}`, async () => {
-    const r =
-      name === 'unknown argument'
-        ? await new Promise<CliResult>((resolve) => {
-            const child = spawn(process.execPath, [TSX, join(ROOT, 'bin', 'conformance.ts'), '--bogus']);
-            let stderr = '';
-            child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-            child.on('exit', (c) => resolve({ code: c ?? -1, stdout: '', stderr, reports: '' }));
-          })
-        : await conformance(env);
+    const r = name === 'unknown argument' ? await runCli(env, { args: ['--bogus'] }) : await conformance(env);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -140,36 +99,14 @@ test('exits 2 when the target cannot be reached', async () => {
 });
 
 test('reads .env from the working directory; the real environment wins', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'payflow-env-'));
-  writeFileSync(join(dir, '.env'), 'CONFORMANCE_RUNS=not-a-number\n');
-  const fromFile = await conformance({ CONFORMANCE_RUNS: undefined }, dir);
+  const dotenv = 'CONFORMANCE_RUNS=not-a-number\n';
+  const fromFile = await conformance({ CONFORMANCE_RUNS: undefined }, dotenv);
   expect(fromFile.code).toBe(2);
   expect(fromFile.stderr).toMatch(/CONFORMANCE_RUNS must be a whole number, got 'not-a-number'/);
-  const fromEnv = await conformance({ CONFORMANCE_RUNS: 'from-env' }, dir);
+  const fromEnv = await conformance({ CONFORMANCE_RUNS: 'from-env' }, dotenv);
   expect(fromEnv.code).toBe(2);
   expect(fromEnv.stderr).toMatch(/got 'from-env'/);
 });
-
-/** A proxy in front of the reference server that records every method it forwards. */
-async function recordingProxy(
-  target: string,
-): Promise<{ url: string; methods: Set<string>; close: () => Promise<void> }> {
-  const methods = new Set<string>();
-  const server = createServer((req, res) => {
-    methods.add(req.method ?? '?');
-    const upstream = httpRequest(
-      `${target}${req.url}`,
-      { method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    req.pipe(upstream);
-  });
-  const url = await listen(server);
-  return { url, methods, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 test('a read-only run sends nothing but GET; a write run does send writes', async () => {
   const reference = new ReferenceServer();

@@ -8,29 +8,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { GALLERY } from '../../servers/gallery/index.ts';
-import {
-  REFERENCE_COUNTERPARTY,
-  REFERENCE_TOKEN,
-  ReferenceServer,
-  WRITABLE_COUNTERPARTY,
-} from '../../servers/reference.ts';
-import type { TargetConfig } from '../../checks/types.ts';
-import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
-import { describeTripped, runSuite, SELF_TEST_RUNS, SELF_TEST_SEED } from './suite-runner.ts';
+import { ReferenceServer } from '../../servers/reference.ts';
+import { describeTripped, galleryTarget, runSuite } from './suite-runner.ts';
 
 export const GALLERY_RESULTS = join('test-results', 'gallery-results');
-
-function target(baseURL: string): TargetConfig {
-  return {
-    baseURL,
-    token: REFERENCE_TOKEN,
-    counterpartyRef: REFERENCE_COUNTERPARTY,
-    writableRef: WRITABLE_COUNTERPARTY,
-    accountFixture: DEFAULT_ACCOUNT_FIXTURE,
-    seed: SELF_TEST_SEED,
-    runs: SELF_TEST_RUNS,
-  };
-}
 
 async function withServer<T>(server: ReferenceServer, fn: (baseURL: string) => Promise<T>): Promise<T> {
   const baseURL = await server.start(0);
@@ -42,7 +23,7 @@ async function withServer<T>(server: ReferenceServer, fn: (baseURL: string) => P
 }
 
 test('the clean reference server passes every requirement', async () => {
-  const run = await withServer(new ReferenceServer(), (url) => runSuite(target(url)));
+  const run = await withServer(new ReferenceServer(), (url) => runSuite(galleryTarget(url)));
   expect(run.tripped, describeTripped(run)).toEqual([]);
   expect(run.incomplete, describeTripped(run)).toEqual([]);
   const notPassed = run.verdicts.filter((v) => v.status !== 'passed').map((v) => `${v.id}: ${v.status}`);
@@ -52,7 +33,7 @@ test('the clean reference server passes every requirement', async () => {
 test.describe('gallery of faulty servers', () => {
   for (const variant of GALLERY) {
     test(`${variant.id} is caught: ${variant.fault}`, async () => {
-      const run = await withServer(variant.create(), (url) => runSuite(target(url)));
+      const run = await withServer(variant.create(), (url) => runSuite(galleryTarget(url)));
       mkdirSync(GALLERY_RESULTS, { recursive: true });
       writeFileSync(
         join(GALLERY_RESULTS, `${variant.id}.json`),

@@ -4,97 +4,21 @@
  * budget stops the run; the rate and concurrency limits hold across the suite's workers; and a
  * bad limit is a one-line error (exit 2) before any request is sent.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { hangsAfter } from '../../servers/gallery/hostile.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, ReferenceServer } from '../../servers/reference.ts';
+import { recordingProxy, runCli, type CliRun } from './cli-fixtures.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  reports: string;
-  ms: number;
-}
-
-async function conformance(env: Record<string, string>): Promise<CliResult> {
-  const work = mkdtempSync(join(tmpdir(), 'payflow-hostile-cli-'));
-  const reports = join(work, 'reports');
-  const started = performance.now();
-  const child = spawn(process.execPath, [TSX, join(ROOT, 'bin', 'conformance.ts')], {
-    cwd: work,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? work,
-      CONFORMANCE_REPORTS_DIR: reports,
-      CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
-      CONFORMANCE_SEED: '7',
-      CONFORMANCE_RUNS: '3',
-      ...env,
-    },
+/** The CLI with the settings a deployment gets (rate and concurrency limits), 3 cases per property. */
+function conformance(env: Record<string, string>): Promise<CliRun> {
+  return runCli({
+    CONFORMANCE_RPS: undefined,
+    CONFORMANCE_CONCURRENCY: undefined,
+    CONFORMANCE_RUNS: '3',
+    ...env,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)));
-  return { code, stdout, stderr, reports, ms: performance.now() - started };
-}
-
-/** A proxy before `target` that records when each request arrived and how many were in flight. */
-async function recordingProxy(target: string): Promise<{
-  url: string;
-  arrivals: number[];
-  methods: Set<string>;
-  maxInFlight: () => number;
-  close: () => Promise<void>;
-}> {
-  const arrivals: number[] = [];
-  const methods = new Set<string>();
-  let inFlight = 0;
-  let max = 0;
-  const server: Server = createServer((req, res) => {
-    arrivals.push(performance.now());
-    methods.add(req.method ?? '?');
-    inFlight++;
-    max = Math.max(max, inFlight);
-    res.on('close', () => inFlight--);
-    if (!target) {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end('{}');
-      return;
-    }
-    const upstream = httpRequest(
-      `${target}${req.url}`,
-      { method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrivals,
-    methods,
-    maxInFlight: () => max,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
 
 const TARGET = { API_TOKEN: REFERENCE_TOKEN, COUNTERPARTY_REF: REFERENCE_COUNTERPARTY };
@@ -105,7 +29,7 @@ interface RecordShape {
   requirements: { id: string; status: string }[];
 }
 
-function record(r: CliResult): RecordShape {
+function record(r: CliRun): RecordShape {
   const path = join(r.reports, 'conformance.json');
   expect(existsSync(path), `no report was written\n${r.stdout}${r.stderr}`).toBe(true);
   return JSON.parse(readFileSync(path, 'utf8')) as RecordShape;

@@ -10,9 +10,8 @@ import { expect, test } from '@playwright/test';
 import { CHECKS } from '../../checks/index.ts';
 import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import type { HostileVariant } from '../../servers/gallery/types.ts';
-import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
-import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
-import { describeTripped, runSuite, SELF_TEST_RUNS, SELF_TEST_SEED } from './suite-runner.ts';
+import { REFERENCE_TOKEN } from '../../servers/reference.ts';
+import { describeTripped, galleryTarget, runSuite } from './suite-runner.ts';
 
 function expectedIncomplete(v: HostileVariant): string[] {
   const all = CHECKS.map((c) => c.id);
@@ -39,18 +38,7 @@ test.describe('hostile servers', () => {
       const baseURL = await server.start(0);
       let run;
       try {
-        run = await runSuite(
-          {
-            baseURL,
-            token: REFERENCE_TOKEN,
-            counterpartyRef: REFERENCE_COUNTERPARTY,
-            writableRef: WRITABLE_COUNTERPARTY,
-            accountFixture: DEFAULT_ACCOUNT_FIXTURE,
-            seed: SELF_TEST_SEED,
-            runs: SELF_TEST_RUNS,
-          },
-          { politeness: variant.limits ?? {}, deadline: true },
-        );
+        run = await runSuite(galleryTarget(baseURL), { politeness: variant.limits ?? {}, deadline: true });
       } finally {
         await server.stop();
       }

@@ -17,7 +17,7 @@ import {
   SECRET_TOKEN,
   ShowcaseServer,
   targetEnv,
-} from './report-fixtures.ts';
+} from './cli-fixtures.ts';
 
 test.afterAll(() => removeTemporaryDirectories());
 

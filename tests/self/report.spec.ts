@@ -30,7 +30,7 @@ import {
   temporaryDirectory,
   tsx,
   type CliRun,
-} from './report-fixtures.ts';
+} from './cli-fixtures.ts';
 
 test.describe.configure({ mode: 'default' });
 

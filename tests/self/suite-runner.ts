@@ -7,10 +7,25 @@ import { CHECKS } from '../../checks/index.ts';
 import { TargetSession } from '../../checks/session.ts';
 import type { CheckOutcome, TargetConfig } from '../../checks/types.ts';
 import { EMBEDDED_POLITENESS, type Politeness } from '../../config/config.ts';
+import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
+import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
 
 /** Fixed seed and case count of the self-tests: deterministic, and fast enough for npm test. */
 export const SELF_TEST_SEED = 20261122;
 export const SELF_TEST_RUNS = 30;
+
+/** A server of the gallery (or the clean reference) at `baseURL`, judged in write mode with the fixed seed. */
+export function galleryTarget(baseURL: string): TargetConfig {
+  return {
+    baseURL,
+    token: REFERENCE_TOKEN,
+    counterpartyRef: REFERENCE_COUNTERPARTY,
+    writableRef: WRITABLE_COUNTERPARTY,
+    accountFixture: DEFAULT_ACCOUNT_FIXTURE,
+    seed: SELF_TEST_SEED,
+    runs: SELF_TEST_RUNS,
+  };
+}
 
 export interface SuiteRun {
   outcomes: CheckOutcome[];

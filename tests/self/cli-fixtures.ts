@@ -1,12 +1,14 @@
 /**
- * Fixtures of the report self-tests: a faulty server that breaks several requirements at once
- * (with evidence of every kind: a shrunk generated input, a schema violation, a SHOULD
- * warning) and echoes markup and, if asked, the bearer token back to the suite; runners of the
- * CLI, the Playwright CLI and the merge script in temporary directories; and a leak scan that
- * also reads the zip archives Playwright writes.
+ * Fixtures of the CLI and report self-tests: runners of the CLI, the Playwright CLI and the merge
+ * script in temporary directories; a recording proxy that counts what reaches a target; a faulty
+ * server that breaks several requirements at once (with evidence of every kind: a shrunk
+ * generated input, a schema violation, a SHOULD warning) and echoes markup and, if asked, the
+ * bearer token back to the suite; and a leak scan that also reads the zip archives Playwright writes.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -78,6 +80,8 @@ export interface CliRun extends ProcessRun {
   work: string;
   reports: string;
   results: string;
+  /** Wall time of the run, in milliseconds. */
+  ms: number;
 }
 
 /** The environment of a child: PATH and HOME, then `env` (an undefined value removes a variable). */
@@ -145,16 +149,17 @@ export async function runCli(
   env: Record<string, string | undefined>,
   options: { args?: string[]; setup?: (work: string) => void } = {},
 ): Promise<CliRun> {
-  const work = temporaryDirectory('payflow-report-');
+  const work = temporaryDirectory('payflow-cli-');
   options.setup?.(work);
   const reports = join(work, 'reports');
   const results = join(work, 'test-results');
+  const started = performance.now();
   const run = await runNode(
     tsx('bin/conformance.ts', ...(options.args ?? [])),
     { CONFORMANCE_REPORTS_DIR: reports, CONFORMANCE_RESULTS_DIR: results, ...RUN_SETTINGS, ...env },
     work,
   );
-  return { ...run, work, reports, results };
+  return { ...run, work, reports, results, ms: performance.now() - started };
 }
 
 /** The environment pointing the CLI at a server started with `token`. */
@@ -225,4 +230,55 @@ export function scannableContents(path: string): { where: string; bytes: Buffer 
   }
   if (zip) for (const [name, entry] of zipEntries(zip)) out.push({ where: `${path}!${name}`, bytes: entry });
   return out;
+}
+
+/**
+ * A proxy on 127.0.0.1 before `target` that records when each request arrived, its method, and
+ * how many were in flight; with no target it answers every request 200 {} itself.
+ */
+export async function recordingProxy(target: string): Promise<{
+  url: string;
+  arrivals: number[];
+  methods: Set<string>;
+  maxInFlight: () => number;
+  close: () => Promise<void>;
+}> {
+  const arrivals: number[] = [];
+  const methods = new Set<string>();
+  let inFlight = 0;
+  let max = 0;
+  const server: Server = createServer((req, res) => {
+    arrivals.push(performance.now());
+    methods.add(req.method ?? '?');
+    inFlight++;
+    max = Math.max(max, inFlight);
+    res.on('close', () => inFlight--);
+    if (!target) {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{}');
+      return;
+    }
+    const upstream = httpRequest(
+      `${target}${req.url}`,
+      { method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    arrivals,
+    methods,
+    maxInFlight: () => max,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
