@@ -36,7 +36,7 @@ export interface SuiteConfig {
 
 /**
  * How gently a run treats its target (rate, concurrency, request budget) and how long it waits
- * for it (per request, per Retry-After, per run). See checks/session.ts for what each one does.
+ * for it (per request, per Retry-After, per run). See transport/session.ts for what each one does.
  */
 export interface Politeness {
   /** Requests per second across the run (CONFORMANCE_RPS); 0: no limit. */

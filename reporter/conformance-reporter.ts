@@ -11,8 +11,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
-import { CHECKS } from '../checks/index.ts';
-import type { CheckOutcome } from '../checks/types.ts';
+import { CHECKS } from '../probes/index.ts';
+import type { CheckOutcome } from '../engine/types.ts';
 import { REPORT_FILES } from './files.ts';
 import { parseStrict } from './gate.ts';
 import { renderHtml } from './html.ts';

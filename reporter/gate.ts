@@ -8,7 +8,7 @@
  * not judged in this run: skipped or not run).
  */
 import { ConfigError } from '../config/config.ts';
-import type { Verdict, VerdictStatus } from '../checks/engine.ts';
+import type { Verdict, VerdictStatus } from '../engine/run.ts';
 import type { Waiver } from './waivers.ts';
 
 export type GateStatus = VerdictStatus | 'waived';

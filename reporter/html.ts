@@ -5,7 +5,7 @@
  * was received, the shrunk input and the rule it keeps or breaks, and a curl command that
  * reproduces it. Every text is escaped: findings carry what the server sent.
  */
-import type { Finding } from '../checks/types.ts';
+import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
 import { bySection } from './sections.ts';
 import type { ConformanceRecord, RequirementRecord } from './summary.ts';

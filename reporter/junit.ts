@@ -5,7 +5,7 @@
  * the evidence in system-out; waived, skipped and not-run requirements are skipped with the
  * reason. Checks that did not complete are errors in a suite of their own.
  */
-import type { Finding } from '../checks/types.ts';
+import type { Finding } from '../engine/types.ts';
 import { bySection } from './sections.ts';
 import type { ConformanceRecord, RequirementRecord } from './summary.ts';
 

@@ -3,8 +3,8 @@
  * requirement catalogue. Written to reports/conformance.json; the CLI's exit status and the
  * console summary are derived from it.
  */
-import { verdicts, type Verdict } from '../checks/engine.ts';
-import type { CheckOutcome } from '../checks/types.ts';
+import { verdicts, type Verdict } from '../engine/run.ts';
+import type { CheckOutcome } from '../engine/types.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';

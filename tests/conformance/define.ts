@@ -4,9 +4,9 @@
  * reporter; MUST findings fail the test, SHOULD findings are annotated as warnings.
  */
 import { test as base, expect } from '@playwright/test';
-import { runCheck } from '../../checks/engine.ts';
-import { CHECKS, checksIn } from '../../checks/index.ts';
-import type { Check, Finding, TargetConfig } from '../../checks/types.ts';
+import { runCheck } from '../../engine/run.ts';
+import { CHECKS, checksIn } from '../../probes/index.ts';
+import type { Check, Finding, TargetConfig } from '../../engine/types.ts';
 import { requirement } from '../../spec/requirements.ts';
 import { sessionFromEnv, targetFromEnv } from './target.ts';
 

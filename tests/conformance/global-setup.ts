@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { FileLedger } from '../../checks/session.ts';
+import { FileLedger } from '../../transport/session.ts';
 import { describePoliteness, loadEnvFile, parseConfig, politenessEnv } from '../../config/config.ts';
 import { EMBEDDED_TARGET } from '../../config/embedded.ts';
 import { ReferenceServer } from '../../servers/reference.ts';

@@ -4,8 +4,8 @@
  * session every check of this worker sends through: the run's limits, its shared request ledger
  * (CONFORMANCE_RUN_STATE) and its deadline (CONFORMANCE_DEADLINE).
  */
-import type { TargetConfig } from '../../checks/types.ts';
-import { FileLedger, MemoryLedger, TargetSession } from '../../checks/session.ts';
+import type { TargetConfig } from '../../engine/types.ts';
+import { FileLedger, MemoryLedger, TargetSession } from '../../transport/session.ts';
 import { parseConfig } from '../../config/config.ts';
 
 export function targetFromEnv(env: Record<string, string | undefined> = process.env): TargetConfig {

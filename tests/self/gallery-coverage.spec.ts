@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CHECKS } from '../../checks/index.ts';
+import { CHECKS } from '../../probes/index.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { PATCH_VARIANTS } from '../../servers/gallery/patch.ts';
 import { REQUIREMENTS } from '../../spec/requirements.ts';

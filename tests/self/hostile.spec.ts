@@ -7,7 +7,7 @@
  * named, a retry before Retry-After elapsed).
  */
 import { expect, test } from '@playwright/test';
-import { CHECKS } from '../../checks/index.ts';
+import { CHECKS } from '../../probes/index.ts';
 import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import type { HostileVariant } from '../../servers/gallery/types.ts';
 import { REFERENCE_TOKEN } from '../../servers/reference.ts';

@@ -1,7 +1,7 @@
 /** Path encoding and reproduction commands: the token never appears, the curl is runnable. */
 import { execFileSync } from 'node:child_process';
 import { expect, test } from '@playwright/test';
-import { curlCommand, encodePathSegment, REDACTED_TOKEN, shellQuote } from '../../checks/http.ts';
+import { curlCommand, encodePathSegment, REDACTED_TOKEN, shellQuote } from '../../transport/client.ts';
 
 test('path segments are percent-encoded except unreserved characters', () => {
   expect(encodePathSegment('AZaz09-_')).toBe('AZaz09-_');

@@ -12,7 +12,7 @@ import {
   INDEPENDENT_WRITABLE_COUNTERPARTY,
   IndependentServer,
 } from '../../servers/independent/server.ts';
-import type { TargetConfig } from '../../checks/types.ts';
+import type { TargetConfig } from '../../engine/types.ts';
 import { describeTripped, runSuite, SELF_TEST_RUNS, SELF_TEST_SEED } from './suite-runner.ts';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;

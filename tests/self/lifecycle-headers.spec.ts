@@ -1,8 +1,8 @@
 /** Parsing of Deprecation and Sunset values (RFC 9745, RFC 8594, interface.md §4.1). */
 import { expect, test } from '@playwright/test';
-import { classifyDeprecation, classifySunset, parseHttpDate } from '../../checks/lifecycle-headers.ts';
-import { hasBearerChallenge } from '../../checks/authentication.ts';
-import { isJsonContentType } from '../../checks/counterparty.ts';
+import { classifyDeprecation, classifySunset, parseHttpDate } from '../../oracles/lifecycle-headers.ts';
+import { hasBearerChallenge } from '../../probes/authentication.ts';
+import { isJsonContentType } from '../../oracles/counterparty-response.ts';
 
 const cases: [string, ReturnType<typeof classifySunset>['form']][] = [
   ['2027-06-30T23:59:59Z', 'date-time'],

@@ -1,5 +1,5 @@
 /**
- * The HTTP layer under the checks (checks/transport.ts, checks/session.ts) against small servers
+ * The HTTP layer under the checks (transport/wire.ts, transport/session.ts) against small servers
  * on 127.0.0.1: rate and concurrency limits, the request budget, Retry-After, the circuit
  * breaker, the body cap, redirects returned as answers, and a ledger shared by processes.
  */
@@ -16,8 +16,8 @@ import {
   retryAfterMs,
   TargetSession,
   TargetUnavailable,
-} from '../../checks/session.ts';
-import { transmit, TransportFailure } from '../../checks/transport.ts';
+} from '../../transport/session.ts';
+import { transmit, TransportFailure } from '../../transport/wire.ts';
 import {
   ConfigError,
   EMBEDDED_POLITENESS,

@@ -6,8 +6,8 @@
  * catches a token wherever it appears, even split across chunks of output.
  */
 import { expect, test } from '@playwright/test';
-import type { CheckOutcome, Finding } from '../../checks/types.ts';
-import { REDACTED_TOKEN } from '../../checks/http.ts';
+import type { CheckOutcome, Finding } from '../../engine/types.ts';
+import { REDACTED_TOKEN } from '../../transport/client.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { escapeHtml, renderHtml } from '../../reporter/html.ts';
 import { escapeXml, renderJunit } from '../../reporter/junit.ts';

@@ -2,10 +2,10 @@
  * Runs every check of the suite in-process against a server, through the same engine the
  * Playwright suite uses, and returns the requirement verdicts.
  */
-import { runCheck, verdicts, type Verdict } from '../../checks/engine.ts';
-import { CHECKS } from '../../checks/index.ts';
-import { TargetSession } from '../../checks/session.ts';
-import type { CheckOutcome, TargetConfig } from '../../checks/types.ts';
+import { runCheck, verdicts, type Verdict } from '../../engine/run.ts';
+import { CHECKS } from '../../probes/index.ts';
+import { TargetSession } from '../../transport/session.ts';
+import type { CheckOutcome, TargetConfig } from '../../engine/types.ts';
 import { EMBEDDED_POLITENESS, type Politeness } from '../../config/config.ts';
 import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';

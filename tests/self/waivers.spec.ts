@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import type { CheckOutcome, Finding } from '../../checks/types.ts';
+import type { CheckOutcome, Finding } from '../../engine/types.ts';
 import { ConfigError } from '../../config/config.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { applyWaivers, isExpired, parseStrict } from '../../reporter/gate.ts';
@@ -21,7 +21,7 @@ import {
   WaiverError,
   type Waiver,
 } from '../../reporter/waivers.ts';
-import { verdicts } from '../../checks/engine.ts';
+import { verdicts } from '../../engine/run.ts';
 
 const NOW = new Date('2026-03-15T12:00:00Z');
 

@@ -10,10 +10,10 @@ import {
   validReference,
   validReferenceExamples,
 } from '../generators/counterparty-reference.ts';
-import { describeResponse } from './http.ts';
-import { COUNTERPARTIES, counterpartyPath, rawSlashCounterpartyPath } from './paths.ts';
-import { runProperty } from './property.ts';
-import type { Check } from './types.ts';
+import { describeResponse } from '../transport/client.ts';
+import { COUNTERPARTIES, counterpartyPath, rawSlashCounterpartyPath } from '../exchange/paths.ts';
+import { runProperty } from '../engine/property.ts';
+import type { Check } from '../engine/types.ts';
 
 export const validReferencesNot400: Check = {
   id: 'valid-references-not-400',

@@ -3,9 +3,9 @@
  * with probe values for its path parameters and a body for writes.
  */
 import { spec, type Operation } from '../spec/index.ts';
-import type { HttpRequest } from './http.ts';
-import { fillPath } from './paths.ts';
-import type { TargetConfig } from './types.ts';
+import type { HttpRequest } from '../transport/client.ts';
+import { fillPath } from '../exchange/paths.ts';
+import type { TargetConfig } from '../engine/types.ts';
 
 /** Invented references for resources the suite does not know; each keeps its 1.3.0 pattern. */
 export const PROBE_VALUES: Record<string, string> = {

@@ -22,12 +22,15 @@ import {
 } from '../generators/patch-body.ts';
 import { spec } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
-import { COUNTERPARTY_RESPONSE_REQUIREMENTS, checkCounterpartyResponse } from './counterparty.ts';
-import { describeResponse, type Exchange, type HttpRequest } from './http.ts';
-import { LIFECYCLE_REQUIREMENTS, checkLifecycleHeaders } from './lifecycle-headers.ts';
-import { counterpartyPath } from './paths.ts';
-import { collect, runProperty, type Violation } from './property.ts';
-import type { Check, CheckContext } from './types.ts';
+import {
+  COUNTERPARTY_RESPONSE_REQUIREMENTS,
+  checkCounterpartyResponse,
+} from '../oracles/counterparty-response.ts';
+import { describeResponse, type Exchange, type HttpRequest } from '../transport/client.ts';
+import { LIFECYCLE_REQUIREMENTS, checkLifecycleHeaders } from '../oracles/lifecycle-headers.ts';
+import { counterpartyPath } from '../exchange/paths.ts';
+import { collect, runProperty, type Violation } from '../engine/property.ts';
+import type { Check, CheckContext } from '../engine/types.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -4,7 +4,7 @@ import { COUNTERPARTY_GET_CHECKS } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_CHECKS } from './counterparty-patch.ts';
 import { REFERENCE_CHECKS } from './references.ts';
 import { ROUTING_CHECKS } from './routing.ts';
-import type { Check } from './types.ts';
+import type { Check } from '../engine/types.ts';
 
 export const CHECKS: Check[] = [
   ...COUNTERPARTY_GET_CHECKS,

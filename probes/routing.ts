@@ -1,8 +1,8 @@
 /** The listed collection operations exist (interface.md §4.3). */
 import { spec } from '../spec/index.ts';
-import { describeResponse } from './http.ts';
+import { describeResponse } from '../transport/client.ts';
 import { describeOperation } from './operations.ts';
-import type { Check } from './types.ts';
+import type { Check } from '../engine/types.ts';
 
 const NOT_ROUTED = new Set([404, 405, 501]);
 

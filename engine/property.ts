@@ -13,7 +13,7 @@
 import fc from 'fast-check';
 import type { RequirementId } from '../spec/requirements.ts';
 import type { Labelled } from '../generators/labelled.ts';
-import type { Exchange } from './http.ts';
+import type { Exchange } from '../transport/client.ts';
 import type { CheckContext, ViolationSink } from './types.ts';
 
 /** What a property reports for one input: nothing when it holds. */

@@ -4,8 +4,8 @@
  */
 import { spec } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
-import type { Exchange } from './http.ts';
-import type { ViolationSink } from './types.ts';
+import type { Exchange } from '../transport/client.ts';
+import type { ViolationSink } from '../engine/types.ts';
 
 /** The requirements of the Deprecation and Sunset headers, wherever they are sent. */
 export const LIFECYCLE_REQUIREMENTS = [

@@ -6,7 +6,7 @@
 import type { RequirementId } from '../spec/requirements.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
-import type { HttpClient, Exchange } from './http.ts';
+import type { HttpClient, Exchange } from '../transport/client.ts';
 
 export interface TargetConfig {
   baseURL: string;

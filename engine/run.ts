@@ -11,8 +11,8 @@ import {
   describeResponse,
   redact,
   type Exchange,
-} from './http.ts';
-import type { TargetSession } from './session.ts';
+} from '../transport/client.ts';
+import type { TargetSession } from '../transport/session.ts';
 import type { Check, CheckContext, CheckOutcome, Finding, TargetConfig } from './types.ts';
 
 /** At most this many findings are kept per requirement and check; the rest are counted. */

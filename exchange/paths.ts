@@ -1,5 +1,5 @@
 /** Request paths of the interface, percent-encoded the way the suite sends them. */
-import { encodePathSegment } from './http.ts';
+import { encodePathSegment } from '../transport/client.ts';
 
 export const COUNTERPARTIES = '/api/v1/counterparties';
 

@@ -6,8 +6,8 @@
 import type { ErrorObject } from 'ajv';
 import { spec } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
-import { describeResponse, type Exchange } from './http.ts';
-import type { ViolationSink } from './types.ts';
+import { describeResponse, type Exchange } from '../transport/client.ts';
+import type { ViolationSink } from '../engine/types.ts';
 
 /** The requirements a returned counterparty is judged on, wherever it is returned (GET, PATCH). */
 export const COUNTERPARTY_RESPONSE_REQUIREMENTS = [

@@ -1,9 +1,12 @@
 /** Checks of GET /api/v1/counterparties/{ref} for the configured, existing counterparty. */
-import { counterpartyPath } from './paths.ts';
-import { describeResponse } from './http.ts';
-import { COUNTERPARTY_RESPONSE_REQUIREMENTS, checkCounterpartyResponse } from './counterparty.ts';
-import { LIFECYCLE_REQUIREMENTS, checkLifecycleHeaders } from './lifecycle-headers.ts';
-import type { Check } from './types.ts';
+import { counterpartyPath } from '../exchange/paths.ts';
+import { describeResponse } from '../transport/client.ts';
+import {
+  COUNTERPARTY_RESPONSE_REQUIREMENTS,
+  checkCounterpartyResponse,
+} from '../oracles/counterparty-response.ts';
+import { LIFECYCLE_REQUIREMENTS, checkLifecycleHeaders } from '../oracles/lifecycle-headers.ts';
+import type { Check } from '../engine/types.ts';
 
 export const knownCounterpartyConforms: Check = {
   id: 'known-counterparty-conforms',

@@ -30,7 +30,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { join } from 'node:path';
 import type { Politeness } from '../config/config.ts';
-import { transmit, TransportFailure, type RawResponse, type TransportFailureKind } from './transport.ts';
+import { transmit, TransportFailure, type RawResponse, type TransportFailureKind } from './wire.ts';
 
 /** Requests in a row without a judgeable answer after which the run stops sending. */
 export const BREAKER_THRESHOLD = 3;

@@ -1,8 +1,8 @@
 /**
  * The suite's HTTP client: records every exchange with the bearer token redacted, builds curl
  * commands that reproduce a request, and refuses to send anything but GET in a read-only run.
- * Requests go through the run's TargetSession (checks/session.ts: rate, concurrency, budget,
- * retries of 429/503, circuit breaker) onto the wire (checks/transport.ts: a deadline per
+ * Requests go through the run's TargetSession (transport/session.ts: rate, concurrency, budget,
+ * retries of 429/503, circuit breaker) onto the wire (transport/wire.ts: a deadline per
  * exchange, a cap on the body, no redirects followed).
  */
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
@@ -119,7 +119,7 @@ export class HttpClient {
   /**
    * Sends a request and returns the complete answer, whatever its status (a 3xx is an answer:
    * redirects are never followed). Throws TargetUnavailable when no answer can be judged (see
-   * checks/session.ts), with the request filled in.
+   * transport/session.ts), with the request filled in.
    */
   async send(req: HttpRequest): Promise<Exchange> {
     const method = req.method.toUpperCase();

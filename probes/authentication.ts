@@ -4,9 +4,9 @@
  * challenge. Writes are only probed when the run may write.
  */
 import { spec, type Operation } from '../spec/index.ts';
-import { describeResponse, type Auth } from './http.ts';
+import { describeResponse, type Auth } from '../transport/client.ts';
 import { describeOperation, isWrite, probeRequest } from './operations.ts';
-import type { Check, CheckContext } from './types.ts';
+import type { Check, CheckContext } from '../engine/types.ts';
 
 /** Whether a WWW-Authenticate value holds a challenge for the Bearer scheme. */
 export function hasBearerChallenge(value: string | undefined): boolean {
