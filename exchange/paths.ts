@@ -1,7 +1,14 @@
 /** Request paths of the interface, percent-encoded the way the suite sends them. */
-import { encodePathSegment } from '../transport/client.ts';
 
 export const COUNTERPARTIES = '/api/v1/counterparties';
+
+/** Percent-encodes one path segment: everything but RFC 3986 unreserved characters. */
+export function encodePathSegment(value: string): string {
+  return encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
 
 /** The path of one counterparty; the whole reference is one encoded segment. */
 export function counterpartyPath(reference: string): string {

@@ -1,0 +1,84 @@
+/**
+ * The one record of an HTTP exchange that every layer shares: the suite's own client appends
+ * one per request to the run's log, and a recorded HAR file or a proxy yields the same shape.
+ * Oracles judge exchanges without knowing how they were produced; `origin` says who sent one
+ * (which probe, in which role) only so that a report can point back to it.
+ */
+
+/** A request as it went out, the bearer token replaced by $API_TOKEN. */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  /** Header names as sent. */
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Why a request got no complete answer (status 0). */
+export interface ExchangeFailure {
+  /** timeout, connection, too-large (the body cap), rate-limited, ... */
+  kind: string;
+  message: string;
+}
+
+/** Who sent an exchange, for the report: a probe of the suite, a HAR entry, the proxy. */
+export interface ExchangeOrigin {
+  /** The probe that sent it. */
+  probe?: string;
+  /** What the request was for in its probe: 'read before PATCH', 'PATCH', 'read after PATCH', 'restore', ... */
+  role?: string;
+  /** The index of the entry in a HAR file. */
+  harEntry?: number;
+}
+
+export interface Exchange {
+  /** Position in its log, from 1. */
+  id: number;
+  request: RecordedRequest;
+  /** The status; 0 when no complete answer came (see `failure`). */
+  status: number;
+  /** Response headers, names in lower case, repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The response body as text (UTF-8). */
+  text: string;
+  /** The parsed JSON body, or undefined when the body is empty or not JSON. */
+  body: unknown;
+  /** Set when status is 0. */
+  failure?: ExchangeFailure;
+  /** When the request went out (epoch ms) and how long the exchange took. */
+  startedAt: number;
+  durationMs: number;
+  /** Requests it took, retries of a 429/503 included (1 for a recorded exchange). */
+  attempts: number;
+  origin: ExchangeOrigin;
+}
+
+export function isAnswered(ex: Exchange): boolean {
+  return ex.status > 0;
+}
+
+export function is2xx(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+/** Parses a body as JSON: undefined when empty or not JSON. */
+export function parseJsonBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request body as JSON, or undefined. */
+export function requestJson(ex: Exchange): unknown {
+  return ex.request.body === undefined ? undefined : parseJsonBody(ex.request.body);
+}
+
+/** A request header, by name in any case. */
+export function requestHeader(ex: Exchange, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [k, v] of Object.entries(ex.request.headers)) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}

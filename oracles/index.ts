@@ -1,0 +1,10 @@
+/** The registry of every oracle: each exchange of a run goes to every one that applies. */
+import type { Oracle } from './types.ts';
+
+export const ORACLES: Oracle[] = [];
+
+export function oracle(id: string): Oracle {
+  const o = ORACLES.find((x) => x.id === id);
+  if (!o) throw new Error(`unknown oracle ${id}`);
+  return o;
+}

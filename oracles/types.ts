@@ -1,0 +1,86 @@
+/**
+ * The vocabulary of oracles. An oracle is a pure function of one exchange, or of a sequence of
+ * exchanges on the same counterparty, that returns a judgement for each of its requirements it
+ * could judge: held, or violated with evidence. It knows nothing of how the exchanges were
+ * produced (the suite, a HAR file, a proxy) and imports no probe and no transport.
+ */
+import type { Exchange } from '../exchange/exchange.ts';
+import type { RouteMatch } from '../exchange/route.ts';
+import type { RequirementId } from '../spec/requirements.ts';
+
+/** Evidence that a requirement is broken by an exchange. */
+export interface Violation {
+  requirement: RequirementId;
+  /** The exchange that shows it (for a sequence, the one that contradicts the others). */
+  exchange: Exchange;
+  /** One line: what went wrong. */
+  message: string;
+  expected: string;
+  received: string;
+  /** Other exchanges of a sequence the violation rests on (the read before a PATCH, ...). */
+  context?: Exchange[];
+}
+
+export type Judgement = { requirement: RequirementId; held: true } | ({ held: false } & Violation);
+
+/** An exchange and where it goes in the interface. */
+export interface Routed {
+  exchange: Exchange;
+  /** undefined: outside the interface. */
+  route: RouteMatch | undefined;
+}
+
+interface OracleBase {
+  /** Stable id, kebab-case, naming the rule family, e.g. 'counterparty-response'. */
+  id: string;
+  /** The requirements it judges. */
+  requirements: readonly RequirementId[];
+  /**
+   * For each requirement: what it is judged on, as a reason a run may have given it nothing to
+   * judge, e.g. "no answer carried a Sunset header".
+   */
+  unexercised: Partial<Record<RequirementId, string>>;
+}
+
+/** Judges one exchange at a time. */
+export interface ExchangeOracle extends OracleBase {
+  kind: 'exchange';
+  judge(routed: Routed): Judgement[];
+}
+
+/**
+ * A PATCH of one counterparty with the reads around it: the last successful read before it
+ * (after any earlier PATCH of the same counterparty) and the first successful read after it
+ * (before any later PATCH). Either read may be missing.
+ */
+export interface PatchSequence {
+  reference: string;
+  before: Exchange | undefined;
+  patch: Exchange;
+  after: Exchange | undefined;
+}
+
+/** Judges a PATCH with the reads around it. */
+export interface PatchOracle extends OracleBase {
+  kind: 'patch';
+  judge(sequence: PatchSequence): Judgement[];
+}
+
+/** Two successful answers carrying the same counterparty: the first seen, and a later one. */
+export interface AnswerPair {
+  reference: string;
+  first: Exchange;
+  later: Exchange;
+}
+
+/** Judges what must not change between two answers about the same counterparty. */
+export interface PairOracle extends OracleBase {
+  kind: 'pair';
+  judge(pair: AnswerPair): Judgement[];
+}
+
+export type Oracle = ExchangeOracle | PatchOracle | PairOracle;
+
+/** Builds judgements: `held(id)` and `violated({...})`. */
+export const held = (requirement: RequirementId): Judgement => ({ requirement, held: true });
+export const violated = (v: Violation): Judgement => ({ ...v, held: false });
