@@ -21,9 +21,10 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
-import { runCheck } from '../engine/run.ts';
+import { RunContext, runProbe } from '../engine/run.ts';
+import { ExchangeLog } from '../exchange/log.ts';
+import { PROBES } from '../probes/index.ts';
 import { HttpClient } from '../transport/client.ts';
-import { CHECKS } from '../probes/index.ts';
 import { TargetSession } from '../transport/session.ts';
 import { DEFAULT_ACCOUNT_FIXTURE } from '../generators/account-fixture.ts';
 import { EMBEDDED_POLITENESS } from '../config/config.ts';
@@ -135,7 +136,12 @@ async function suiteClientRate(
   forMs: number,
 ): Promise<number> {
   const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
-  const http = new HttpClient(session, { baseURL, token: REFERENCE_TOKEN, allowWrites: false });
+  const http = new HttpClient(session, {
+    baseURL,
+    token: REFERENCE_TOKEN,
+    allowWrites: false,
+    log: new ExchangeLog(),
+  });
   try {
     const started = performance.now();
     let n = 0;
@@ -150,7 +156,7 @@ async function suiteClientRate(
   }
 }
 
-/** Every check of the suite once, in this process, against `baseURL`: requests and wall time. */
+/** Every probe of the suite once, in this process, against `baseURL`: requests and wall time. */
 async function allChecks(baseURL: string): Promise<{ requests: number; ms: number }> {
   const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
   const target = {
@@ -164,7 +170,8 @@ async function allChecks(baseURL: string): Promise<{ requests: number; ms: numbe
   };
   try {
     const started = performance.now();
-    for (const check of CHECKS) await runCheck(check, target, session);
+    const run = new RunContext(session, baseURL);
+    for (const probe of PROBES) await runProbe(probe, target, run);
     return { requests: session.ledger.count(), ms: performance.now() - started };
   } finally {
     session.close();

@@ -11,33 +11,10 @@
  * new. A conforming target costs one round.
  */
 import fc from 'fast-check';
-import type { RequirementId } from '../spec/requirements.ts';
 import type { Labelled } from '../generators/labelled.ts';
-import type { Exchange } from '../transport/client.ts';
-import type { CheckContext, ViolationSink } from './types.ts';
-
-/** What a property reports for one input: nothing when it holds. */
-export interface Violation {
-  exchange: Exchange;
-  requirement: RequirementId;
-  message: string;
-  expected: string;
-  received: string;
-}
-
-/** A sink that collects what it is told into `into`. */
-export function collect(into: Violation[]): ViolationSink {
-  return {
-    failOn: (exchange, f) =>
-      into.push({
-        exchange,
-        requirement: f.requirement,
-        message: f.message,
-        expected: f.expected,
-        received: f.received,
-      }),
-  };
-}
+import type { Violation } from '../oracles/types.ts';
+import type { RequirementId } from '../spec/requirements.ts';
+import type { JudgedViolation, ProbeContext } from './types.ts';
 
 export interface PropertySpec<T> {
   name: string;
@@ -48,7 +25,10 @@ export interface PropertySpec<T> {
   runs?: number;
   /** Cap on shrinking probes per round; default MAX_SHRINK_PROBES. */
   maxShrinkProbes?: number;
-  /** Returns the violations of this input: none (or undefined) when the target behaves. */
+  /**
+   * Sends this input and returns the probe's own violations: none (or undefined) when the target
+   * behaves. The oracles' violations of the exchanges it sent are added by the runner.
+   */
   probe(input: Labelled<T>): Promise<Violation[] | Violation | undefined>;
 }
 
@@ -66,7 +46,7 @@ export interface PropertyResult {
   numRuns: number;
 }
 
-export async function runProperty<T>(ctx: CheckContext, prop: PropertySpec<T>): Promise<PropertyResult> {
+export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): Promise<PropertyResult> {
   const examples = prop.examples ?? [];
   const runs = prop.runs ?? ctx.target.runs;
   const maxShrink = prop.maxShrinkProbes ?? MAX_SHRINK_PROBES;
@@ -79,21 +59,22 @@ export async function runProperty<T>(ctx: CheckContext, prop: PropertySpec<T>): 
   let stopped = false;
   for (;;) {
     let target: RequirementId | undefined;
-    let last: { input: Labelled<T>; violation: Violation } | undefined;
+    let last: { input: Labelled<T>; violation: JudgedViolation } | undefined;
     let shrinkProbes = 0;
     const details = await fc.check(
       fc.asyncProperty(prop.arbitrary, async (input) => {
         if (stopped) return true;
         if (last !== undefined && ++shrinkProbes > maxShrink) return true;
-        let result: Awaited<ReturnType<typeof prop.probe>>;
+        let all: JudgedViolation[];
         try {
-          result = await prop.probe(input);
+          const { result, violations } = await ctx.runCase(() => prop.probe(input));
+          const own = result === undefined ? [] : Array.isArray(result) ? result : [result];
+          all = [...own.map((v) => ({ ...v, judgedBy: ctx.probe.id })), ...violations];
         } catch (error) {
           stopped = true;
           stoppedBy = error;
           return true;
         }
-        const all = result === undefined ? [] : Array.isArray(result) ? result : [result];
         const fresh = all.filter((v) => !found.includes(v.requirement));
         const hit = target === undefined ? fresh[0] : fresh.find((v) => v.requirement === target);
         if (!hit) return true;
@@ -115,15 +96,12 @@ export async function runProperty<T>(ctx: CheckContext, prop: PropertySpec<T>): 
     if (!details.failed || !last) break;
     // The last failing run fast-check made is the one it reports: the shrunk counterexample.
     const { input, violation } = last;
-    ctx.failOn(violation.exchange, {
-      requirement: violation.requirement,
-      message: `${prop.name}: ${violation.message}`,
-      expected: violation.expected,
-      received: violation.received,
+    ctx.report(violation, {
+      name: prop.name,
       input: input.value,
       rule: input.rule,
       seed: details.seed,
-      path: details.counterexamplePath ?? undefined,
+      ...(details.counterexamplePath ? { path: details.counterexamplePath } : {}),
     });
     found.push(violation.requirement);
     const cut = shrinkProbes > maxShrink ? ` (shrinking stopped after ${maxShrink} probes)` : '';

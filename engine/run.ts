@@ -1,24 +1,112 @@
 /**
- * Runs checks and turns their findings into requirement verdicts. The same engine serves the
- * Playwright suite (one test per check) and the gallery self-test (every check against every
- * faulty server), so what the gallery proves is what the suite does.
+ * Runs probes. Every exchange a probe sends is appended to the run's log and judged there by
+ * every oracle that applies (engine/judge.ts); the judgements go to the probe that was running
+ * when they were made, found through an AsyncLocalStorage scope, and inside one case of a
+ * property to that case, so that the property shrinks on the oracles' verdicts as well as the
+ * probe's own. The same engine serves the Playwright suite (one test per probe) and the self-tests
+ * (every probe against every server of the gallery), so what the gallery proves is what the suite
+ * does.
  */
-import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
-import {
-  HttpClient,
-  TargetUnavailable,
-  curlCommand,
-  describeResponse,
-  redact,
-  type Exchange,
-} from '../transport/client.ts';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { curlCommand } from '../exchange/curl.ts';
+import type { Exchange } from '../exchange/exchange.ts';
+import { ExchangeLog } from '../exchange/log.ts';
+import { redact } from '../exchange/redact.ts';
+import { basePathOf } from '../exchange/route.ts';
+import type { Violation } from '../oracles/types.ts';
+import type { RequirementId } from '../spec/requirements.ts';
+import { HttpClient, TargetUnavailable } from '../transport/client.ts';
 import type { TargetSession } from '../transport/session.ts';
-import type { Check, CheckContext, CheckOutcome, Finding, TargetConfig } from './types.ts';
+import { Judge, type OracleJudgement } from './judge.ts';
+import type {
+  Finding,
+  JudgedViolation,
+  Probe,
+  ProbeContext,
+  ProbeOutcome,
+  PropertyEvidence,
+  TargetConfig,
+} from './types.ts';
 
-/** At most this many findings are kept per requirement and check; the rest are counted. */
+/** At most this many findings are kept per requirement and probe; the rest are counted. */
 export const MAX_FINDINGS_PER_REQUIREMENT = 5;
 
-/** Why a check stopped, in one line (a TargetUnavailable says it; other errors are named). */
+/** What the probes of one process share: the session (limits, ledger), the log and its judge. */
+export class RunContext {
+  readonly log = new ExchangeLog();
+  readonly judge: Judge;
+
+  constructor(
+    readonly session: TargetSession,
+    baseURL: string,
+  ) {
+    this.judge = new Judge(undefined, basePathOf(baseURL));
+    this.log.subscribe((ex) => deliver(this.judge.judge(ex)));
+  }
+}
+
+interface Scope {
+  record(finding: Finding): void;
+  count(requirement: RequirementId): void;
+  /** Set while one case of a property runs: the oracles' violations go here. */
+  caseViolations?: JudgedViolation[];
+}
+
+const scopes = new AsyncLocalStorage<Scope>();
+
+/** Hands judgements to the probe (or property case) running now; outside a probe they are dropped. */
+function deliver(judgements: OracleJudgement[]): void {
+  const scope = scopes.getStore();
+  if (!scope) return;
+  for (const { oracle, judgement } of judgements) {
+    scope.count(judgement.requirement);
+    if (judgement.held) continue;
+    const { held: _held, ...violation } = judgement;
+    if (scope.caseViolations) scope.caseViolations.push({ ...violation, judgedBy: oracle });
+    else scope.record(findingOf({ ...violation, judgedBy: oracle }));
+  }
+}
+
+function line(ex: Exchange): string {
+  return `${ex.request.method} ${ex.request.url}`;
+}
+
+/** A finding from a violation: the exchange's request, its curl command, who sent it, the context. */
+export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Finding {
+  const ex = v.exchange;
+  return {
+    requirement: v.requirement,
+    message: evidence ? `${evidence.name}: ${v.message}` : v.message,
+    expected: v.expected,
+    received: v.received,
+    judgedBy: v.judgedBy,
+    ...(ex.origin.probe !== undefined ? { sentBy: ex.origin.probe } : {}),
+    ...(ex.origin.role !== undefined ? { role: ex.origin.role } : {}),
+    ...(evidence
+      ? {
+          input: evidence.input,
+          rule: evidence.rule,
+          seed: evidence.seed,
+          ...(evidence.path !== undefined ? { path: evidence.path } : {}),
+        }
+      : {}),
+    request: ex.request,
+    status: ex.status,
+    curl: curlCommand(ex.request),
+    ...(v.context && v.context.length > 0
+      ? {
+          context: v.context.map((c) => ({
+            ...(c.origin.role !== undefined ? { role: c.origin.role } : {}),
+            request: line(c),
+            status: c.status,
+            curl: curlCommand(c.request),
+          })),
+        }
+      : {}),
+  };
+}
+
+/** Why a probe stopped, in one line (a TargetUnavailable says it; other errors are named). */
 export function incompleteReason(error: unknown): string {
   if (error instanceof TargetUnavailable) return error.message;
   if (!(error instanceof Error)) return String(error).split('\n')[0]!;
@@ -27,154 +115,104 @@ export function incompleteReason(error: unknown): string {
 }
 
 /**
- * Runs one check against the target through `session` (shared by the checks of a run). A check
- * that cannot complete (the target unreachable or rate-limited, a budget spent, an error) is
- * returned with `incomplete` set and the findings it recorded before: it never throws.
+ * Runs one probe against the target. A probe that cannot complete (the target unreachable or
+ * rate-limited, a budget spent, an error) is returned with `incomplete` set and what was judged
+ * before: it never throws.
  */
-export async function runCheck(
-  check: Check,
-  target: TargetConfig,
-  session: TargetSession,
-): Promise<CheckOutcome> {
+export async function runProbe(probe: Probe, target: TargetConfig, run: RunContext): Promise<ProbeOutcome> {
   const started = performance.now();
-  const outcome: CheckOutcome = {
-    check: check.id,
-    title: check.title,
-    requirements: [...check.requirements],
+  const outcome: ProbeOutcome = {
+    probe: probe.id,
+    title: probe.title,
+    requirements: [...probe.requirements],
     status: 'ran',
     findings: [],
+    judged: {},
     notApplicable: [],
     requests: 0,
     notes: [],
     durationMs: 0,
   };
-  if (check.access === 'write' && !target.writableRef) {
+  if (probe.access === 'write' && !target.writableRef) {
     outcome.status = 'skipped';
     outcome.skipReason = 'read-only run: set WRITABLE_COUNTERPARTY_REF to let the suite send writes';
     return outcome;
   }
   const counts = new Map<RequirementId, number>();
-  const record = (finding: Finding): void => {
-    const n = (counts.get(finding.requirement) ?? 0) + 1;
-    counts.set(finding.requirement, n);
-    if (n <= MAX_FINDINGS_PER_REQUIREMENT) outcome.findings.push(finding);
+  const scope: Scope = {
+    record(finding) {
+      const n = (counts.get(finding.requirement) ?? 0) + 1;
+      counts.set(finding.requirement, n);
+      if (n <= MAX_FINDINGS_PER_REQUIREMENT) outcome.findings.push(finding);
+    },
+    count(requirement) {
+      outcome.judged[requirement] = (outcome.judged[requirement] ?? 0) + 1;
+    },
   };
-  const withRequest = (ex: Exchange, finding: Omit<Finding, 'request' | 'curl'>): Finding => ({
-    ...finding,
-    request: ex.request,
-    curl: curlCommand(ex.request),
-  });
-  const http = new HttpClient(session, {
+  const http = new HttpClient(run.session, {
     baseURL: target.baseURL,
     token: target.token,
     allowWrites: Boolean(target.writableRef),
-    onExchange: (ex) => {
-      if (ex.status >= 500) {
-        record(
-          withRequest(ex, {
-            requirement: 'no-server-error',
-            message: `${ex.request.method} ${new URL(ex.request.url).pathname} was answered ${ex.status}`,
-            expected: 'any status below 500',
-            received: describeResponse(ex),
-          }),
-        );
-      }
-    },
+    log: run.log,
+    probe: probe.id,
   });
-  const allowed = new Set<RequirementId>([...check.requirements, 'no-server-error']);
   const guard = (id: RequirementId): void => {
-    if (!allowed.has(id)) throw new Error(`check ${check.id} reported ${id}, which it does not declare`);
+    if (!probe.judges.includes(id))
+      throw new Error(`probe ${probe.id} judged ${id}, which it does not declare`);
   };
-  const ctx: CheckContext = {
+  const ctx: ProbeContext = {
+    probe,
     target,
     http,
-    fail: (finding) => {
-      guard(finding.requirement);
-      record(finding);
-    },
-    failOn: (ex, finding) => {
-      guard(finding.requirement);
-      record(withRequest(ex, finding));
-    },
-    notApplicable: (id, reason) => {
+    held(id) {
       guard(id);
+      scope.count(id);
+    },
+    fail(v: Violation) {
+      guard(v.requirement);
+      scope.count(v.requirement);
+      scope.record(findingOf({ ...v, judgedBy: probe.id }));
+    },
+    report(v, evidence) {
+      scope.record(findingOf(v, evidence));
+    },
+    async runCase(fn) {
+      const violations: JudgedViolation[] = [];
+      const caseScope: Scope = { ...scope, caseViolations: violations };
+      const result = await scopes.run(caseScope, fn);
+      return { result, violations };
+    },
+    notApplicable(id, reason) {
       if (!outcome.notApplicable.some((n) => n.requirement === id))
         outcome.notApplicable.push({ requirement: id, reason });
     },
     note: (text) => outcome.notes.push(text),
   };
-  const before = { ...session.stats };
-  try {
-    await check.run(ctx);
-  } catch (error) {
-    outcome.incomplete = redact(incompleteReason(error), target.token);
-    if (error instanceof TargetUnavailable && error.request) {
-      outcome.notes.push(`could not complete at: ${curlCommand(error.request)}`);
-    }
-  } finally {
-    outcome.requests = http.requestCount;
-    outcome.durationMs = performance.now() - started;
-    const retries = session.stats.retries - before.retries;
-    if (retries > 0) {
-      const waited = (session.stats.waitedMs - before.waitedMs) / 1000;
-      outcome.notes.push(`${retries} request(s) retried after a 429/503, ${waited.toFixed(1)} s waited`);
-    }
-    for (const [id, n] of counts) {
-      if (n > MAX_FINDINGS_PER_REQUIREMENT) {
-        outcome.notes.push(`${id}: ${n - MAX_FINDINGS_PER_REQUIREMENT} more finding(s) not kept`);
+  const before = { ...run.session.stats };
+  await scopes.run(scope, async () => {
+    try {
+      await probe.run(ctx);
+    } catch (error) {
+      outcome.incomplete = redact(incompleteReason(error), target.token);
+      if (error instanceof TargetUnavailable && error.request) {
+        outcome.notes.push(`could not complete at: ${curlCommand(error.request)}`);
       }
+    } finally {
+      // A PATCH whose read after never came is judged on what it has.
+      deliver(run.judge.flush());
+    }
+  });
+  outcome.requests = http.requestCount;
+  outcome.durationMs = performance.now() - started;
+  const retries = run.session.stats.retries - before.retries;
+  if (retries > 0) {
+    const waited = (run.session.stats.waitedMs - before.waitedMs) / 1000;
+    outcome.notes.push(`${retries} request(s) retried after a 429/503, ${waited.toFixed(1)} s waited`);
+  }
+  for (const [id, n] of counts) {
+    if (n > MAX_FINDINGS_PER_REQUIREMENT) {
+      outcome.notes.push(`${id}: ${n - MAX_FINDINGS_PER_REQUIREMENT} more finding(s) not kept`);
     }
   }
   return outcome;
-}
-
-export type VerdictStatus = 'passed' | 'failed' | 'warned' | 'skipped' | 'not-run';
-
-export interface Verdict {
-  id: RequirementId;
-  level: 'MUST' | 'SHOULD';
-  status: VerdictStatus;
-  /** Why skipped (read-only run, not applicable to this target). */
-  reasons: string[];
-  findings: (Finding & { check: string })[];
-  checks: string[];
-}
-
-/** Folds check outcomes into one verdict per requirement of the catalogue. */
-export function verdicts(outcomes: CheckOutcome[]): Verdict[] {
-  return REQUIREMENTS.map((r) => {
-    const id = r.id as RequirementId;
-    const covering = outcomes.filter((o) => o.requirements.includes(id) || id === 'no-server-error');
-    const findings = covering.flatMap((o) =>
-      o.findings.filter((f) => f.requirement === id).map((f) => ({ ...f, check: o.check })),
-    );
-    // A check that could not complete judged nothing it did not find broken before it stopped.
-    const incomplete = covering.filter((o) => o.incomplete !== undefined);
-    const ran = covering.filter((o) => o.status === 'ran' && o.incomplete === undefined);
-    // Every check covers no-server-error, but only one that sent a request judged it.
-    const applicable = ran.filter(
-      (o) =>
-        !o.notApplicable.some((n) => n.requirement === id) && (id !== 'no-server-error' || o.requests > 0),
-    );
-    const reasons = [
-      ...new Set([
-        ...covering.filter((o) => o.status === 'skipped').map((o) => o.skipReason ?? 'skipped'),
-        ...ran.flatMap((o) => o.notApplicable.filter((n) => n.requirement === id).map((n) => n.reason)),
-      ]),
-    ];
-    const unfinished = incomplete.map((o) => `${o.check} could not complete: ${o.incomplete}`);
-    let status: VerdictStatus;
-    if (findings.length > 0) status = requirement(id).level === 'MUST' ? 'failed' : 'warned';
-    else if (applicable.length > 0) status = 'passed';
-    else if (covering.length > incomplete.length) status = 'skipped';
-    else status = 'not-run';
-    return {
-      id,
-      level: r.level,
-      status,
-      reasons: status === 'skipped' ? [...reasons, ...unfinished] : status === 'not-run' ? unfinished : [],
-      findings,
-      checks: covering.map((o) => o.check),
-    };
-  });
 }

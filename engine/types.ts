@@ -1,12 +1,16 @@
 /**
- * The vocabulary of checks. A check is a plain async function registered under a stable id
- * that names the property it verifies, with the requirement ids it can fail. It never throws
- * for a conformance problem: it records findings, each with its evidence.
+ * The vocabulary of probes and their outcomes. A probe is a plain async function registered
+ * under a stable id: it chooses what to send (explicit cases, generated inputs, shrinking) and
+ * judges only what needs its plan ("this body breaks a rule, so it must not be accepted", "this
+ * token is wrong, so it must not succeed"). Everything else about the answers it gets is judged
+ * by the oracles (oracles/), which see every exchange of the run whoever sent it.
  */
-import type { RequirementId } from '../spec/requirements.ts';
+import type { RecordedRequest } from '../exchange/exchange.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
-import type { HttpClient, Exchange } from '../transport/client.ts';
+import type { Violation } from '../oracles/types.ts';
+import type { RequirementId } from '../spec/requirements.ts';
+import type { HttpClient } from '../transport/client.ts';
 
 export interface TargetConfig {
   baseURL: string;
@@ -21,6 +25,15 @@ export interface TargetConfig {
   runs: number;
 }
 
+/** Another exchange a finding rests on: the read before a PATCH, the PATCH itself, ... */
+export interface FindingContext {
+  role?: string;
+  /** "GET http://…/api/v1/counterparties/x" */
+  request: string;
+  status: number;
+  curl: string;
+}
+
 /** One piece of evidence that a requirement is broken. */
 export interface Finding {
   requirement: RequirementId;
@@ -28,6 +41,11 @@ export interface Finding {
   message: string;
   expected: string;
   received: string;
+  /** The oracle (or probe) that judged it. */
+  judgedBy: string;
+  /** The probe that sent the exchange that shows it, and what that request was for there. */
+  sentBy?: string;
+  role?: string;
   /** The (shrunk) generated input that shows it, where the input was generated. */
   input?: unknown;
   /** The rule the input was built to keep or break. */
@@ -36,57 +54,83 @@ export interface Finding {
   seed?: number;
   path?: string;
   /** The request that shows it, token redacted, and a curl command reproducing it. */
-  request?: { method: string; url: string; headers: Record<string, string>; body?: string };
+  request?: RecordedRequest;
+  /** The status of the exchange that shows it (0: no answer). */
+  status?: number;
   curl?: string;
+  /** The other exchanges of a sequence the finding rests on, in order. */
+  context?: FindingContext[];
 }
 
-export interface CheckOutcome {
-  check: string;
+export interface ProbeOutcome {
+  probe: string;
   title: string;
+  /** The requirements the probe aims to exercise (its own and the oracles' it sends for). */
   requirements: RequirementId[];
   status: 'ran' | 'skipped';
   skipReason?: string;
   findings: Finding[];
-  /** Requirements this check found not applicable (e.g. no Sunset header was sent). */
+  /** How many judgements (held or violated) each requirement got while the probe ran. */
+  judged: Partial<Record<RequirementId, number>>;
+  /** Why a requirement the probe aims at could not be judged (no ACCOUNT_FIXTURE, ...). */
   notApplicable: { requirement: RequirementId; reason: string }[];
   requests: number;
   notes: string[];
   durationMs: number;
   /**
-   * Set when the check could not complete: one line saying why (the target unreachable or
+   * Set when the probe could not complete: one line saying why (the target unreachable or
    * rate-limited, the run's request or time budget spent, or an error). Findings recorded before
-   * are kept; the requirements it covers are judged only by what it saw before it stopped.
+   * are kept.
    */
   incomplete?: string;
 }
 
-/** Where findings built from an exchange go: a check's context, or a property probe's collector. */
-export interface ViolationSink {
-  failOn(exchange: Exchange, finding: Omit<Finding, 'request' | 'curl'>): void;
+/** A violation with the oracle or probe that judged it. */
+export interface JudgedViolation extends Violation {
+  judgedBy: string;
 }
 
-export interface CheckContext {
+/** What a property adds to a finding: the input and how to replay it. */
+export interface PropertyEvidence {
+  input: unknown;
+  rule: Rule;
+  seed: number;
+  path?: string;
+  name: string;
+}
+
+export interface ProbeContext {
+  readonly probe: Probe;
   target: TargetConfig;
   http: HttpClient;
-  /** Records a finding. */
-  fail(finding: Finding): void;
-  /** Records a finding built from an exchange (request evidence and curl filled in). */
-  failOn(exchange: Exchange, finding: Omit<Finding, 'request' | 'curl'>): void;
-  /** Marks a requirement as not applicable to this target, with the reason. */
+  /** A judgement of the probe's own that holds (the requirement was exercised). */
+  held(requirement: RequirementId): void;
+  /** A judgement of the probe's own that is violated. */
+  fail(violation: Violation): void;
+  /** Records a violation found by a property, with its shrunk input and replay. */
+  report(violation: JudgedViolation, evidence: PropertyEvidence): void;
+  /**
+   * Runs one case of a property: the violations the oracles find in the exchanges it sends are
+   * returned (so the property can shrink on them) instead of being recorded.
+   */
+  runCase<T>(fn: () => Promise<T>): Promise<{ result: T; violations: JudgedViolation[] }>;
+  /** Marks a requirement the probe aims at as not applicable to this target, with the reason. */
   notApplicable(requirement: RequirementId, reason: string): void;
   note(text: string): void;
 }
 
-export interface Check {
-  /** Stable id naming the property, e.g. 'known-counterparty-conforms'. */
+export interface Probe {
+  /** Stable id naming what it sends, e.g. 'known-counterparty'. */
   id: string;
-  /** One line: the behaviour checked. */
+  /** One line: what it sends and what it expects. */
   title: string;
-  /** The requirements this check verifies (the only ids it may report). */
+  /** The requirements it aims to exercise: its own judgements, and the oracles' it sends for. */
   requirements: RequirementId[];
+  /** The requirements it judges itself (a subset of `requirements`); the engine refuses others. */
+  judges: RequirementId[];
   /** Which spec file of the suite runs it. */
   group: 'counterparty-get' | 'references' | 'authentication' | 'routing' | 'counterparty-patch';
-  /** 'write' checks send PATCH/POST/DELETE and only run with WRITABLE_COUNTERPARTY_REF. */
+  /** 'write' probes send PATCH/POST/DELETE and only run with WRITABLE_COUNTERPARTY_REF. */
   access: 'read' | 'write';
-  run(ctx: CheckContext): Promise<void>;
+  run(ctx: ProbeContext): Promise<void>;
 }

@@ -121,6 +121,11 @@ export function matchRoute(method: string, url: string, basePath?: string): Rout
   return undefined;
 }
 
+/** Whether a URL is below the interface's prefix (an operation of it or not). */
+export function inInterface(url: string, basePath?: string): boolean {
+  return interfaceSegments(url, basePath) !== undefined;
+}
+
 /** The base path of a base URL ('' for https://host). */
 export function basePathOf(baseURL: string): string {
   try {

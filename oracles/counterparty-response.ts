@@ -1,13 +1,22 @@
 /**
- * What every returned counterparty must be, wherever it is returned (GET now, PATCH later):
- * JSON, valid against the spec's Counterparty schema, with lifecycle headers that conform.
- * Schema errors are sorted to the requirement of the section they break.
+ * Counterparty answers. Requirements: counterparty-json, counterparty-schema, timestamp-format,
+ * address-schema, account-schema, counterparty-reference-echo.
+ *
+ * Rests on interface.md §2.1–2.3 (the fields of a returned counterparty), §4.1 "Success
+ * response: JSON counterparty object as in section 2.1." and §4.2 "Success response: the
+ * updated counterparty object as in 2.1".
+ *
+ * Applies to every 2xx answer of GET or PATCH /api/v1/counterparties/{counterpartyReference},
+ * whoever sent it: the counterparty asked for, the reads before and after a PATCH, an unknown
+ * reference that was answered with success, a PATCH reference probe. The reference asked for is
+ * read from the URL.
  */
 import type { ErrorObject } from 'ajv';
+import { describeResponse } from '../exchange/describe.ts';
+import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { spec } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
-import { describeResponse, type Exchange } from '../transport/client.ts';
-import type { ViolationSink } from '../engine/types.ts';
+import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
 
 /** The requirements a returned counterparty is judged on, wherever it is returned (GET, PATCH). */
 export const COUNTERPARTY_RESPONSE_REQUIREMENTS = [
@@ -18,6 +27,8 @@ export const COUNTERPARTY_RESPONSE_REQUIREMENTS = [
   'address-schema',
   'account-schema',
 ] as const satisfies readonly RequirementId[];
+
+const COUNTERPARTY_OPERATIONS = new Set(['getCounterparty', 'patchCounterparty']);
 
 export function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
@@ -46,67 +57,94 @@ function describeError(e: ErrorObject, value: unknown): string {
   return `${at} ${e.message ?? e.keyword}${actual}`;
 }
 
-/**
- * Validates a counterparty body against the spec. Reports one finding per broken requirement,
- * naming every error under it.
- */
-export function checkCounterpartyBody(ctx: ViolationSink, ex: Exchange, body: unknown, where: string): void {
+function where(ex: Exchange, reference: string): string {
+  return `${ex.request.method} ${reference}`;
+}
+
+/** Judges a body that must be a counterparty: one judgement per schema requirement that applies. */
+export function judgeCounterpartyBody(ex: Exchange, body: Record<string, unknown>, at: string): Judgement[] {
   const errors = spec().errors('Counterparty', body);
   const grouped = new Map<RequirementId, ErrorObject[]>();
   for (const e of errors) {
     const id = requirementOfSchemaError(e);
     grouped.set(id, [...(grouped.get(id) ?? []), e]);
   }
-  for (const [id, errs] of grouped) {
+  const applicable: RequirementId[] = ['counterparty-schema', 'timestamp-format'];
+  if (body.address !== undefined) applicable.push('address-schema');
+  if (Array.isArray(body.counterpartyAccounts) && body.counterpartyAccounts.length > 0)
+    applicable.push('account-schema');
+  for (const id of grouped.keys()) if (!applicable.includes(id)) applicable.push(id);
+  return applicable.map((id) => {
+    const errs = grouped.get(id);
+    if (!errs) return held(id);
     const lines = errs.slice(0, 8).map((e) => describeError(e, body));
-    ctx.failOn(ex, {
+    return violated({
       requirement: id,
-      message: `${where}: the counterparty breaks the schema: ${lines.join('; ')}${errs.length > 8 ? `; and ${errs.length - 8} more` : ''}`,
+      exchange: ex,
+      message: `${at}: the counterparty breaks the schema: ${lines.join('; ')}${errs.length > 8 ? `; and ${errs.length - 8} more` : ''}`,
       expected: 'a body valid against #/components/schemas/Counterparty of spec/openapi.yaml',
       received: lines.join('\n'),
     });
-  }
+  });
 }
 
-export interface CounterpartyResponseOptions {
-  /** The reference asked for. */
-  reference: string;
-  where: string;
-  statusRequirement?: RequirementId;
-}
-
-/** Checks a response that must be the counterparty `reference`: JSON, schema-valid, echoing it. */
-export function checkCounterpartyResponse(
-  ctx: ViolationSink,
-  ex: Exchange,
-  opts: CounterpartyResponseOptions,
-): void {
-  const type = ex.headers['content-type'];
-  if (!isJsonContentType(type)) {
-    ctx.failOn(ex, {
-      requirement: 'counterparty-json',
-      message: `${opts.where}: the counterparty is not returned as JSON`,
-      expected: 'Content-Type: application/json (or a +json type)',
-      received: type ? `Content-Type: ${type}` : 'no Content-Type header',
-    });
-  }
-  if (ex.body === undefined || ex.body === null || typeof ex.body !== 'object' || Array.isArray(ex.body)) {
-    ctx.failOn(ex, {
-      requirement: 'counterparty-schema',
-      message: `${opts.where}: the body is not a JSON object`,
-      expected: 'a JSON object valid against the Counterparty schema',
-      received: describeResponse(ex),
-    });
-    return;
-  }
-  checkCounterpartyBody(ctx, ex, ex.body, opts.where);
-  const got = (ex.body as Record<string, unknown>).counterpartyReference;
-  if (got !== opts.reference) {
-    ctx.failOn(ex, {
-      requirement: 'counterparty-reference-echo',
-      message: `${opts.where}: the counterparty returned is not the one asked for`,
-      expected: `counterpartyReference ${JSON.stringify(opts.reference)}`,
-      received: `counterpartyReference ${JSON.stringify(got)}`,
-    });
-  }
-}
+export const COUNTERPARTY_RESPONSE_ORACLE: ExchangeOracle = {
+  id: 'counterparty-response',
+  kind: 'exchange',
+  requirements: COUNTERPARTY_RESPONSE_REQUIREMENTS,
+  unexercised: {
+    'counterparty-json': 'no counterparty was returned with success',
+    'counterparty-reference-echo': 'no counterparty was returned with success',
+    'counterparty-schema': 'no counterparty was returned with success',
+    'timestamp-format': 'no counterparty was returned with success',
+    'address-schema': 'no counterparty returned carried an address',
+    'account-schema': 'no counterparty returned carried an account',
+  },
+  judge({ exchange: ex, route }) {
+    if (route?.kind !== 'operation' || !COUNTERPARTY_OPERATIONS.has(route.operation.operationId)) return [];
+    if (!is2xx(ex.status)) return [];
+    const reference = route.params.counterpartyReference ?? '';
+    const at = where(ex, reference);
+    const out: Judgement[] = [];
+    const type = ex.headers['content-type'];
+    out.push(
+      isJsonContentType(type)
+        ? held('counterparty-json')
+        : violated({
+            requirement: 'counterparty-json',
+            exchange: ex,
+            message: `${at}: the counterparty is not returned as JSON`,
+            expected: 'Content-Type: application/json (or a +json type)',
+            received: type ? `Content-Type: ${type}` : 'no Content-Type header',
+          }),
+    );
+    const body = ex.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      out.push(
+        violated({
+          requirement: 'counterparty-schema',
+          exchange: ex,
+          message: `${at}: the body of a ${ex.status} answer is not a JSON object`,
+          expected: 'a JSON object valid against the Counterparty schema',
+          received: describeResponse(ex),
+        }),
+      );
+      return out;
+    }
+    const cp = body as Record<string, unknown>;
+    out.push(...judgeCounterpartyBody(ex, cp, at));
+    const got = cp.counterpartyReference;
+    out.push(
+      got === reference
+        ? held('counterparty-reference-echo')
+        : violated({
+            requirement: 'counterparty-reference-echo',
+            exchange: ex,
+            message: `${at}: the counterparty returned is not the one asked for`,
+            expected: `counterpartyReference ${JSON.stringify(reference)} (the reference in the URL)`,
+            received: `counterpartyReference ${JSON.stringify(got)}`,
+          }),
+    );
+    return out;
+  },
+};

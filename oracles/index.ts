@@ -1,7 +1,24 @@
 /** The registry of every oracle: each exchange of a run goes to every one that applies. */
+import { COUNTERPARTY_RESPONSE_ORACLE } from './counterparty-response.ts';
+import { MEDIA_TYPE_ORACLE } from './media-type.ts';
+import { PATCH_REJECTED_ORACLE } from './patch-rejected.ts';
+import { PATCH_UPDATE_ORACLE } from './patch-update.ts';
+import { READ_STABILITY_ORACLE } from './read-stability.ts';
+import { REFERENCE_STATUS_ORACLE } from './reference-status.ts';
+import { REQUEST_ANSWERED_ORACLE } from './request-answered.ts';
+import { SERVER_ERROR_ORACLE } from './server-error.ts';
 import type { Oracle } from './types.ts';
 
-export const ORACLES: Oracle[] = [];
+export const ORACLES: Oracle[] = [
+  REQUEST_ANSWERED_ORACLE,
+  SERVER_ERROR_ORACLE,
+  MEDIA_TYPE_ORACLE,
+  COUNTERPARTY_RESPONSE_ORACLE,
+  REFERENCE_STATUS_ORACLE,
+  PATCH_UPDATE_ORACLE,
+  PATCH_REJECTED_ORACLE,
+  READ_STABILITY_ORACLE,
+];
 
 export function oracle(id: string): Oracle {
   const o = ORACLES.find((x) => x.id === id);

@@ -4,8 +4,15 @@
  */
 import { spec } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
-import type { Exchange } from '../transport/client.ts';
-import type { ViolationSink } from '../engine/types.ts';
+import type { Exchange } from '../exchange/exchange.ts';
+
+/** Where the findings of the old-style checker go (until the oracle replaces it). */
+interface ViolationSink {
+  failOn(
+    exchange: Exchange,
+    finding: { requirement: RequirementId; message: string; expected: string; received: string },
+  ): void;
+}
 
 /** The requirements of the Deprecation and Sunset headers, wherever they are sent. */
 export const LIFECYCLE_REQUIREMENTS = [

@@ -26,8 +26,10 @@ export type Judgement = { requirement: RequirementId; held: true } | ({ held: fa
 /** An exchange and where it goes in the interface. */
 export interface Routed {
   exchange: Exchange;
-  /** undefined: outside the interface. */
+  /** undefined: no operation of the interface (see `inInterface`). */
   route: RouteMatch | undefined;
+  /** The URL is below the interface's /api/v1/ prefix, whether or not an operation matches. */
+  inInterface: boolean;
 }
 
 interface OracleBase {

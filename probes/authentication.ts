@@ -1,19 +1,18 @@
 /**
  * Bearer authentication on every operation the document lists (interface.md §5; RFC 6750 §3):
- * no Authorization header, or a wrong token, never succeeds, and is answered 401 with a Bearer
- * challenge. Writes are only probed when the run may write.
+ * each is sent without an Authorization header and with a wrong token. The probe judges what
+ * needs its plan: the credentials are missing or wrong, so the request must not succeed, and
+ * should be answered 401. The challenge a 401 carries is judged by the auth-challenge oracle, on
+ * every 401 of the run. Writes are only probed when the run may write.
  */
+import { describeResponse } from '../exchange/describe.ts';
+import { is2xx } from '../exchange/exchange.ts';
+import type { Probe, ProbeContext } from '../engine/types.ts';
 import { spec, type Operation } from '../spec/index.ts';
-import { describeResponse, type Auth } from '../transport/client.ts';
+import type { Auth } from '../transport/client.ts';
 import { describeOperation, isWrite, probeRequest } from './operations.ts';
-import type { Check, CheckContext } from '../engine/types.ts';
 
-/** Whether a WWW-Authenticate value holds a challenge for the Bearer scheme. */
-export function hasBearerChallenge(value: string | undefined): boolean {
-  return value !== undefined && /(^|[\s,])bearer(\s|,|$)/i.test(value);
-}
-
-async function probeOperations(ctx: CheckContext, ops: Operation[]): Promise<void> {
+async function probeOperations(ctx: ProbeContext, ops: Operation[]): Promise<void> {
   const wrong = `Bearer conformance-wrong-token-${(ctx.target.seed >>> 0).toString(36)}`;
   const modes: {
     auth: Auth;
@@ -29,23 +28,25 @@ async function probeOperations(ctx: CheckContext, ops: Operation[]): Promise<voi
   ];
   for (const op of ops) {
     for (const mode of modes) {
-      const ex = await ctx.http.send({ ...probeRequest(op, ctx.target), auth: mode.auth });
+      const ex = await ctx.http.send({ ...probeRequest(op, ctx.target), auth: mode.auth, role: mode.label });
       const name = describeOperation(op);
-      if (ex.status >= 200 && ex.status <= 299) {
-        ctx.failOn(ex, {
+      if (is2xx(ex.status)) {
+        ctx.fail({
           requirement: mode.requirement,
+          exchange: ex,
           message: `${name} succeeded ${mode.label}`,
           expected: 'a refusal (not 2xx): every operation requires a bearer token (interface.md §5)',
           received: describeResponse(ex),
         });
-      }
-      const challenge = ex.headers['www-authenticate'];
-      if (ex.status !== 401 || !hasBearerChallenge(challenge)) {
-        ctx.failOn(ex, {
-          requirement: 'auth-401-bearer-challenge',
-          message: `${name} ${mode.label} was not answered 401 with a Bearer challenge`,
-          expected: '401 with WWW-Authenticate: Bearer ... (RFC 6750 §3)',
-          received: `${ex.status || 'no response'}${challenge ? `, WWW-Authenticate: ${challenge}` : ', no WWW-Authenticate'}`,
+      } else ctx.held(mode.requirement);
+      if (ex.status === 401) ctx.held('auth-unauthenticated-401');
+      else {
+        ctx.fail({
+          requirement: 'auth-unauthenticated-401',
+          exchange: ex,
+          message: `${name} ${mode.label} was answered ${ex.status}, not 401`,
+          expected: '401 (RFC 6750 §3.1: a missing or invalid token)',
+          received: describeResponse(ex),
         });
       }
     }
@@ -56,13 +57,14 @@ async function probeOperations(ctx: CheckContext, ops: Operation[]): Promise<voi
 const REQUIREMENTS = [
   'auth-missing-rejected',
   'auth-wrong-token-rejected',
-  'auth-401-bearer-challenge',
+  'auth-unauthenticated-401',
 ] as const;
 
-export const readsRequireAuth: Check = {
+export const readsRequireAuth: Probe = {
   id: 'reads-require-authentication',
-  title: 'every listed read operation refuses a missing or wrong bearer token',
-  requirements: [...REQUIREMENTS],
+  title: 'every listed read operation, without a token and with a wrong one',
+  requirements: [...REQUIREMENTS, 'auth-401-bearer-challenge'],
+  judges: [...REQUIREMENTS],
   group: 'authentication',
   access: 'read',
   run: (ctx) =>
@@ -74,13 +76,14 @@ export const readsRequireAuth: Check = {
     ),
 };
 
-export const writesRequireAuth: Check = {
+export const writesRequireAuth: Probe = {
   id: 'writes-require-authentication',
-  title: 'every listed write operation refuses a missing or wrong bearer token',
-  requirements: [...REQUIREMENTS],
+  title: 'every listed write operation, without a token and with a wrong one',
+  requirements: [...REQUIREMENTS, 'auth-401-bearer-challenge'],
+  judges: [...REQUIREMENTS],
   group: 'authentication',
   access: 'write',
   run: (ctx) => probeOperations(ctx, spec().operations().filter(isWrite)),
 };
 
-export const AUTHENTICATION_CHECKS: Check[] = [readsRequireAuth, writesRequireAuth];
+export const AUTHENTICATION_PROBES: Probe[] = [readsRequireAuth, writesRequireAuth];

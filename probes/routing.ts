@@ -1,15 +1,19 @@
-/** The listed collection operations exist (interface.md §4.3). */
+/**
+ * The listed collection operations exist (interface.md §4.3): each is sent with the valid token,
+ * and must be routed. Their answers are judged by the oracles too (media type, lifecycle headers).
+ */
+import { describeResponse } from '../exchange/describe.ts';
+import type { Probe } from '../engine/types.ts';
 import { spec } from '../spec/index.ts';
-import { describeResponse } from '../transport/client.ts';
 import { describeOperation } from './operations.ts';
-import type { Check } from '../engine/types.ts';
 
 const NOT_ROUTED = new Set([404, 405, 501]);
 
-export const collectionsRouted: Check = {
+export const collectionsRouted: Probe = {
   id: 'collections-routed',
-  title: 'GET /api/v1/bills, /mandates and /direct-debit are routed: not 404, 405 or 501 with a valid token',
-  requirements: ['collection-routed'],
+  title: 'GET /api/v1/bills, /mandates and /direct-debit with a valid token: not 404, 405 or 501',
+  requirements: ['collection-routed', 'response-json-media-type'],
+  judges: ['collection-routed'],
   group: 'routing',
   access: 'read',
   async run(ctx) {
@@ -18,17 +22,20 @@ export const collectionsRouted: Check = {
       .filter((op) => op.method === 'GET' && op.pathParams.length === 0);
     for (const op of collections) {
       const ex = await ctx.http.send({ method: 'GET', path: op.path });
-      if (NOT_ROUTED.has(ex.status)) {
-        ctx.failOn(ex, {
-          requirement: 'collection-routed',
-          message: `${describeOperation(op)} is listed in interface.md §4.3 but answered ${ex.status}`,
-          expected: 'a routed operation: not 404, 405 or 501',
-          received: describeResponse(ex),
-        });
+      if (!NOT_ROUTED.has(ex.status)) {
+        ctx.held('collection-routed');
+        continue;
       }
+      ctx.fail({
+        requirement: 'collection-routed',
+        exchange: ex,
+        message: `${describeOperation(op)} is listed in interface.md §4.3 but answered ${ex.status}`,
+        expected: 'a routed operation: not 404, 405 or 501',
+        received: describeResponse(ex),
+      });
     }
     ctx.note(`collection operations: ${collections.map(describeOperation).join(', ')}`);
   },
 };
 
-export const ROUTING_CHECKS: Check[] = [collectionsRouted];
+export const ROUTING_PROBES: Probe[] = [collectionsRouted];

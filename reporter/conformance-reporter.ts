@@ -11,8 +11,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
-import { CHECKS } from '../probes/index.ts';
-import type { CheckOutcome } from '../engine/types.ts';
+import type { ProbeOutcome } from '../engine/types.ts';
+import { PROBES } from '../probes/index.ts';
 import { REPORT_FILES } from './files.ts';
 import { parseStrict } from './gate.ts';
 import { renderHtml } from './html.ts';
@@ -31,7 +31,7 @@ export interface ConformanceReporterOptions {
 }
 
 export default class ConformanceReporter implements Reporter {
-  private readonly outcomes = new Map<string, CheckOutcome>();
+  private readonly outcomes = new Map<string, ProbeOutcome>();
   private readonly incomplete = new Map<string, IncompleteCheck>();
   private readonly endedTests = new Set<string>();
   private startedAt = new Date();
@@ -55,11 +55,11 @@ export default class ConformanceReporter implements Reporter {
     const attachment = result.attachments.find((a) => a.name === OUTCOME_ATTACHMENT && a.body);
     const partial = result.attachments.find((a) => a.name === INCOMPLETE_ATTACHMENT && a.body);
     if (attachment?.body) {
-      this.outcomes.set(test.id, JSON.parse(attachment.body.toString('utf8')) as CheckOutcome);
+      this.outcomes.set(test.id, JSON.parse(attachment.body.toString('utf8')) as ProbeOutcome);
       this.incomplete.delete(test.id);
     } else if (partial?.body) {
       // What the check found before it stopped still counts; the check itself is incomplete.
-      const outcome = JSON.parse(partial.body.toString('utf8')) as CheckOutcome;
+      const outcome = JSON.parse(partial.body.toString('utf8')) as ProbeOutcome;
       this.outcomes.set(test.id, outcome);
       this.incomplete.set(test.id, {
         test: test.title,
@@ -87,7 +87,7 @@ export default class ConformanceReporter implements Reporter {
         file: this.waivers.file && displayPath(this.waivers.file, process.cwd()),
       },
       strict: this.strict,
-      expectedChecks: CHECKS.map((c) => c.id),
+      expectedProbes: PROBES.map((p) => p.id),
       endedTests: [...this.endedTests],
     });
     const secrets = secretsFromEnv(process.env);

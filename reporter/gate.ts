@@ -5,10 +5,10 @@
  *   - a check that did not complete always fails the gate.
  * Waivers are also judged, so the file is kept clean: applied, expired (the failure counts
  * again), stale (the requirement now passes: remove the waiver) or unused (the requirement was
- * not judged in this run: skipped or not run).
+ * not exercised in this run).
  */
 import { ConfigError } from '../config/config.ts';
-import type { Verdict, VerdictStatus } from '../engine/run.ts';
+import type { Verdict, VerdictStatus } from '../engine/verdicts.ts';
 import type { Waiver } from './waivers.ts';
 
 export type GateStatus = VerdictStatus | 'waived';

@@ -8,7 +8,7 @@
 import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
 import { bySection } from './sections.ts';
-import type { ConformanceRecord, RequirementRecord } from './summary.ts';
+import { provenance, replayCommand, type ConformanceRecord, type RequirementRecord } from './summary.ts';
 
 /** Escapes text for HTML element content and attribute values; drops control characters. */
 export function escapeHtml(value: unknown): string {
@@ -31,16 +31,20 @@ const STATUS_LABEL: Record<GateStatus, string> = {
   failed: 'FAILED',
   warned: 'warned',
   waived: 'waived',
-  skipped: 'skipped',
-  'not-run': 'not run',
+  'not-exercised': 'not exercised',
 };
 
-const STATUS_ORDER: GateStatus[] = ['passed', 'failed', 'warned', 'waived', 'skipped', 'not-run'];
+const STATUS_ORDER: GateStatus[] = ['passed', 'failed', 'warned', 'waived', 'not-exercised'];
 
 /** Finding fields rendered in their own place; any other field is listed generically. */
 const KNOWN_FIELDS = new Set([
   'requirement',
-  'check',
+  'probe',
+  'judgedBy',
+  'sentBy',
+  'role',
+  'status',
+  'context',
   'message',
   'expected',
   'received',
@@ -84,12 +88,11 @@ function renderRequest(request: NonNullable<Finding['request']>): string {
   return `<details class="request"><summary>Request sent</summary><pre>${esc(head.join('\n') + body)}</pre></details>`;
 }
 
-function renderFinding(f: Finding & { check?: string }, index: number): string {
+function renderFinding(record: ConformanceRecord, f: Finding & { probe?: string }, index: number): string {
   const parts: string[] = [];
   parts.push(`<div class="finding">`);
-  parts.push(
-    `<h4><span class="n">${index + 1}</span> ${esc(f.message)}${f.check ? ` <span class="muted">(check ${esc(f.check)})</span>` : ''}</h4>`,
-  );
+  parts.push(`<h4><span class="n">${index + 1}</span> ${esc(f.message)}</h4>`);
+  parts.push(`<p class="provenance">${esc(provenance(f))}</p>`);
   parts.push(`<div class="evidence">`);
   parts.push(`<div><h5>Expected</h5><pre class="expected">${esc(f.expected)}</pre></div>`);
   parts.push(`<div><h5>Received</h5><pre class="received">${esc(f.received)}</pre></div>`);
@@ -97,9 +100,10 @@ function renderFinding(f: Finding & { check?: string }, index: number): string {
   if (f.input !== undefined)
     parts.push(`<h5>Input (shrunk)</h5><pre class="input">${esc(json(f.input))}</pre>`);
   if (f.rule !== undefined) parts.push(`<h5>Rule</h5><p class="rule">${esc(ruleText(f.rule))}</p>`);
-  if (f.seed !== undefined)
+  const replay = replayCommand(record, f);
+  if (replay)
     parts.push(
-      `<p class="replay">Replay: <code>CONFORMANCE_SEED=${esc(f.seed)} npm run conformance</code>${f.path ? ` (fast-check path <code>${esc(f.path)}</code>)` : ''}</p>`,
+      `<p class="replay">Replay: <code>${esc(replay)}</code>${f.path ? ` (fast-check path <code>${esc(f.path)}</code>)` : ''}</p>`,
     );
   const extra = Object.entries(f).filter(([k, v]) => !KNOWN_FIELDS.has(k) && v !== undefined);
   if (extra.length > 0) {
@@ -113,17 +117,25 @@ function renderFinding(f: Finding & { check?: string }, index: number): string {
     parts.push(`<pre class="curl">${esc(f.curl)}</pre>`);
   }
   if (f.request) parts.push(renderRequest(f.request));
+  if (f.context && f.context.length > 0) {
+    parts.push(`<h5>The exchanges it rests on</h5><ol class="context">`);
+    for (const c of f.context)
+      parts.push(
+        `<li>${esc(c.role ?? 'exchange')}: <code>${esc(c.request)}</code> → ${esc(c.status || 'no answer')}<pre class="curl">${esc(c.curl)}</pre></li>`,
+      );
+    parts.push(`</ol>`);
+  }
   parts.push(`</div>`);
   return parts.join('\n');
 }
 
-function renderRequirement(r: RequirementRecord): string {
+function renderRequirement(record: ConformanceRecord, r: RequirementRecord): string {
   const open = r.status === 'failed' || r.status === 'warned' ? ' open' : '';
   const parts: string[] = [];
   parts.push(`<details class="req ${r.status}" id="${anchor('req', r.id)}"${open}>`);
   const note =
-    r.status === 'skipped' || r.status === 'not-run'
-      ? `<span class="why">${esc(r.reasons.join('; ') || 'no check ran')}</span>`
+    r.status === 'not-exercised'
+      ? `<span class="why">${esc(r.reasons.join('; '))}</span>`
       : r.status === 'waived' && r.waiver
         ? `<span class="why">waived until ${esc(r.waiver.expires)}: ${esc(r.waiver.reason)}</span>`
         : r.findings.length > 0
@@ -134,7 +146,7 @@ function renderRequirement(r: RequirementRecord): string {
   );
   parts.push(`<div class="body">`);
   parts.push(
-    `<p class="meta">Source: ${esc(r.section)} · level ${esc(r.level)} · checked by ${r.checks.length > 0 ? r.checks.map((c) => `<code>${esc(c)}</code>`).join(', ') : 'no check'}</p>`,
+    `<p class="meta">Source: ${esc(r.section)} · level ${esc(r.level)} · judged by ${[...r.oracles.map((o) => `oracle <code>${esc(o)}</code>`), ...r.probes.map((p) => `probe <code>${esc(p)}</code>`)].join(', ') || 'nothing in this run'} · ${esc(r.judged)} judgement(s)</p>`,
   );
   if (r.rationale) parts.push(`<p class="rationale">${esc(r.rationale)}</p>`);
   if (r.waiver) {
@@ -142,9 +154,9 @@ function renderRequirement(r: RequirementRecord): string {
       `<p class="waiver ${r.waiver.status}">Waiver (line ${esc(r.waiver.line)}, ${esc(r.waiver.status)}): ${esc(r.waiver.reason)}, expires ${esc(r.waiver.expires)}. ${esc(r.waiver.note)}</p>`,
     );
   }
-  if ((r.status === 'skipped' || r.status === 'not-run') && r.reasons.length > 0)
-    parts.push(`<p class="reason">Reason: ${esc(r.reasons.join('; '))}</p>`);
-  r.findings.forEach((f, i) => parts.push(renderFinding(f, i)));
+  if (r.status === 'not-exercised' && r.reasons.length > 0)
+    parts.push(`<p class="reason">Not exercised: ${esc(r.reasons.join('; '))}</p>`);
+  r.findings.forEach((f, i) => parts.push(renderFinding(record, f, i)));
   parts.push(`</div></details>`);
   return parts.join('\n');
 }
@@ -172,12 +184,12 @@ function renderWaivers(record: ConformanceRecord): string {
   }</section>`;
 }
 
-function renderChecks(record: ConformanceRecord): string {
-  const rows = record.checks.map(
+function renderProbes(record: ConformanceRecord): string {
+  const rows = record.probes.map(
     (c) =>
-      `<tr><td><code>${esc(c.check)}</code></td><td>${esc(c.title)}</td><td>${esc(c.status === 'skipped' ? `skipped: ${c.skipReason ?? ''}` : c.status)}</td><td>${esc(c.requests)}</td><td>${esc((c.durationMs / 1000).toFixed(2))} s</td><td>${c.notes.map((n) => esc(n)).join('<br>')}</td></tr>`,
+      `<tr><td><code>${esc(c.probe)}</code></td><td>${esc(c.title)}</td><td>${esc(c.status === 'skipped' ? `skipped: ${c.skipReason ?? ''}` : c.status)}</td><td>${esc(c.requests)}</td><td>${esc((c.durationMs / 1000).toFixed(2))} s</td><td>${c.notes.map((n) => esc(n)).join('<br>')}</td></tr>`,
   );
-  return `<section id="checks"><h2>Checks</h2><table class="checks"><thead><tr><th>Check</th><th>Behaviour</th><th>Status</th><th>Requests</th><th>Time</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+  return `<section id="probes"><h2>Probes</h2><table class="checks"><thead><tr><th>Probe</th><th>What it sends</th><th>Status</th><th>Requests</th><th>Time</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
 const CSS = `
@@ -197,12 +209,12 @@ dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0 
 table{border-collapse:collapse;margin:8px 0 12px}th,td{border:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 table.counts td{text-align:right;min-width:64px;font-weight:600}table.counts td.zero{color:#8c959f;font-weight:400}
 caption{text-align:left;font-weight:600;padding-bottom:4px}
-td.passed{color:var(--pass)}td.failed{color:var(--fail)}td.warned{color:var(--warn)}td.waived{color:var(--waive)}td.skipped,td.not-run{color:var(--skip)}
+td.passed{color:var(--pass)}td.failed{color:var(--fail)}td.warned{color:var(--warn)}td.waived{color:var(--waive)}td.not-exercised{color:var(--skip)}
 .badge{display:inline-block;min-width:64px;text-align:center;border-radius:12px;padding:0 8px;font-size:12px;font-weight:700;color:#fff}
-.badge.passed{background:var(--pass)}.badge.failed{background:var(--fail)}.badge.warned{background:var(--warn)}.badge.waived{background:var(--waive)}.badge.skipped,.badge.not-run{background:var(--skip)}
+.badge.passed{background:var(--pass)}.badge.failed{background:var(--fail)}.badge.warned{background:var(--warn)}.badge.waived{background:var(--waive)}.badge.not-exercised{background:var(--skip)}
 .level{font-size:12px;font-weight:700;border:1px solid currentColor;border-radius:4px;padding:0 4px}.level.MUST{color:var(--fail)}.level.SHOULD{color:var(--warn)}
 details.req{border:1px solid var(--line);border-left-width:5px;border-radius:6px;margin:6px 0;background:#fff}
-details.req.passed{border-left-color:var(--pass)}details.req.failed{border-left-color:var(--fail)}details.req.warned{border-left-color:var(--warn)}details.req.waived{border-left-color:var(--waive)}details.req.skipped,details.req.not-run{border-left-color:var(--skip)}
+details.req.passed{border-left-color:var(--pass)}details.req.failed{border-left-color:var(--fail)}details.req.warned{border-left-color:var(--warn)}details.req.waived{border-left-color:var(--waive)}details.req.not-exercised{border-left-color:var(--skip)}
 details.req>summary{cursor:pointer;padding:6px 10px}
 details.req .body{padding:0 12px 8px}
 .why{color:#57606a;font-size:13px}.muted,.meta{color:#57606a;font-size:13px}
@@ -271,10 +283,10 @@ export function renderHtml(record: ConformanceRecord): string {
   );
   for (const [group, reqs] of groups) {
     body.push(`<section class="group" id="${anchor('sec', group)}"><h2>${esc(reqs[0]!.groupTitle)}</h2>`);
-    for (const r of reqs) body.push(renderRequirement(r));
+    for (const r of reqs) body.push(renderRequirement(record, r));
     body.push('</section>');
   }
-  body.push(renderChecks(record));
+  body.push(renderProbes(record));
   body.push(
     `<p class="muted">Written by ${esc(record.tool)}; the machine-readable record is conformance.json beside this page.</p>`,
   );

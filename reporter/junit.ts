@@ -55,9 +55,8 @@ function testCase(r: RequirementRecord, strict: boolean, seconds: number): strin
         : `${open}<system-out>${x(`WARNING (SHOULD, does not fail the gate outside strict mode)\n${evidence(r.findings)}`)}</system-out>${close}`;
     case 'waived':
       return `${open}<skipped message="${x(`waived until ${r.waiver?.expires ?? '?'}: ${r.waiver?.reason ?? ''}`)}"/><system-out>${x(evidence(r.findings))}</system-out>${close}`;
-    case 'skipped':
-    case 'not-run':
-      return `${open}<skipped message="${x(r.reasons.join('; ') || (r.status === 'not-run' ? 'no check ran' : 'skipped'))}"/>${close}`;
+    case 'not-exercised':
+      return `${open}<skipped message="${x(`not exercised: ${r.reasons.join('; ')}`)}"/>${close}`;
     default:
       return `${open}${close}`;
   }
@@ -65,12 +64,11 @@ function testCase(r: RequirementRecord, strict: boolean, seconds: number): strin
 
 /** The JUnit XML document. */
 export function renderJunit(record: ConformanceRecord): string {
-  const duration = new Map(record.checks.map((c) => [c.check, c.durationMs / 1000]));
-  const seconds = (r: RequirementRecord): number => r.checks.reduce((s, c) => s + (duration.get(c) ?? 0), 0);
+  const duration = new Map(record.probes.map((p) => [p.probe, p.durationMs / 1000]));
+  const seconds = (r: RequirementRecord): number => r.probes.reduce((s, p) => s + (duration.get(p) ?? 0), 0);
   const fails = (r: RequirementRecord): boolean =>
     r.status === 'failed' || (record.strict && r.status === 'warned');
-  const skips = (r: RequirementRecord): boolean =>
-    r.status === 'waived' || r.status === 'skipped' || r.status === 'not-run';
+  const skips = (r: RequirementRecord): boolean => r.status === 'waived' || r.status === 'not-exercised';
   const suites: string[] = [];
   const properties = [
     ['target', record.target.baseURL],
@@ -93,10 +91,10 @@ export function renderJunit(record: ConformanceRecord): string {
   if (record.incomplete.length > 0) {
     const cases = record.incomplete.map(
       (i) =>
-        `<testcase classname="checks" name="${x(i.test)}" time="0"><error message="${x(i.error.split('\n')[0])}" type="incomplete">${x(i.error)}</error></testcase>`,
+        `<testcase classname="probes" name="${x(i.test)}" time="0"><error message="${x(i.error.split('\n')[0])}" type="incomplete">${x(i.error)}</error></testcase>`,
     );
     suites.push(
-      `<testsuite name="Checks that did not complete" tests="${cases.length}" failures="0" errors="${cases.length}" skipped="0" time="0" timestamp="${x(record.startedAt)}">${cases.join('')}</testsuite>`,
+      `<testsuite name="Probes that did not complete" tests="${cases.length}" failures="0" errors="${cases.length}" skipped="0" time="0" timestamp="${x(record.startedAt)}">${cases.join('')}</testsuite>`,
     );
   }
   const all = record.requirements;

@@ -3,7 +3,7 @@
  * passes through here, so a token that a server echoed back (in a body, a header or an error
  * message) is replaced by $API_TOKEN like the one the HTTP client sends.
  */
-import { REDACTED_TOKEN } from '../transport/client.ts';
+import { REDACTED_TOKEN } from '../exchange/redact.ts';
 
 /**
  * Tokens shorter than this are not searched for: replacing a one- or two-letter "token" would

@@ -3,8 +3,8 @@
  * requirement catalogue. Written to reports/conformance.json; the CLI's exit status and the
  * console summary are derived from it.
  */
-import { verdicts, type Verdict } from '../engine/run.ts';
-import type { CheckOutcome } from '../engine/types.ts';
+import type { Finding, ProbeOutcome } from '../engine/types.ts';
+import { verdicts, type Verdict } from '../engine/verdicts.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';
@@ -56,12 +56,12 @@ export interface ConformanceRecord {
   requirements: RequirementRecord[];
   /** The waiver file of the run (null: none) and every waiver in it, judged. */
   waivers: { file: string | null; entries: JudgedWaiver[] };
-  checks: Omit<CheckOutcome, 'findings'>[];
+  probes: Omit<ProbeOutcome, 'findings'>[];
   incomplete: IncompleteCheck[];
 }
 
 export function buildRecord(input: {
-  outcomes: CheckOutcome[];
+  outcomes: ProbeOutcome[];
   incomplete: IncompleteCheck[];
   env: Record<string, string | undefined>;
   startedAt: Date;
@@ -70,11 +70,11 @@ export function buildRecord(input: {
   waivers?: WaiverFile;
   strict?: boolean;
   /**
-   * The checks the run must produce an outcome for; one whose test did not even end in this run
-   * (a missing shard, a filtered or interrupted run) is an incomplete check.
+   * The probes the run must produce an outcome for; one whose test did not even end in this run
+   * (a missing shard, a filtered or interrupted run) is an incomplete probe.
    */
-  expectedChecks?: readonly string[];
-  /** The titles of every test that ended in this run ("<check id>: <title>"). */
+  expectedProbes?: readonly string[];
+  /** The titles of every test that ended in this run ("<probe id>: <title>"). */
   endedTests?: readonly string[];
   /** "Today", for waiver expiry (default: now). */
   now?: Date;
@@ -83,14 +83,14 @@ export function buildRecord(input: {
   const strict = input.strict ?? false;
   const gate = applyWaivers(vs, input.waivers?.waivers ?? [], input.now ?? new Date());
   const incomplete = [...input.incomplete];
-  const ran = new Set(input.outcomes.map((o) => o.check));
+  const ran = new Set(input.outcomes.map((o) => o.probe));
   const ended = [...(input.endedTests ?? []), ...incomplete.map((i) => i.test)];
-  for (const id of input.expectedChecks ?? []) {
+  for (const id of input.expectedProbes ?? []) {
     if (ran.has(id) || ended.some((t) => t === id || t.startsWith(`${id}:`))) continue;
     incomplete.push({
       test: id,
       error:
-        'no outcome: the check did not run (a missing shard, a --grep filter, an interrupted run, or no test defines it)',
+        'no outcome: the probe did not run (a missing shard, a --grep filter, an interrupted run, or no test defines it)',
     });
   }
   const empty = (): Record<GateStatus, number> => ({
@@ -98,8 +98,7 @@ export function buildRecord(input: {
     failed: 0,
     warned: 0,
     waived: 0,
-    skipped: 0,
-    'not-run': 0,
+    'not-exercised': 0,
   });
   const counts = { MUST: empty(), SHOULD: empty() };
   const requirements: RequirementRecord[] = vs.map((v) => {
@@ -137,11 +136,27 @@ export function buildRecord(input: {
     requests: input.outcomes.reduce((n, o) => n + o.requests, 0),
     requirements,
     waivers: { file: input.waivers?.file ?? null, entries: gate.waivers },
-    checks: input.outcomes.map(({ findings: _f, ...rest }) => rest),
+    probes: input.outcomes.map(({ findings: _f, ...rest }) => rest),
     incomplete,
   };
   // A server may echo the token back (in a body, a header, an error): never let it through.
   return redactValue(record, secretsFromEnv(input.env));
+}
+
+/** Who judged a finding and who sent the exchange it rests on, in one line. */
+export function provenance(f: Finding & { probe?: string }): string {
+  const sent = f.sentBy ?? f.probe;
+  return `judged by ${f.judgedBy}${sent ? `, on ${f.role ? `the ${f.role} ` : 'an exchange '}sent by probe ${sent}` : ''}`;
+}
+
+/** The command that runs again the one probe that sent a finding's exchange, with the run's seed. */
+export function replayCommand(
+  record: Pick<ConformanceRecord, 'seed'>,
+  f: Finding & { probe?: string },
+): string | undefined {
+  const probe = f.sentBy ?? f.probe;
+  if (probe === undefined) return undefined;
+  return `CONFORMANCE_SEED=${f.seed ?? record.seed} npm run conformance -- --probe ${probe}`;
 }
 
 const MARK: Record<GateStatus, string> = {
@@ -149,8 +164,7 @@ const MARK: Record<GateStatus, string> = {
   failed: 'FAIL',
   warned: 'warn',
   waived: 'WAIV',
-  skipped: 'skip',
-  'not-run': 'n/a ',
+  'not-exercised': 'n/e ',
 };
 
 /** The report files a summary points to, by default. */
@@ -177,14 +191,13 @@ export function formatSummary(
     `Conformance ${record.verdict === 'pass' ? 'PASSED' : 'FAILED'} against ${record.target.baseURL || '(no base URL)'} (${record.target.kind}), interface ${record.interfaceVersion}, ${record.mode} run${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
   );
   lines.push(
-    `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed${waived(c.MUST.waived)}, ${c.MUST.skipped} skipped | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned${waived(c.SHOULD.waived)}, ${c.SHOULD.skipped} skipped | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
+    `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed${waived(c.MUST.waived)}, ${c.MUST['not-exercised']} not exercised | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned${waived(c.SHOULD.waived)}, ${c.SHOULD['not-exercised']} not exercised | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
   );
   const jsonReport = reports.find((r) => r.endsWith('.json')) ?? 'reports/conformance.json';
   for (const v of record.requirements) {
     if (v.status === 'passed') continue;
     let why = '';
-    if (v.status === 'skipped' || v.status === 'not-run')
-      why = ` (${v.reasons.join('; ') || 'no check ran'})`;
+    if (v.status === 'not-exercised') why = ` (not exercised: ${v.reasons.join('; ')})`;
     else if (v.status === 'waived' && v.waiver)
       why = ` (waived until ${v.waiver.expires}: ${v.waiver.reason})`;
     else if (v.waiver?.status === 'expired') why = ` (its waiver expired on ${v.waiver.expires})`;
@@ -192,11 +205,14 @@ export function formatSummary(
     if (v.status === 'waived') continue;
     for (const f of v.findings.slice(0, 2)) {
       lines.push(`         ${f.message}`);
+      lines.push(`           ${provenance(f)}`);
       lines.push(`           expected ${f.expected}`);
       lines.push(`           received ${f.received.split('\n')[0]}`);
       if (f.input !== undefined) lines.push(`           input ${JSON.stringify(f.input)}`);
       if (f.rule) lines.push(`           rule ${f.rule.field} ${f.rule.keyword}: ${f.rule.description}`);
       if (f.curl) lines.push(`           ${f.curl}`);
+      const replay = replayCommand(record, f);
+      if (replay) lines.push(`           replay: ${replay}`);
     }
     if (v.findings.length > 2)
       lines.push(`         … ${v.findings.length - 2} more finding(s) in ${jsonReport}`);

@@ -169,10 +169,19 @@ export const REQUIREMENTS = [
     section: 'RFC 6750 §3; RFC 9110 §11.6.1',
     group: '5',
     level: 'SHOULD',
-    statement:
-      'An unauthenticated request is answered 401 with a WWW-Authenticate challenge for the Bearer scheme.',
+    statement: 'Every 401 answer carries a WWW-Authenticate challenge for the Bearer scheme.',
     rationale:
-      'The document does not show the status for unauthenticated requests; RFC 6750 describes the 401 challenge.',
+      'RFC 9110 requires a challenge on every 401 and RFC 6750 names the Bearer scheme; the document does not show the status of unauthenticated requests, so this is a SHOULD.',
+  },
+  {
+    id: 'auth-unauthenticated-401',
+    section: 'RFC 6750 §3.1; RFC 9110 §15.5.2',
+    group: '5',
+    level: 'SHOULD',
+    statement:
+      'A request without credentials, or with a wrong bearer token, is answered 401 (not 403, 404 or another status).',
+    rationale:
+      'The document does not show the status for unauthenticated requests; RFC 6750 describes 401 for a missing or invalid token.',
   },
   {
     id: 'collection-routed',
@@ -272,6 +281,43 @@ export const REQUIREMENTS = [
       'A PATCH of a counterparty that does not exist is not answered 2xx and creates nothing: PATCH changes an existing counterparty.',
     rationale:
       'Whether the body is validated before or after the existence check, and which status follows, is not shown; only success and creation are ruled out.',
+  },
+  {
+    id: 'json-well-formed',
+    section: 'interface.md §1; RFC 8259 §2',
+    group: '1',
+    level: 'MUST',
+    statement: 'A body labelled with a JSON media type (application/json or +json) is well-formed JSON.',
+  },
+  {
+    id: 'response-json-media-type',
+    section: 'interface.md §1',
+    group: '4.3',
+    level: 'SHOULD',
+    statement:
+      'A 2xx answer with a body, of an operation other than the counterparty ones, carries a JSON media type.',
+    rationale:
+      'The document says the interface has JSON bodies but shows none of these payloads, so the media type is a SHOULD.',
+  },
+  {
+    id: 'immutable-fields-stable',
+    section: 'interface.md §2.1',
+    group: '2.1',
+    level: 'MUST',
+    statement:
+      'Two answers about the same counterparty with no PATCH in between carry the same counterpartyReference and createdAt.',
+    rationale:
+      'Another client may change a counterparty at any time, so only the fields that never change are compared.',
+  },
+  {
+    id: 'request-answered',
+    section: 'RFC 9110 §15; interface.md §4',
+    group: '4',
+    level: 'MUST',
+    statement:
+      'Every request gets a complete HTTP response: a connection that opens and then never answers, or drops before the answer is complete, fails the request.',
+    rationale:
+      'A refused connection, a DNS or TLS failure is a configuration problem (exit 2), not a finding; a body over CONFORMANCE_MAX_RESPONSE_BYTES and a rate limit that does not lift are not judged.',
   },
 ] as const satisfies readonly Requirement[];
 

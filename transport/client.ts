@@ -1,15 +1,19 @@
 /**
- * The suite's HTTP client: records every exchange with the bearer token redacted, builds curl
- * commands that reproduce a request, and refuses to send anything but GET in a read-only run.
- * Requests go through the run's TargetSession (transport/session.ts: rate, concurrency, budget,
- * retries of 429/503, circuit breaker) onto the wire (transport/wire.ts: a deadline per
- * exchange, a cap on the body, no redirects followed).
+ * The suite's HTTP client: sends a probe's requests through the run's TargetSession
+ * (transport/session.ts: rate, concurrency, budget, retries of 429/503, circuit breaker) onto the
+ * wire (transport/wire.ts: a deadline per exchange, a cap on the body, no redirects followed),
+ * and appends every exchange to the run's log, token redacted, labelled with the probe that
+ * sent it. A request that goes out and gets no complete answer (a timeout, a dropped
+ * connection) is logged too, with status 0, so that the oracles judge it. It refuses to send
+ * anything but GET in a read-only run.
  */
+import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
+import { parseJsonBody } from '../exchange/exchange.ts';
+import type { ExchangeLog } from '../exchange/log.ts';
+import { REDACTED_TOKEN, redact } from '../exchange/redact.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
 
 export { TargetUnavailable } from './session.ts';
-
-export const REDACTED_TOKEN = '$API_TOKEN';
 
 /** How a request authenticates: the configured token, none, or a given Authorization value. */
 export type Auth = 'token' | 'none' | { authorization: string };
@@ -24,77 +28,27 @@ export interface HttpRequest {
   json?: unknown;
   /** A raw body, sent as is (for malformed JSON). */
   rawBody?: string;
-}
-
-export interface RecordedRequest {
-  method: string;
-  url: string;
-  /** Headers as sent, the configured token replaced by $API_TOKEN. */
-  headers: Record<string, string>;
-  body?: string;
-}
-
-export interface Exchange {
-  request: RecordedRequest;
-  /**
-   * The status. Always a real one: a request without a complete answer throws TargetUnavailable
-   * instead. (0 with `error` is kept for exchanges built by hand.)
-   */
-  status: number;
-  /** Response headers, names in lower case. */
-  headers: Record<string, string>;
-  text: string;
-  /** The parsed JSON body, or undefined when the body is not JSON. */
-  body: unknown;
-  error?: string;
-  durationMs: number;
+  /** What the request is for in its probe ('read before PATCH', 'restore', ...), for the report. */
+  role?: string;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Transport failures that mean a request went out and got no complete answer. */
+const UNANSWERED = new Set(['timeout', 'connection']);
+
 export class ReadOnlyViolation extends Error {
   override readonly name = 'ReadOnlyViolation';
-}
-
-/** `text` with the token replaced by $API_TOKEN. */
-export function redact(text: string, token: string): string {
-  return token === '' ? text : text.split(token).join(REDACTED_TOKEN);
-}
-
-/** Percent-encodes one path segment: everything but RFC 3986 unreserved characters. */
-export function encodePathSegment(value: string): string {
-  return encodeURIComponent(value).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-}
-
-/** Quotes a string for a POSIX shell. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/** A curl command reproducing a recorded request; the token is read from $API_TOKEN. */
-export function curlCommand(req: RecordedRequest): string {
-  const parts = ['curl', '-sS', '-i', '--path-as-is', '-g', '-X', req.method, shellQuote(req.url)];
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (name.toLowerCase() === 'authorization' && value.includes(REDACTED_TOKEN)) {
-      // Double quotes so that the shell expands $API_TOKEN.
-      parts.push('-H', `"${name}: ${value.replace(/["\\`]/g, '\\$&')}"`);
-    } else {
-      parts.push('-H', shellQuote(`${name}: ${value}`));
-    }
-  }
-  if (req.body !== undefined) parts.push('--data-binary', shellQuote(req.body));
-  return parts.join(' ');
 }
 
 export interface HttpClientOptions {
   baseURL: string;
   token: string;
   allowWrites: boolean;
-  /** Called with every exchange, in order. */
-  onExchange?: (exchange: Exchange) => void;
+  /** Where every exchange goes. */
+  log: ExchangeLog;
+  /** The probe whose requests these are. */
+  probe?: string;
 }
 
 const USER_AGENT = 'payflow-conformance';
@@ -134,7 +88,7 @@ export class HttpClient {
       recordedHeaders.Authorization = `Bearer ${REDACTED_TOKEN}`;
     } else if (auth !== 'none') {
       headers.Authorization = auth.authorization;
-      recordedHeaders.Authorization = auth.authorization.split(this.options.token).join(REDACTED_TOKEN);
+      recordedHeaders.Authorization = redact(auth.authorization, this.options.token);
     }
     let body: string | undefined;
     if (req.json !== undefined) {
@@ -154,6 +108,11 @@ export class HttpClient {
       headers: recordedHeaders,
       ...(body !== undefined ? { body } : {}),
     };
+    const origin = {
+      ...(this.options.probe !== undefined ? { probe: this.options.probe } : {}),
+      ...(req.role !== undefined ? { role: req.role } : {}),
+    };
+    const startedAt = Date.now();
     const started = performance.now();
     let answer: SessionResponse;
     try {
@@ -169,6 +128,20 @@ export class HttpClient {
         this.sent += error.attempts;
         error.request = request;
         error.message = redact(error.message, this.options.token);
+        if (error.attempts > 0 && UNANSWERED.has(error.kind)) {
+          this.options.log.append({
+            request,
+            status: 0,
+            headers: {},
+            text: '',
+            body: undefined,
+            failure: { kind: error.kind, message: error.message },
+            startedAt,
+            durationMs: performance.now() - started,
+            attempts: error.attempts,
+            origin,
+          });
+        }
       }
       throw error;
     }
@@ -181,31 +154,16 @@ export class HttpClient {
     const responseHeaders = Object.fromEntries(
       Object.entries(response.headers).map(([name, value]) => [name, redact(value, token)]),
     );
-    let parsed: unknown;
-    if (text !== '') {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-    }
-    const exchange: Exchange = {
+    return this.options.log.append({
       request,
       status: response.status,
       headers: responseHeaders,
       text,
-      body: parsed,
+      body: parseJsonBody(text),
+      startedAt,
       durationMs: performance.now() - started,
-    };
-    this.options.onExchange?.(exchange);
-    return exchange;
+      attempts: answer.attempts,
+      origin,
+    });
   }
-}
-
-/** One line describing what came back, for a finding's `received`. */
-export function describeResponse(ex: Exchange): string {
-  if (ex.status === 0) return `no response (${ex.error ?? 'unknown error'})`;
-  const type = ex.headers['content-type'];
-  const snippet = ex.text.length > 300 ? `${ex.text.slice(0, 300)}…` : ex.text;
-  return `${ex.status}${type ? ` (${type})` : ''}${snippet ? `: ${snippet}` : ''}`;
 }

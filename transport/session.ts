@@ -30,6 +30,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { join } from 'node:path';
 import type { Politeness } from '../config/config.ts';
+import type { RecordedRequest } from '../exchange/exchange.ts';
 import { transmit, TransportFailure, type RawResponse, type TransportFailureKind } from './wire.ts';
 
 /** Requests in a row without a judgeable answer after which the run stops sending. */
@@ -37,19 +38,11 @@ export const BREAKER_THRESHOLD = 3;
 
 export type UnavailableKind = TransportFailureKind | 'rate-limited' | 'stopped' | 'budget' | 'deadline';
 
-/** The recorded form of the request that could not be judged (token redacted). */
-export interface UnjudgedRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
 /** A request could not be judged: the target is unreachable, rate-limited, or the run stopped. */
 export class TargetUnavailable extends Error {
   override readonly name = 'TargetUnavailable';
   /** Filled in by the HTTP client: the request, for a curl command. */
-  request: UnjudgedRequest | undefined;
+  request: RecordedRequest | undefined;
   /** How many times the request went out before it was given up (retries included). */
   attempts = 0;
   constructor(

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Exchange } from '../../exchange/exchange.ts';
 import { parseJsonBody } from '../../exchange/exchange.ts';
-import { matchRoute } from '../../exchange/route.ts';
+import { inInterface, matchRoute } from '../../exchange/route.ts';
 import type { RequirementId } from '../../spec/requirements.ts';
 import type { Judgement, Oracle } from '../types.ts';
 
@@ -80,7 +80,11 @@ export function judgeCase(oracle: Oracle, c: VectorCase): Judgement[] {
   if (oracle.kind === 'exchange') {
     if (!c.exchange) throw new Error(`${c.description}: an exchange oracle needs "exchange"`);
     const exchange = exchangeFrom(c.exchange);
-    return oracle.judge({ exchange, route: matchRoute(exchange.request.method, exchange.request.url) });
+    return oracle.judge({
+      exchange,
+      route: matchRoute(exchange.request.method, exchange.request.url),
+      inInterface: inInterface(exchange.request.url),
+    });
   }
   if (oracle.kind === 'patch') {
     if (!c.sequence) throw new Error(`${c.description}: a patch oracle needs "sequence"`);

@@ -1,4 +1,4 @@
 /** Bearer authentication on all fourteen listed operations: interface.md §5, RFC 6750 §3. */
-import { defineChecks } from './define.ts';
+import { defineProbes } from './define.ts';
 
-defineChecks('authentication');
+defineProbes('authentication');

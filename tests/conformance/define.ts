@@ -1,19 +1,21 @@
 /**
- * Turns registered checks into Playwright tests: one test per check, tagged and annotated with
- * the requirements it verifies. The check's outcome is attached as JSON for the conformance
- * reporter; MUST findings fail the test, SHOULD findings are annotated as warnings.
+ * Turns registered probes into Playwright tests: one test per probe, tagged and annotated with
+ * the requirements it aims at. The probe's outcome (its findings, and those of the oracles on
+ * the exchanges it sent) is attached as JSON for the conformance reporter; MUST findings fail
+ * the test, SHOULD findings are annotated as warnings.
  */
 import { test as base, expect } from '@playwright/test';
-import { runCheck } from '../../engine/run.ts';
-import { CHECKS, checksIn } from '../../probes/index.ts';
-import type { Check, Finding, TargetConfig } from '../../engine/types.ts';
+import { runProbe } from '../../engine/run.ts';
+import type { Finding, Probe, TargetConfig } from '../../engine/types.ts';
+import { PROBES, probesIn } from '../../probes/index.ts';
+import { provenance } from '../../reporter/summary.ts';
 import { requirement } from '../../spec/requirements.ts';
-import { sessionFromEnv, targetFromEnv } from './target.ts';
+import { runContextFromEnv, targetFromEnv } from './target.ts';
 
 export const OUTCOME_ATTACHMENT = 'conformance-outcome';
 /**
- * The outcome of a check that could not complete. It is not attached as OUTCOME_ATTACHMENT, so the
- * conformance reporter lists the check as incomplete (the gate fails) instead of judging it.
+ * The outcome of a probe that could not complete. It is not attached as OUTCOME_ATTACHMENT, so the
+ * conformance reporter lists the probe as incomplete (the gate fails) instead of judging it.
  */
 export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
 
@@ -27,6 +29,7 @@ export function formatFinding(f: Finding): string {
   const r = requirement(f.requirement);
   const lines = [
     `[${r.level}] ${r.id} (${r.section}): ${f.message}`,
+    `  ${provenance(f)}`,
     `  expected: ${f.expected}`,
     `  received: ${f.received.split('\n').join('\n            ')}`,
   ];
@@ -41,19 +44,19 @@ export function formatFinding(f: Finding): string {
   return lines.join('\n');
 }
 
-function defineCheck(check: Check): void {
+function defineProbe(probe: Probe): void {
   const tags = [
-    `@${check.access}`,
-    ...new Set(check.requirements.map((id) => `@${requirement(id).level.toLowerCase()}`)),
+    `@${probe.access}`,
+    ...new Set(probe.requirements.map((id) => `@${requirement(id).level.toLowerCase()}`)),
   ];
   test(
-    `${check.id}: ${check.title}`,
+    `${probe.id}: ${probe.title}`,
     {
       tag: tags,
-      annotation: check.requirements.map((id) => ({ type: 'requirement', description: id })),
+      annotation: probe.requirements.map((id) => ({ type: 'requirement', description: id })),
     },
     async ({ target }) => {
-      const outcome = await runCheck(check, target, sessionFromEnv());
+      const outcome = await runProbe(probe, target, runContextFromEnv());
       if (outcome.incomplete !== undefined) {
         await test.info().attach(INCOMPLETE_ATTACHMENT, {
           body: JSON.stringify(outcome),
@@ -79,17 +82,17 @@ function defineCheck(check: Check): void {
   );
 }
 
-/** Defines one test per read check of `group`; they may run in parallel with anything. */
-export function defineChecks(group: Check['group']): void {
-  for (const check of checksIn(group).filter((c) => c.access === 'read')) defineCheck(check);
+/** Defines one test per read probe of `group`; they may run in parallel with anything. */
+export function defineProbes(group: Probe['group']): void {
+  for (const probe of probesIn(group).filter((p) => p.access === 'read')) defineProbe(probe);
 }
 
 /**
- * Defines one test per write check, in order in one worker: writes share the writable
- * counterparty, and a check that reads it before and after a PATCH must not see another
- * check's PATCH in between. A failing check does not skip the ones after it.
+ * Defines one test per write probe, in order in one worker: writes share the writable
+ * counterparty, and a PATCH judged with the reads around it must not see another probe's PATCH
+ * in between. A failing probe does not skip the ones after it.
  */
-export function defineWriteChecks(): void {
+export function defineWriteProbes(): void {
   test.describe.configure({ mode: 'default' });
-  for (const check of CHECKS.filter((c) => c.access === 'write')) defineCheck(check);
+  for (const probe of PROBES.filter((p) => p.access === 'write')) defineProbe(probe);
 }

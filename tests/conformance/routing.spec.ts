@@ -1,4 +1,4 @@
 /** The listed collection operations are routed: interface.md §4.3. */
-import { defineChecks } from './define.ts';
+import { defineProbes } from './define.ts';
 
-defineChecks('routing');
+defineProbes('routing');

@@ -4,6 +4,7 @@
  * session every check of this worker sends through: the run's limits, its shared request ledger
  * (CONFORMANCE_RUN_STATE) and its deadline (CONFORMANCE_DEADLINE).
  */
+import { RunContext } from '../../engine/run.ts';
 import type { TargetConfig } from '../../engine/types.ts';
 import { FileLedger, MemoryLedger, TargetSession } from '../../transport/session.ts';
 import { parseConfig } from '../../config/config.ts';
@@ -25,6 +26,13 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
 }
 
 let session: TargetSession | undefined;
+let context: RunContext | undefined;
+
+/** This worker's run context: its session, and the log of its exchanges with their judge. */
+export function runContextFromEnv(env: Record<string, string | undefined> = process.env): RunContext {
+  context ??= new RunContext(sessionFromEnv(env), targetFromEnv(env).baseURL);
+  return context;
+}
 
 /** This worker's session, created once: every check of the worker shares its limits and ledger. */
 export function sessionFromEnv(env: Record<string, string | undefined> = process.env): TargetSession {

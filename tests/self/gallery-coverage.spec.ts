@@ -1,18 +1,20 @@
 /**
- * Every check is proven: after the gallery ran (this project depends on it), each check and
- * each requirement of the catalogue has been tripped by at least one faulty variant.
+ * Every check is proven: after the gallery ran (this project depends on it), each oracle, each
+ * probe that judges something itself, and each requirement of the catalogue has been tripped by
+ * at least one faulty variant.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CHECKS } from '../../probes/index.ts';
+import { ORACLES } from '../../oracles/index.ts';
+import { PROBES } from '../../probes/index.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { PATCH_VARIANTS } from '../../servers/gallery/patch.ts';
 import { REQUIREMENTS } from '../../spec/requirements.ts';
 
 const RESULTS = join('test-results', 'gallery-results');
 
-function results(): { variant: string; tripped: string[]; trippedChecks: string[] }[] {
+function results(): { variant: string; tripped: string[]; trippedBy: string[] }[] {
   return GALLERY.map((v) => {
     const file = join(RESULTS, `${v.id}.json`);
     expect(existsSync(file), `the gallery run of ${v.id} left no result`).toBe(true);
@@ -20,10 +22,11 @@ function results(): { variant: string; tripped: string[]; trippedChecks: string[
   });
 }
 
-test('every check is tripped by at least one faulty variant', () => {
-  const tripped = new Set(results().flatMap((r) => r.trippedChecks));
-  const untripped = CHECKS.map((c) => c.id).filter((id) => !tripped.has(id));
-  expect(untripped, 'checks that no variant trips are not finished').toEqual([]);
+test('every oracle, and every probe that judges, is tripped by at least one faulty variant', () => {
+  const tripped = new Set(results().flatMap((r) => r.trippedBy));
+  const judges = [...ORACLES.map((o) => o.id), ...PROBES.filter((p) => p.judges.length > 0).map((p) => p.id)];
+  const untripped = judges.filter((id) => !tripped.has(id));
+  expect(untripped, 'oracles and probes that no variant trips are not finished').toEqual([]);
 });
 
 test('every requirement of the catalogue is tripped by at least one faulty variant', () => {

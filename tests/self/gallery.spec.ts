@@ -37,10 +37,10 @@ test.describe('gallery of faulty servers', () => {
       mkdirSync(GALLERY_RESULTS, { recursive: true });
       writeFileSync(
         join(GALLERY_RESULTS, `${variant.id}.json`),
-        JSON.stringify({ variant: variant.id, tripped: run.tripped, trippedChecks: run.trippedChecks }),
+        JSON.stringify({ variant: variant.id, tripped: run.tripped, trippedBy: run.trippedBy }),
       );
       expect(run.tripped, describeTripped(run)).toEqual([...variant.trips].sort());
-      // Every check completed: a fault of the interface is judged, never left unjudged.
+      // Every probe completed: a fault of the interface is judged, never left unjudged.
       expect(run.incomplete, describeTripped(run)).toEqual([]);
     });
   }

@@ -1,7 +1,9 @@
 /** Path encoding and reproduction commands: the token never appears, the curl is runnable. */
 import { execFileSync } from 'node:child_process';
 import { expect, test } from '@playwright/test';
-import { curlCommand, encodePathSegment, REDACTED_TOKEN, shellQuote } from '../../transport/client.ts';
+import { curlCommand, shellQuote } from '../../exchange/curl.ts';
+import { encodePathSegment } from '../../exchange/paths.ts';
+import { REDACTED_TOKEN } from '../../exchange/redact.ts';
 
 test('path segments are percent-encoded except unreserved characters', () => {
   expect(encodePathSegment('AZaz09-_')).toBe('AZaz09-_');

@@ -1,7 +1,6 @@
 /** Parsing of Deprecation and Sunset values (RFC 9745, RFC 8594, interface.md §4.1). */
 import { expect, test } from '@playwright/test';
 import { classifyDeprecation, classifySunset, parseHttpDate } from '../../oracles/lifecycle-headers.ts';
-import { hasBearerChallenge } from '../../probes/authentication.ts';
 import { isJsonContentType } from '../../oracles/counterparty-response.ts';
 
 const cases: [string, ReturnType<typeof classifySunset>['form']][] = [
@@ -32,15 +31,6 @@ test('Deprecation forms', () => {
 test('HTTP-date round trip', () => {
   expect(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT')).toBe(Date.UTC(1994, 10, 6, 8, 49, 37));
   expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT')).toBeUndefined();
-});
-
-test('Bearer challenges', () => {
-  expect(hasBearerChallenge('Bearer realm="payflow"')).toBe(true);
-  expect(hasBearerChallenge('bearer')).toBe(true);
-  expect(hasBearerChallenge('Basic realm="x", Bearer error="invalid_token"')).toBe(true);
-  expect(hasBearerChallenge('Basic realm="bearer"')).toBe(false);
-  expect(hasBearerChallenge('BearerX')).toBe(false);
-  expect(hasBearerChallenge(undefined)).toBe(false);
 });
 
 test('JSON media types', () => {

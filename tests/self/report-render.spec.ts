@@ -6,8 +6,8 @@
  * catches a token wherever it appears, even split across chunks of output.
  */
 import { expect, test } from '@playwright/test';
-import type { CheckOutcome, Finding } from '../../engine/types.ts';
-import { REDACTED_TOKEN } from '../../transport/client.ts';
+import type { Finding, ProbeOutcome } from '../../engine/types.ts';
+import { REDACTED_TOKEN } from '../../exchange/redact.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { escapeHtml, renderHtml } from '../../reporter/html.ts';
 import { escapeXml, renderJunit } from '../../reporter/junit.ts';
@@ -29,6 +29,7 @@ function finding(
     requirement,
     message: `${requirement} broken by ${MARKUP}`,
     expected: '400 (interface.md §7)',
+    judgedBy: 'reference-status',
     received: `404: {"error":"${MARKUP}","auth":"Bearer ${TOKEN}"}\u0000\u001b[31m`,
     input: 'ab',
     rule: {
@@ -50,18 +51,19 @@ function finding(
 }
 
 function outcome(
-  check: string,
+  probe: string,
   findings: Finding[],
   status: 'ran' | 'skipped' = 'ran',
   requirements: RequirementId[] = ALL,
-): CheckOutcome {
+): ProbeOutcome {
   return {
-    check,
-    title: `${check}: a behaviour`,
+    probe,
+    title: `${probe}: a behaviour`,
     requirements,
     status,
     ...(status === 'skipped' ? { skipReason: 'read-only run: set WRITABLE_COUNTERPARTY_REF' } : {}),
     findings,
+    judged: status === 'ran' ? Object.fromEntries(requirements.map((id) => [id, 1])) : {},
     notApplicable: [],
     requests: 3,
     notes: ['a note'],
@@ -112,7 +114,7 @@ test.describe('the record', () => {
     const incomplete = record({ incomplete: [{ test: 'c-x: title', error: 'did not complete (timedOut)' }] });
     expect(recordErrors(incomplete)).toEqual([]);
     const skipped = record({ outcomes: [outcome('c-write', [], 'skipped')] });
-    expect(skipped.requirements.every((r) => r.status === 'skipped')).toBe(true);
+    expect(skipped.requirements.every((r) => r.status === 'not-exercised')).toBe(true);
     expect(recordErrors(skipped)).toEqual([]);
   });
 

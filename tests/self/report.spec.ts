@@ -97,7 +97,7 @@ test('a faulty server: exit 1, a record that matches its schema, the waivers jud
     ['timestamp-format', 6, 'expired'],
     ['counterparty-json', 9, 'stale'],
   ]);
-  const skipped = record.requirements.filter((r) => r.status === 'skipped');
+  const skipped = record.requirements.filter((r) => r.status === 'not-exercised');
   expect(skipped.length).toBeGreaterThan(0);
   for (const r of skipped) expect(r.reasons.join(' ')).toMatch(/read-only run/);
   expect(run.stdout).toMatch(/\[WAIV\] MUST reference-invalid-400 .*waived until 2099-12-31/);
@@ -224,7 +224,7 @@ test.describe('in a real Chromium', () => {
     await expect(waived.locator('pre.received').first()).toContainText('<img src=x onerror=');
 
     // Skipped requirements say why; the waivers table names the expired and stale ones.
-    await expect(page.locator('details.req.skipped').first()).toContainText('read-only run');
+    await expect(page.locator('details.req.not-exercised').first()).toContainText('read-only run');
     await expect(page.locator('#waivers tr.expired')).toContainText('timestamp-format');
     await expect(page.locator('#waivers tr.stale')).toContainText('counterparty-json');
 
@@ -324,7 +324,7 @@ test('two shards merged give the same requirement verdicts as one run', async ()
   expect(merged.verdict).toBe(record.verdict);
   expect(merged.gateReasons).toEqual(record.gateReasons);
   expect(merged.waivers.entries.map((w) => w.status)).toEqual(record.waivers.entries.map((w) => w.status));
-  expect(merged.checks.map((c) => c.check).sort()).toEqual(record.checks.map((c) => c.check).sort());
+  expect(merged.probes.map((c) => c.probe).sort()).toEqual(record.probes.map((c) => c.probe).sort());
   expect(merged.incomplete).toEqual([]);
   expect(merged.seed).toBe(7);
 

@@ -1,11 +1,14 @@
 /**
- * Runs every check of the suite in-process against a server, through the same engine the
- * Playwright suite uses, and returns the requirement verdicts.
+ * Runs every probe of the suite in-process against a server, through the same engine the
+ * Playwright suite uses (the oracles judging every exchange), and returns the requirement
+ * verdicts.
  */
-import { runCheck, verdicts, type Verdict } from '../../engine/run.ts';
-import { CHECKS } from '../../probes/index.ts';
+import { RunContext, runProbe } from '../../engine/run.ts';
+import type { ProbeOutcome, TargetConfig } from '../../engine/types.ts';
+import { verdicts, type Verdict } from '../../engine/verdicts.ts';
+import type { Exchange } from '../../exchange/exchange.ts';
+import { PROBES } from '../../probes/index.ts';
 import { TargetSession } from '../../transport/session.ts';
-import type { CheckOutcome, TargetConfig } from '../../engine/types.ts';
 import { EMBEDDED_POLITENESS, type Politeness } from '../../config/config.ts';
 import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
@@ -28,14 +31,16 @@ export function galleryTarget(baseURL: string): TargetConfig {
 }
 
 export interface SuiteRun {
-  outcomes: CheckOutcome[];
+  outcomes: ProbeOutcome[];
   verdicts: Verdict[];
   /** Requirements reported failed (MUST) or warned (SHOULD). */
   tripped: string[];
-  /** Checks that reported at least one finding. */
-  trippedChecks: string[];
-  /** Checks that could not complete, sorted, and why. */
-  incomplete: { check: string; reason: string }[];
+  /** Probes and oracles that reported at least one finding. */
+  trippedBy: string[];
+  /** Probes that could not complete, sorted, and why. */
+  incomplete: { probe: string; reason: string }[];
+  /** Every exchange of the run, in order. */
+  exchanges: readonly Exchange[];
   /** Requests the run sent (retries included), and its wall time. */
   requests: number;
   durationMs: number;
@@ -56,8 +61,9 @@ export async function runSuite(target: TargetConfig, options: SuiteOptions = {})
     ...(options.deadline ? { deadline: Date.now() + politeness.runTimeoutMs } : {}),
   });
   try {
-    const outcomes: CheckOutcome[] = [];
-    for (const check of CHECKS) outcomes.push(await runCheck(check, target, session));
+    const run = new RunContext(session, target.baseURL);
+    const outcomes: ProbeOutcome[] = [];
+    for (const probe of PROBES) outcomes.push(await runProbe(probe, target, run));
     const vs = verdicts(outcomes);
     return {
       outcomes,
@@ -66,11 +72,12 @@ export async function runSuite(target: TargetConfig, options: SuiteOptions = {})
         .filter((v) => v.status === 'failed' || v.status === 'warned')
         .map((v) => v.id)
         .sort(),
-      trippedChecks: outcomes.filter((o) => o.findings.length > 0).map((o) => o.check),
+      trippedBy: [...new Set(outcomes.flatMap((o) => o.findings.map((f) => f.judgedBy)))].sort(),
       incomplete: outcomes
         .filter((o) => o.incomplete !== undefined)
-        .map((o) => ({ check: o.check, reason: o.incomplete! }))
-        .sort((a, b) => a.check.localeCompare(b.check)),
+        .map((o) => ({ probe: o.probe, reason: o.incomplete! }))
+        .sort((a, b) => a.probe.localeCompare(b.probe)),
+      exchanges: run.log.all,
       requests: session.ledger.count(),
       durationMs: performance.now() - started,
     };
@@ -83,7 +90,10 @@ export function describeTripped(run: SuiteRun): string {
   return [
     ...run.verdicts
       .filter((v) => v.findings.length > 0)
-      .map((v) => `${v.id}: ${v.findings[0]!.message} | received ${v.findings[0]!.received.split('\n')[0]}`),
-    ...run.incomplete.map((i) => `${i.check} could not complete: ${i.reason}`),
+      .map(
+        (v) =>
+          `${v.id} (${v.findings[0]!.judgedBy}): ${v.findings[0]!.message} | received ${v.findings[0]!.received.split('\n')[0]}`,
+      ),
+    ...run.incomplete.map((i) => `${i.probe} could not complete: ${i.reason}`),
   ].join('\n');
 }

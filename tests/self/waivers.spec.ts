@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import type { CheckOutcome, Finding } from '../../engine/types.ts';
+import type { Finding, ProbeOutcome } from '../../engine/types.ts';
 import { ConfigError } from '../../config/config.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { applyWaivers, isExpired, parseStrict } from '../../reporter/gate.ts';
@@ -21,7 +21,7 @@ import {
   WaiverError,
   type Waiver,
 } from '../../reporter/waivers.ts';
-import { verdicts } from '../../engine/run.ts';
+import { verdicts } from '../../engine/verdicts.ts';
 
 const NOW = new Date('2026-03-15T12:00:00Z');
 
@@ -183,20 +183,22 @@ test.describe('the waiver file', () => {
 });
 
 /** An outcome of a made-up check covering `requirements`, with findings for `broken`. */
-function outcome(check: string, requirements: RequirementId[], broken: RequirementId[] = []): CheckOutcome {
+function outcome(probe: string, requirements: RequirementId[], broken: RequirementId[] = []): ProbeOutcome {
   const findings: Finding[] = broken.map((id) => ({
     requirement: id,
     message: `${id} is broken`,
     expected: 'the rule',
     received: 'something else',
+    judgedBy: probe,
     curl: `curl -sS -i -X GET 'http://127.0.0.1:9/x' -H "Authorization: Bearer $API_TOKEN"`,
   }));
   return {
-    check,
-    title: `${check} title`,
+    probe,
+    title: `${probe} title`,
     requirements,
     status: 'ran',
     findings,
+    judged: Object.fromEntries(requirements.map((id) => [id, 1])),
     notApplicable: [],
     requests: 1,
     notes: [],
@@ -316,7 +318,7 @@ test.describe('the gate', () => {
     const record = buildRecord({
       ...base,
       outcomes: [outcome('c1', ALL)],
-      expectedChecks: ['c1', 'c2'],
+      expectedProbes: ['c1', 'c2'],
     });
     expect(record.verdict).toBe('fail');
     expect(record.incomplete).toEqual([expect.objectContaining({ test: 'c2' })]);
@@ -324,7 +326,7 @@ test.describe('the gate', () => {
     const skippedTest = buildRecord({
       ...base,
       outcomes: [outcome('c1', ALL)],
-      expectedChecks: ['c1', 'c2'],
+      expectedProbes: ['c1', 'c2'],
       endedTests: ['c1: title', 'c2: skipped before it ran'],
     });
     expect(skippedTest.incomplete).toEqual([]);

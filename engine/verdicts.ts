@@ -1,0 +1,68 @@
+/**
+ * Folds probe outcomes into one verdict per requirement of the catalogue. A requirement passes
+ * only when an oracle or a probe judged it at least once in the run and nothing broke it;
+ * otherwise it is reported as not exercised, with the reasons: the probes aiming at it were
+ * skipped (read-only run) or could not complete (the target stopped answering), a probe found
+ * it not applicable, or nothing in the run's traffic was what its oracle judges.
+ */
+import { ORACLES } from '../oracles/index.ts';
+import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
+import type { Finding, ProbeOutcome } from './types.ts';
+
+export type VerdictStatus = 'passed' | 'failed' | 'warned' | 'not-exercised';
+
+export interface Verdict {
+  id: RequirementId;
+  level: 'MUST' | 'SHOULD';
+  status: VerdictStatus;
+  /** Why not exercised. */
+  reasons: string[];
+  findings: (Finding & { probe: string })[];
+  /** How many judgements it got in the run. */
+  judged: number;
+  /** The probes that aim at it, and the oracles that judge it. */
+  probes: string[];
+  oracles: string[];
+}
+
+export function verdicts(outcomes: readonly ProbeOutcome[]): Verdict[] {
+  return REQUIREMENTS.map((r) => {
+    const id = r.id as RequirementId;
+    const findings = outcomes.flatMap((o) =>
+      o.findings.filter((f) => f.requirement === id).map((f) => ({ ...f, probe: o.probe })),
+    );
+    const judged = outcomes.reduce((n, o) => n + (o.judged[id] ?? 0), 0);
+    const aiming = outcomes.filter((o) => o.requirements.includes(id));
+    const oracles = ORACLES.filter((o) => o.requirements.includes(id));
+    let status: VerdictStatus;
+    if (findings.length > 0) status = requirement(id).level === 'MUST' ? 'failed' : 'warned';
+    else if (judged > 0) status = 'passed';
+    else status = 'not-exercised';
+    const reasons: string[] = [];
+    if (status === 'not-exercised') {
+      const add = (reason: string): void => {
+        if (!reasons.includes(reason)) reasons.push(reason);
+      };
+      for (const o of aiming) if (o.status === 'skipped') add(o.skipReason ?? `${o.probe} was skipped`);
+      for (const o of outcomes) for (const n of o.notApplicable) if (n.requirement === id) add(n.reason);
+      for (const o of aiming)
+        if (o.incomplete !== undefined) add(`${o.probe} could not complete: ${o.incomplete}`);
+      for (const o of oracles) {
+        const why = o.unexercised[id];
+        if (why !== undefined) add(why);
+      }
+      if (reasons.length === 0)
+        add(aiming.length === 0 ? 'no probe of this run aims at it' : 'nothing in this run judged it');
+    }
+    return {
+      id,
+      level: r.level,
+      status,
+      reasons,
+      findings,
+      judged,
+      probes: aiming.map((o) => o.probe),
+      oracles: oracles.map((o) => o.id),
+    };
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * Comparing two states of a counterparty on what the document settles: the fields it lists,
+ * without the account fields the service may change on its own. Shared by the PATCH oracles;
+ * tested directly in tests/self/compare.spec.ts.
+ */
+import { canonicalJson } from '../generators/labelled.ts';
+import { spec } from '../spec/index.ts';
+
+export type Obj = Record<string, unknown>;
+
+/**
+ * Account fields the service may change on its own between two requests: the document shows no
+ * transitions of account state or verification (§3), so a verification may run at any time.
+ */
+export const SYSTEM_MANAGED_ACCOUNT_FIELDS: readonly string[] = [
+  'state',
+  'verificationStatus',
+  'lastVerifiedAt',
+  'updatedAt',
+];
+
+export const COUNTERPARTY_FIELDS = Object.keys(spec().schema('Counterparty').properties ?? {});
+export const ADDRESS_FIELDS = Object.keys(spec().schema('Address').properties ?? {});
+const ACCOUNT_FIELDS = Object.keys(spec().schema('CounterpartyAccount').properties ?? {});
+
+export function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function accountsOf(cp: Obj): Obj[] {
+  return Array.isArray(cp.counterpartyAccounts) ? cp.counterpartyAccounts.filter(isObj) : [];
+}
+
+export function only(o: Obj, keys: readonly string[]): Obj {
+  return Object.fromEntries(Object.entries(o).filter(([k]) => keys.includes(k)));
+}
+
+/**
+ * What two states of a counterparty are compared on: the fields the document lists (a service may
+ * add fields of its own, such as a request id, that differ between responses), without the account
+ * fields the service may change on its own. Accounts are sorted: the document does not settle
+ * their order.
+ */
+export function comparable(cp: Obj): Obj {
+  const out = only(structuredClone(cp), COUNTERPARTY_FIELDS);
+  if (isObj(out.address)) out.address = only(out.address, ADDRESS_FIELDS);
+  if (Array.isArray(out.counterpartyAccounts)) {
+    const kept = ACCOUNT_FIELDS.filter((k) => !SYSTEM_MANAGED_ACCOUNT_FIELDS.includes(k));
+    out.counterpartyAccounts = out.counterpartyAccounts
+      .map((a: unknown) => (isObj(a) ? only(a, kept) : a))
+      .sort((a: unknown, b: unknown) => canonicalJson(a).localeCompare(canonicalJson(b)));
+  }
+  return out;
+}
+
+export const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+export const show = (v: unknown): string => (v === undefined ? 'absent' : JSON.stringify(v));
+
+export function truncate(s: string, n = 120): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** The JSON paths where two values differ (at most `limit`), each with both values. */
+export function differences(a: unknown, b: unknown, limit = 5, path = ''): string[] {
+  if (same(a, b)) return [];
+  if (isObj(a) && isObj(b)) {
+    const out: string[] = [];
+    for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+      out.push(...differences(a[key], b[key], limit - out.length, `${path}/${key}`));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    const out: string[] = [];
+    for (let i = 0; i < a.length && out.length < limit; i++) {
+      out.push(...differences(a[i], b[i], limit - out.length, `${path}/${i}`));
+    }
+    return out;
+  }
+  return [`${path || '(root)'}: ${truncate(show(a))} → ${truncate(show(b))}`];
+}
+
+/** Matches each item of `a` to a distinct item of `b` (multisets); what is left on both sides. */
+export function unmatched(
+  a: Obj[],
+  b: Obj[],
+  match: (x: Obj, y: Obj) => boolean,
+): { missing: Obj[]; rest: Obj[] } {
+  const rest = [...b];
+  const missing: Obj[] = [];
+  for (const x of a) {
+    const i = rest.findIndex((y) => match(x, y));
+    if (i === -1) missing.push(x);
+    else rest.splice(i, 1);
+  }
+  return { missing, rest };
+}

@@ -1,0 +1,325 @@
+/**
+ * What an accepted PATCH does to the stored counterparty. Requirements: patch-persisted,
+ * patch-sent-fields-applied, patch-unsent-fields-unchanged, patch-immutable-fields,
+ * patch-updated-at, patch-accounts-appended.
+ *
+ * Rests on interface.md §4.2 "Changes the details of an existing counterparty, adds accounts to
+ * it, or both.", "`counterpartyDetails`: object with at least 1 property; contains only the
+ * fields to change; `counterpartyReference` is immutable and cannot be changed.", "each item
+ * adds an account to the counterparty" and "Success response: the updated counterparty object
+ * as in 2.1", and on RFC 5789 §2.
+ *
+ * Applies to every 2xx PATCH of a counterparty whose answer is a counterparty object, with the
+ * last successful read of it before the PATCH and the first after it, where the log holds them:
+ * what needs the read before (unsent fields, immutable fields, updatedAt, existing accounts) is
+ * judged only with it, what needs the read after (persisted) only with that.
+ *
+ * Where the document is silent, any choice passes: whether a partial address is merged or
+ * replaces the stored one, the order of accounts, how account identifiers are shown (a service
+ * may mask them), fields the service adds of its own, and the account fields whose transitions
+ * are not shown (state, verificationStatus, lastVerifiedAt, updatedAt).
+ */
+import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
+import { spec } from '../spec/index.ts';
+import type { RequirementId } from '../spec/requirements.ts';
+import {
+  ADDRESS_FIELDS,
+  COUNTERPARTY_FIELDS,
+  accountsOf,
+  comparable,
+  differences,
+  isObj,
+  same,
+  show,
+  truncate,
+  unmatched,
+  type Obj,
+} from './compare.ts';
+import { held, violated, type Judgement, type PatchOracle, type PatchSequence } from './types.ts';
+
+/** How much older than the server's clock the stored updatedAt must be before a move is required. */
+export const UPDATED_AT_SLACK_MS = 60_000;
+
+/** Judged by their own requirements, not by patch-unsent-fields-unchanged. */
+const SEPARATELY_JUDGED = [
+  'counterpartyReference',
+  'createdAt',
+  'updatedAt',
+  'counterpartyAccounts',
+  'address',
+];
+/** What identifies an account that was there before (all but the system-managed fields). */
+const STABLE_ACCOUNT_FIELDS = [
+  'accountType',
+  'accountCategory',
+  'name',
+  'country',
+  'currency',
+  'createdAt',
+  'accountIdentifier',
+  'branchIdentifier',
+];
+/** Account fields a response must carry (their absence is the schema requirements' business). */
+const REQUIRED_ACCOUNT_FIELDS = spec().schema('CounterpartyAccount').required ?? [];
+/** What a new account must carry as sent (accountIdentifier may be masked: not shown, §2.3). */
+const SENT_ACCOUNT_FIELDS = ['accountType', 'accountCategory', 'name', 'country', 'currency'];
+
+const stableMatch = (x: Obj, y: Obj): boolean => STABLE_ACCOUNT_FIELDS.every((k) => same(x[k], y[k]));
+const accountName = (a: Obj): string => show(a.name ?? a.accountIdentifier);
+
+/** The server's clock when it answered (the Date header), or the exchange's own start. */
+function serverTime(ex: Exchange): number {
+  const date = ex.headers['date'];
+  const ms = date === undefined ? Number.NaN : Date.parse(date);
+  return Number.isNaN(ms) ? ex.startedAt : ms;
+}
+
+/** A short description of a patch body, for messages. */
+export function describePatch(body: Obj): string {
+  const parts: string[] = [];
+  if (isObj(body.counterpartyDetails))
+    parts.push(`details ${Object.keys(body.counterpartyDetails).join(', ')}`);
+  if (Array.isArray(body.counterpartyAccounts)) parts.push(`${body.counterpartyAccounts.length} account(s)`);
+  return parts.join(' and ') || 'the body';
+}
+
+interface Update {
+  sent: Obj;
+  patch: Exchange;
+  response: Obj;
+  before: { ex: Exchange; body: Obj } | undefined;
+  after: { ex: Exchange; body: Obj } | undefined;
+}
+
+function outcome(
+  id: RequirementId,
+  problems: string[],
+  ex: Exchange,
+  message: (first: string) => string,
+  expected: string,
+  context: Exchange[],
+): Judgement {
+  if (problems.length === 0) return held(id);
+  return violated({
+    requirement: id,
+    exchange: ex,
+    message: message(problems[0]!),
+    expected,
+    received: problems.join('; '),
+    context,
+  });
+}
+
+function persisted(u: Update): Judgement | undefined {
+  if (!u.after) return undefined;
+  const diff = differences(comparable(u.response), comparable(u.after.body));
+  return outcome(
+    'patch-persisted',
+    diff.length > 0 ? [`response → GET: ${diff.join('; ')}`] : [],
+    u.after.ex,
+    () => `a GET after the accepted PATCH (${describePatch(u.sent)}) differs from the PATCH response`,
+    'the counterparty the PATCH returned',
+    [u.patch],
+  );
+}
+
+function sentApplied(u: Update): Judgement | undefined {
+  if (!isObj(u.sent.counterpartyDetails)) return undefined;
+  const wrong: string[] = [];
+  for (const [key, sent] of Object.entries(u.sent.counterpartyDetails)) {
+    if (key === 'address' && isObj(sent)) {
+      const stored = isObj(u.response.address) ? u.response.address : {};
+      for (const [field, value] of Object.entries(sent)) {
+        if (!same(stored[field], value))
+          wrong.push(`address.${field} is ${show(stored[field])}, sent ${show(value)}`);
+      }
+    } else if (!same(u.response[key], sent)) {
+      wrong.push(`${key} is ${truncate(show(u.response[key]))}, sent ${truncate(show(sent))}`);
+    }
+  }
+  return outcome(
+    'patch-sent-fields-applied',
+    wrong,
+    u.patch,
+    (first) => `the updated counterparty does not carry what was sent: ${first}`,
+    'every field sent in counterpartyDetails with the value sent',
+    [],
+  );
+}
+
+function unsentUnchanged(u: Update): Judgement | undefined {
+  if (!u.before) return undefined;
+  const details = isObj(u.sent.counterpartyDetails) ? u.sent.counterpartyDetails : {};
+  const was = u.before.body;
+  const changed: string[] = [];
+  for (const key of COUNTERPARTY_FIELDS) {
+    if (SEPARATELY_JUDGED.includes(key) || key in details) continue;
+    if (!same(u.response[key], was[key])) {
+      changed.push(`${key}: ${truncate(show(was[key]))} → ${truncate(show(u.response[key]))}`);
+    }
+  }
+  const before = isObj(was.address) ? was.address : undefined;
+  const now = isObj(u.response.address) ? u.response.address : undefined;
+  if (!isObj(details.address)) {
+    if (!same(before && comparable({ address: before }).address, now && comparable({ address: now }).address))
+      changed.push(`address: ${show(before)} → ${show(now)}`);
+  } else {
+    // A partial address may be merged or may replace the stored one: a field not sent may stay or go.
+    for (const field of ADDRESS_FIELDS) {
+      if (field in details.address) continue;
+      const w = before?.[field];
+      const is = now?.[field];
+      if (is !== undefined && !same(is, w)) changed.push(`address.${field}: ${show(w)} → ${show(is)}`);
+    }
+  }
+  if (!Array.isArray(u.sent.counterpartyAccounts)) {
+    const wasAccounts = accountsOf(comparable(was));
+    const isAccounts = accountsOf(comparable(u.response));
+    const { missing, rest } = unmatched(wasAccounts, isAccounts, (x, y) => same(x, y));
+    if (missing.length > 0 || rest.length > 0) {
+      changed.push(
+        `counterpartyAccounts: ${missing.length} of ${wasAccounts.length} existing account(s) changed or gone (${missing.map(accountName).join(', ')}), ${rest.length} unexpected`,
+      );
+    }
+  }
+  return outcome(
+    'patch-unsent-fields-unchanged',
+    changed,
+    u.patch,
+    (first) => `a field the patch did not send changed: ${first}`,
+    'every field not sent keeps its value (details are merged, accounts kept)',
+    [u.before.ex],
+  );
+}
+
+function immutable(u: Update): Judgement | undefined {
+  if (!u.before) return undefined;
+  const was = u.before.body;
+  const changed = ['counterpartyReference', 'createdAt']
+    .filter((k) => !same(u.response[k], was[k]))
+    .map((k) => `${k}: ${show(was[k])} → ${show(u.response[k])}`);
+  return outcome(
+    'patch-immutable-fields',
+    changed,
+    u.patch,
+    (first) => `the PATCH changed ${first}`,
+    'counterpartyReference and createdAt as before the PATCH',
+    [u.before.ex],
+  );
+}
+
+function updatedAt(u: Update): Judgement | undefined {
+  if (!u.before) return undefined;
+  const w = u.before.body.updatedAt;
+  const is = u.response.updatedAt;
+  const wasMs = typeof w === 'string' ? Date.parse(w) : Number.NaN;
+  const isMs = typeof is === 'string' ? Date.parse(is) : Number.NaN;
+  // The schema requirements report unreadable timestamps.
+  if (Number.isNaN(wasMs) || Number.isNaN(isMs)) return undefined;
+  const received = `updatedAt ${show(w)} → ${show(is)}`;
+  if (isMs < wasMs) {
+    return violated({
+      requirement: 'patch-updated-at',
+      exchange: u.patch,
+      message: 'updatedAt moved backwards',
+      expected: 'updatedAt not earlier than before the PATCH',
+      received,
+      context: [u.before.ex],
+    });
+  }
+  const clock = serverTime(u.before.ex);
+  if (isMs === wasMs && wasMs < clock - UPDATED_AT_SLACK_MS) {
+    return violated({
+      requirement: 'patch-updated-at',
+      exchange: u.patch,
+      message: 'updatedAt did not move although the stored counterparty was last updated earlier',
+      expected: `updatedAt later than ${show(w)} (the server's clock read ${new Date(clock).toISOString()} before the PATCH)`,
+      received,
+      context: [u.before.ex],
+    });
+  }
+  return held('patch-updated-at');
+}
+
+function accountsAppended(u: Update): Judgement | undefined {
+  if (!Array.isArray(u.sent.counterpartyAccounts)) return undefined;
+  const sent = u.sent.counterpartyAccounts.filter(isObj);
+  if (sent.length === 0) return undefined;
+  const is = accountsOf(u.response);
+  const was = u.before ? accountsOf(u.before.body) : [];
+  const kept = unmatched(was, is, stableMatch);
+  // A required field the response leaves out is the schema's business; a different value, or an
+  // optional field sent and not kept, is not the account sent.
+  const added = unmatched(sent, kept.rest, (s, r) =>
+    SENT_ACCOUNT_FIELDS.every(
+      (k) =>
+        s[k] === undefined || (r[k] === undefined && REQUIRED_ACCOUNT_FIELDS.includes(k)) || same(s[k], r[k]),
+    ),
+  );
+  const problems: string[] = [];
+  if (kept.missing.length > 0) {
+    problems.push(
+      `${kept.missing.length} existing account(s) lost or replaced: ${kept.missing.map(accountName).join(', ')}`,
+    );
+  }
+  if (added.missing.length > 0) {
+    problems.push(
+      `${added.missing.length} sent account(s) not added as sent: ${added.missing.map(accountName).join(', ')}`,
+    );
+  }
+  // Without the read before, accounts the counterparty already had are indistinguishable from extra ones.
+  if (u.before && added.rest.length > 0) problems.push(`${added.rest.length} account(s) more than were sent`);
+  if (problems.length === 0) return held('patch-accounts-appended');
+  return violated({
+    requirement: 'patch-accounts-appended',
+    exchange: u.patch,
+    message: `the accounts are not the existing ones plus the ones sent: ${problems[0]}`,
+    expected: `${u.before ? `${was.length} existing account(s) kept and ` : ''}${sent.length} added with the type, category, name, country and currency sent`,
+    received: `${is.length} account(s) returned; ${problems.join('; ')}`,
+    context: u.before ? [u.before.ex] : [],
+  });
+}
+
+const readOf = (ex: Exchange | undefined): { ex: Exchange; body: Obj } | undefined =>
+  ex && is2xx(ex.status) && isObj(ex.body) ? { ex, body: ex.body } : undefined;
+
+export const PATCH_UPDATE_ORACLE: PatchOracle = {
+  id: 'patch-update',
+  kind: 'patch',
+  requirements: [
+    'patch-persisted',
+    'patch-sent-fields-applied',
+    'patch-unsent-fields-unchanged',
+    'patch-immutable-fields',
+    'patch-updated-at',
+    'patch-accounts-appended',
+  ],
+  unexercised: {
+    'patch-persisted': 'no accepted PATCH was followed by a read of the counterparty',
+    'patch-sent-fields-applied': 'no PATCH sending counterpartyDetails was accepted',
+    'patch-unsent-fields-unchanged': 'no accepted PATCH came after a read of the counterparty',
+    'patch-immutable-fields': 'no accepted PATCH came after a read of the counterparty',
+    'patch-updated-at': 'no accepted PATCH came after a read of the counterparty',
+    'patch-accounts-appended': 'no PATCH sending counterpartyAccounts was accepted',
+  },
+  judge(s: PatchSequence) {
+    if (!is2xx(s.patch.status) || !isObj(s.patch.body)) return [];
+    const sent = requestJson(s.patch);
+    if (!isObj(sent)) return [];
+    const u: Update = {
+      sent,
+      patch: s.patch,
+      response: s.patch.body,
+      before: readOf(s.before),
+      after: readOf(s.after),
+    };
+    return [
+      persisted(u),
+      sentApplied(u),
+      unsentUnchanged(u),
+      immutable(u),
+      updatedAt(u),
+      accountsAppended(u),
+    ].filter((j): j is Judgement => j !== undefined);
+  },
+};
