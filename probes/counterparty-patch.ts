@@ -29,7 +29,7 @@ import {
   validDetailsBodyExamples,
   type PatchBody,
 } from '../generators/patch-body.ts';
-import { isObj, type Obj } from '../oracles/compare.ts';
+import { ADDRESS_FIELDS, isObj, only, type Obj } from '../oracles/compare.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import type { Violation } from '../oracles/types.ts';
@@ -109,8 +109,13 @@ const DETAIL_FIELDS = Object.keys(spec().schema('PatchCounterpartyDetails').prop
  * removed again (the interface has no way to), and accounts added stay.
  */
 async function restoreDetails(ctx: ProbeContext, ref: string, original: Obj): Promise<void> {
+  // Only what the document lets a PATCH carry: a service may return fields of its own, in the
+  // address too, that a PATCH must not send back.
   const details = Object.fromEntries(
-    DETAIL_FIELDS.filter((k) => original[k] !== undefined).map((k) => [k, original[k]]),
+    DETAIL_FIELDS.filter((k) => original[k] !== undefined).map((k) => [
+      k,
+      k === 'address' && isObj(original[k]) ? only(original[k], ADDRESS_FIELDS) : original[k],
+    ]),
   );
   if (Object.keys(details).length === 0) return;
   const ex = await ctx.http.send({

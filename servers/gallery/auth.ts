@@ -30,7 +30,7 @@ export const AUTH_VARIANTS: Variant[] = [
     id: 'auth-not-enforced',
     fault:
       'No operation checks the Authorization header: requests without a token or with a wrong one succeed.',
-    trips: ['auth-missing-rejected', 'auth-wrong-token-rejected', 'auth-401-bearer-challenge'],
+    trips: ['auth-missing-rejected', 'auth-wrong-token-rejected', 'auth-unauthenticated-401'],
     create: authRequiredWhere(() => false),
   },
   /** GET counterparty was left out of the authentication middleware. */
@@ -38,7 +38,7 @@ export const AUTH_VARIANTS: Variant[] = [
     id: 'get-counterparty-unauthenticated',
     fault:
       'GET /api/v1/counterparties/{ref} is served without authentication; every other operation requires the token.',
-    trips: ['auth-missing-rejected', 'auth-wrong-token-rejected', 'auth-401-bearer-challenge'],
+    trips: ['auth-missing-rejected', 'auth-wrong-token-rejected', 'auth-unauthenticated-401'],
     create: authRequiredWhere((op) => op.operationId !== 'getCounterparty'),
   },
   /** PATCH counterparty was left out of the authentication middleware (a write without a token). */
@@ -46,7 +46,7 @@ export const AUTH_VARIANTS: Variant[] = [
     id: 'patch-counterparty-unauthenticated',
     fault:
       'PATCH /api/v1/counterparties/{ref} is served without authentication; every other operation requires the token.',
-    trips: ['auth-missing-rejected', 'auth-wrong-token-rejected', 'auth-401-bearer-challenge'],
+    trips: ['auth-missing-rejected', 'auth-wrong-token-rejected', 'auth-unauthenticated-401'],
     create: authRequiredWhere((op) => op.operationId !== 'patchCounterparty'),
   },
   /** Any bearer token is accepted: the header's presence is checked, its value is not. */
@@ -54,7 +54,7 @@ export const AUTH_VARIANTS: Variant[] = [
     id: 'any-token-accepted',
     fault:
       'The Authorization header must be present but its token is never verified, so a wrong token succeeds.',
-    trips: ['auth-wrong-token-rejected', 'auth-401-bearer-challenge'],
+    trips: ['auth-wrong-token-rejected', 'auth-unauthenticated-401'],
     create: () =>
       new (class extends ReferenceServer {
         protected override authenticate(header: string | undefined): AuthResult {
@@ -66,7 +66,7 @@ export const AUTH_VARIANTS: Variant[] = [
   {
     id: 'forbidden-403',
     fault: 'Unauthenticated requests are answered 403 without a WWW-Authenticate challenge instead of 401.',
-    trips: ['auth-401-bearer-challenge'],
+    trips: ['auth-unauthenticated-401'],
     create: () =>
       new (class extends ReferenceServer {
         protected override rejectUnauthenticated(res: ServerResponse): void {

@@ -80,7 +80,7 @@ export const PATCH_VARIANTS: Variant[] = [
   {
     id: 'patch-remarks-max-length-off-by-one',
     fault: 'remarks are checked against maxLength 91, so a 91-character remark is stored.',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'counterparty-schema'],
     create: ignoring(
       (p, body) =>
         detail('remarks').test(p.instancePath) &&
@@ -91,7 +91,7 @@ export const PATCH_VARIANTS: Variant[] = [
   {
     id: 'patch-holder-name-min-length-off-by-one',
     fault: 'accountHolderName is checked against minLength 2, so a 2-character holder name is stored.',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'counterparty-schema'],
     create: ignoring(
       (p, body) =>
         detail('accountHolderName').test(p.instancePath) &&
@@ -104,7 +104,7 @@ export const PATCH_VARIANTS: Variant[] = [
     id: 'patch-remarks-trimmed-before-check',
     fault:
       'remarks are trimmed before the pattern check but stored untrimmed, so a trailing space gets through.',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'counterparty-schema'],
     create: ignoring(
       (p, body) =>
         detail('remarks').test(p.instancePath) &&
@@ -116,7 +116,7 @@ export const PATCH_VARIANTS: Variant[] = [
     id: 'patch-address-country-uk-accepted',
     fault:
       'The address country UK (the v1.1.0 region code) is accepted although the country list holds GB only.',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'address-schema'],
     create: ignoring(
       (p, body) => detail('address/country').test(p.instancePath) && valueAt(body, p.instancePath) === 'UK',
     ),
@@ -124,7 +124,7 @@ export const PATCH_VARIANTS: Variant[] = [
   {
     id: 'patch-unknown-detail-ignored',
     fault: 'Unknown properties in counterpartyDetails are silently dropped instead of rejected.',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'patch-sent-fields-applied'],
     create: () =>
       new (class extends ReferenceServer {
         protected override validatePatch(body: unknown): SchemaProblem[] {
@@ -188,7 +188,7 @@ export const PATCH_VARIANTS: Variant[] = [
   {
     id: 'patch-account-identifier-optional',
     fault: 'An account without accountIdentifier is accepted and stored without one.',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'account-schema'],
     create: ignoring(
       (p) =>
         /^\/counterpartyAccounts\/\d+$/.test(p.instancePath) &&
@@ -200,7 +200,7 @@ export const PATCH_VARIANTS: Variant[] = [
     id: 'patch-currency-inr-accepted',
     fault:
       'The account currency INR (a bill currency) is accepted although accounts take EUR, USD and GBP only.',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'account-schema'],
     create: ignoring(
       (p, body) => accountField('currency').test(p.instancePath) && valueAt(body, p.instancePath) === 'INR',
     ),
@@ -209,7 +209,7 @@ export const PATCH_VARIANTS: Variant[] = [
     id: 'patch-enums-case-insensitive',
     fault:
       'Enum values are matched case-insensitively and upper-cased on storage (business, eur, gb are accepted).',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'patch-accounts-appended', 'patch-sent-fields-applied'],
     create: () =>
       new (class extends ReferenceServer {
         protected override validatePatch(body: unknown): SchemaProblem[] {
@@ -239,7 +239,7 @@ export const PATCH_VARIANTS: Variant[] = [
     id: 'patch-null-removes-field',
     fault:
       'null in counterpartyDetails is taken as "remove this field" (JSON merge patch) instead of rejected.',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'counterparty-schema', 'patch-sent-fields-applied'],
     create: () =>
       new (class extends ReferenceServer {
         protected override validatePatch(body: unknown): SchemaProblem[] {
@@ -276,13 +276,13 @@ export const PATCH_VARIANTS: Variant[] = [
   {
     id: 'patch-email-format-unchecked',
     fault: 'emailAddress is only checked for its length, not for the email format.',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'counterparty-schema'],
     create: ignoring((p) => detail('emailAddress').test(p.instancePath) && p.keyword === 'format'),
   },
   {
     id: 'patch-mobile-pattern-unchecked',
     fault: 'mobileNumber is only checked for its length, so non-digits (spaces, "+", letters) are stored.',
-    trips: ['patch-invalid-rejected'],
+    trips: ['patch-invalid-rejected', 'counterparty-schema'],
     create: ignoring((p) => detail('mobileNumber').test(p.instancePath) && p.keyword === 'pattern'),
   },
   {
@@ -296,7 +296,7 @@ export const PATCH_VARIANTS: Variant[] = [
     id: 'patch-uk-instead-of-gb',
     fault:
       'The address country list follows the v1.1.0 change note: UK is accepted and GB, which the list holds, is refused.',
-    trips: ['patch-invalid-rejected', 'patch-valid-accepted'],
+    trips: ['patch-invalid-rejected', 'patch-valid-accepted', 'address-schema'],
     create: () =>
       new (class extends ReferenceServer {
         protected override validatePatch(body: unknown): SchemaProblem[] {
@@ -572,7 +572,12 @@ export const PATCH_VARIANTS: Variant[] = [
     id: 'patch-unknown-200',
     fault:
       'A PATCH of an unknown reference answers 200 with an empty object (nothing matched, nothing to do).',
-    trips: ['patch-unknown-not-created'],
+    trips: [
+      'patch-unknown-not-created',
+      'counterparty-reference-echo',
+      'counterparty-schema',
+      'patch-sent-fields-applied',
+    ],
     create: () =>
       new (class extends ReferenceServer {
         protected override patchUnknown(ctx: RequestContext): void {

@@ -148,7 +148,7 @@ export const REFERENCE_VARIANTS: Variant[] = [
     id: 'encoded-slash-found',
     fault:
       "Decoded path segments have '/' stripped before validation, so the known reference split by %2F returns the counterparty.",
-    trips: ['reference-encoded-slash-not-success'],
+    trips: ['reference-encoded-slash-not-success', 'counterparty-reference-echo'],
     create: () =>
       new (class extends ReferenceServer {
         protected override decodeSegment(raw: string): string | undefined {

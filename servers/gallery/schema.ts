@@ -157,14 +157,14 @@ export const SCHEMA_VARIANTS: Variant[] = [
   {
     id: 'text-plain-content-type',
     fault: 'JSON bodies are sent with Content-Type: text/plain.',
-    trips: ['counterparty-json'],
+    trips: ['counterparty-json', 'response-json-media-type'],
     create: mediaType('text/plain; charset=utf-8'),
   },
   /** JSON is sent without any Content-Type. */
   {
     id: 'missing-content-type',
     fault: 'JSON bodies are sent without a Content-Type header.',
-    trips: ['counterparty-json'],
+    trips: ['counterparty-json', 'response-json-media-type'],
     create: mediaType(undefined),
   },
 ];

@@ -1,0 +1,23 @@
+import { GALLERY } from './servers/gallery/index.ts';
+import { describeTripped, galleryTarget, runSuite } from './tests/self/suite-runner.ts';
+const only = process.argv.slice(2);
+let bad = 0;
+for (const v of GALLERY) {
+  if (only.length && !only.some((o) => v.id.includes(o))) continue;
+  const server = v.create();
+  const url = await server.start(0);
+  try {
+    const run = await runSuite(galleryTarget(url));
+    const want = [...v.trips].sort();
+    const extra = run.tripped.filter((t) => !want.includes(t as never));
+    const missing = want.filter((t) => !run.tripped.includes(t));
+    if (extra.length || missing.length || run.incomplete.length) {
+      bad++;
+      console.log(`${v.id}: +[${extra}] -[${missing}] ${run.incomplete.map((i) => i.probe + ':' + i.reason).join(' ')}`);
+      if (process.env.V) console.log(describeTripped(run).split('\n').map((l) => '    ' + l.slice(0, 300)).join('\n'));
+    }
+  } finally {
+    await server.stop();
+  }
+}
+console.log(`${bad} variant(s) differ`);
