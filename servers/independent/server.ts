@@ -1,21 +1,94 @@
 /**
  * An independent implementation of the counterparty interface (../shared/interface.md), written
- * from the document alone. It exists to show that the conformance suite raises no false alarm
- * on a server whose unspecified choices differ from the project's reference server:
+ * from the document alone; it imports nothing of the project. It exists to show that the
+ * conformance suite raises no false alarm on a server whose choices differ from the project's
+ * reference server wherever the document leaves room. Each choice below names the sentence of
+ * interface.md that leaves the room ("§" are its sections).
  *
- * - authentication is checked first on every path, known or not: 401 with
- *   `WWW-Authenticate: Bearer` (no credentials) or `Bearer error="invalid_token"` (wrong ones);
- * - errors are RFC 9457 problem documents (`application/problem+json`) with an `errors` list;
- * - a PATCH looks the counterparty up before reading its body (unknown reference: 404 whatever
- *   the body), answers 415 to a body that is not JSON, 422 to any other body problem, 200 on
- *   success; a sent address is merged field by field into the stored one;
- * - a percent-encoded slash in a reference is a pattern violation (400);
- * - no Deprecation or Sunset headers are ever sent.
+ * Order of arrays
+ * - counterpartyAccounts are returned newest first (createdAt descending, then the later-created
+ *   first), so an added account comes first, not last. §4.2: "each item adds an account to the
+ *   counterparty" (not where); §2.1 types the field "array of account" with no order.
+ * - GET /bills is sorted by due date (none last), then by identifier; GET /mandates and
+ *   GET /direct-debit are newest first. §4.3: "Request and response payloads of these
+ *   operations ...: not shown."
+ * - `errors[]` of a problem is sorted by JSON Pointer; `Allow` lists OPTIONS first.
+ *
+ * JSON text (wire.ts)
+ * - Pretty-printed (two spaces; problem documents with tabs), keys sorted, every non-ASCII
+ *   character escaped as \uXXXX, a final newline; never a BOM, which RFC 8259 §8.1 forbids.
+ *   Introduction: "is REST over HTTP with JSON bodies" (JSON, any conforming serialisation).
+ *
+ * Fields and headers of this service's own
+ * - The counterparty carries `_links`, `etag`, `metadata` (with non-ASCII text) and a `requestId`
+ *   that differs on every response; every account carries `accountId`, `etag`, `_links`,
+ *   `metadata` and the same `requestId`; the address carries `formatted`, `metadata` and the
+ *   same `requestId` (option `addressRequestId`). §2.1 to §2.3 list the fields a counterparty
+ *   has and which are required, not that there are no others ("The interface follows OpenAPI
+ *   3.1", whose objects are open unless closed).
+ * - Every response carries X-Request-Id (the body's requestId), Server-Timing, RateLimit-Policy
+ *   and RateLimit (IETF httpapi draft; 100000 requests a minute, counted, never enforced),
+ *   `Vary: Accept-Encoding, Authorization`, X-Content-Type-Options and Server; errors and writes
+ *   `Cache-Control: no-store`; successful reads a weak ETag and `Cache-Control: private,
+ *   no-cache`; the counterparty `Link: <...>; rel="self"`, the bill list rel="next"/"prev",
+ *   the collection list rel="next"; a PATCH answer Content-Location. §4.1: "Response headers:
+ *   Deprecation (...) and Sunset (...); both appear when applicable." names two headers, not
+ *   the only ones, and RFC 9110 §5 lets a server send others.
+ * - Having sent entity tags, it evaluates If-Match and If-None-Match (RFC 9110 §13.2) after
+ *   authentication and lookup, before reading any body: 304 for a GET or HEAD whose tag matches
+ *   If-None-Match, 412 when If-None-Match matches on a write or If-Match names a tag (a weak tag
+ *   never matches strongly; only "*" passes). No Last-Modified, so the date conditions are
+ *   ignored (RFC 9110 §13.1.3, §13.1.4).
+ *
+ * Errors
+ * - Every error is an RFC 9457 problem document, `application/problem+json; charset=utf-8`,
+ *   with type, title, status, detail, instance, requestId and an `errors` list. §7: "The status
+ *   for this, the error body shape, the error codes, and statuses for an unknown counterparty,
+ *   unauthenticated or forbidden requests: not shown."
+ * - Authentication is checked first, on every path, known or not. No credentials (or another
+ *   scheme): 401 `WWW-Authenticate: Bearer realm="...", scope="..."` (no error code, RFC 6750
+ *   §3.1); a wrong token: 401 with `error="invalid_token", error_description="..."`, quoted
+ *   strings holding commas; a Bearer credential that is not a b64token: 400 with
+ *   `error="invalid_request"` (RFC 6750 §3.1). §5: "How a token is issued, its lifetime and its
+ *   scopes: not shown."; §7 as above.
+ * - A body that breaks a rule is 422; a body that is not JSON (by media type) is 415 with
+ *   Accept-Patch; PATCH of an unknown counterparty is 404 whatever the body, because the
+ *   counterparty is looked up before the body is read. §7 as above; §4.2 "The numeric success
+ *   status code: not shown." (it is 200).
+ * - A percent-encoded slash in a counterparty reference is a pattern violation (400). §4.1 only
+ *   settles the raw slash ("A reference containing a forward slash is treated as a path
+ *   separator").
+ * - A mandate or collection reference that breaks its 1.3.0 pattern, or a bill identifier
+ *   longer than 100 characters, is 404 (no such resource can exist), not 400. §9 gives the
+ *   pattern ("Mandate reference pattern becomes ^[a-zA-Z0-9\-]+$"), no status for breaking it;
+ *   §7 settles 400 for counterpartyReference only.
+ * - A creation naming something that does not exist (a counterpartyReference of a bill or
+ *   mandate, the mandateReference of a collection) or a mandate that is not active is 409
+ *   Conflict; cancelling a mandate twice is 409. §4.3 "Request and response payloads ...: not
+ *   shown"; §3: DELETE applies when "mandate is active".
+ *
+ * Media types and HTTP
+ * - `application/json; charset=utf-8` for GET of a counterparty, `application/json;charset=UTF-8`
+ *   (no space, upper case) for PATCH, `application/json` for the other operations. Introduction:
+ *   "JSON bodies"; a charset parameter has no effect on JSON (RFC 8259 §11) and is allowed.
+ * - Date on every response (node's default, RFC 9110 §6.6.1); connections kept alive for 65 s;
+ *   gzip when Accept-Encoding accepts it; bodies of 1 KiB or more chunked, without
+ *   Content-Length (wire.ts).
+ *
+ * Lifecycle headers
+ * - Every operation, counterparties or not, answers with `Deprecation: @<epoch seconds>` (RFC
+ *   9745 structured date), `Sunset: <RFC 3339 date-time>` not earlier than it (with an offset
+ *   or fractional seconds for some groups), and `Link: <...>; rel="deprecation"` and
+ *   `rel="sunset"`. §4.1: "both appear when applicable"; §9: "Operations may be marked retired
+ *   through the response headers Deprecation and Sunset". Sunset is "date-time" in §4.1, so it
+ *   is an RFC 3339 date-time, not an HTTP-date; the UTC-only timestamp rule of §2.1 is about
+ *   resource fields, not this header.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import {
+  counterpartyEtag,
   INDEPENDENT_ACCOUNT_FIXTURE,
   INDEPENDENT_COUNTERPARTY,
   INDEPENDENT_TOKEN,
@@ -25,6 +98,7 @@ import {
   timestamp,
 } from './store.ts';
 import { codePointLength, isPlainObject, referenceProblem, validatePatch, type Issue } from './validation.ts';
+import { evaluatePreconditions, MEDIA, weakEtag, writeResponse, type Outgoing } from './wire.ts';
 
 export {
   INDEPENDENT_ACCOUNT_FIXTURE,
@@ -33,10 +107,55 @@ export {
   INDEPENDENT_WRITABLE_COUNTERPARTY,
 };
 
+export interface IndependentOptions {
+  token?: string;
+  /**
+   * Put the per-response `requestId` into the address too, as into the counterparty and every
+   * account. Default true. The self-test switches it off for now: the suite reads it as a change
+   * of the address (a false alarm of patch-unsent-fields-unchanged, see the self-test).
+   */
+  addressRequestId?: boolean;
+}
+
 const PROBLEM_BASE = 'https://independent.payflow.invalid/problems/';
+const REALM = 'Payflow independent, sandbox and live';
+const SCOPE = 'counterparties bills mandates direct-debit';
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_ACCOUNTS = 10_000;
 const ID_PATTERN = /^[a-zA-Z0-9-]+$/;
+const TOKEN68 = /^[A-Za-z0-9._~+/-]+=*$/;
+const RATE_LIMIT = 100_000;
+const RATE_WINDOW_S = 60;
+const KEEP_ALIVE_MS = 65_000;
+/** Caching of a successful read: by the client only, revalidated (with the ETag) before reuse. */
+const REVALIDATE = { 'Cache-Control': 'private, no-cache' };
+
+type Group = 'counterparties' | 'bills' | 'mandates' | 'direct-debit';
+
+interface Lifecycle {
+  /** RFC 9745 structured date. */
+  deprecation: string;
+  /** RFC 3339 date-time, not earlier than the deprecation. */
+  sunset: string;
+  /** Link field values: rel="deprecation" and rel="sunset". */
+  links: string[];
+}
+
+const lifecycle = (group: Group, deprecation: string, sunset: string): Lifecycle => ({
+  deprecation: `@${Date.parse(deprecation) / 1000}`,
+  sunset,
+  links: [
+    `<https://independent.payflow.invalid/docs/deprecations/${group}-v1>; rel="deprecation"; type="text/html"`,
+    `<https://independent.payflow.invalid/docs/sunset/${group}-v1>; rel="sunset"; type="text/html"`,
+  ],
+});
+
+export const LIFECYCLE: Record<Group, Lifecycle> = {
+  counterparties: lifecycle('counterparties', '2026-01-01T00:00:00Z', '2028-01-01T01:00:00+01:00'),
+  bills: lifecycle('bills', '2026-03-31T22:00:00Z', '2028-06-30T23:59:59.500Z'),
+  mandates: lifecycle('mandates', '2025-10-01T00:00:00Z', '2027-09-30T23:59:59-04:00'),
+  'direct-debit': lifecycle('direct-debit', '2025-10-01T00:00:00Z', '2027-12-31T23:59:59Z'),
+};
 
 /** A problem with a path or query parameter, named rather than pointed at. */
 interface ParameterIssue {
@@ -57,45 +176,15 @@ class HttpProblem extends Error {
   }
 }
 
-function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = body === undefined ? '' : JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Cache-Control', 'no-store');
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  if (body !== undefined) {
-    res.setHeader('Content-Type', 'application/json');
-    res.setHeader('Content-Length', Buffer.byteLength(text));
-  }
-  res.end(text);
-}
-
-function sendProblem(res: ServerResponse, problem: HttpProblem, instance: string): void {
-  const text = JSON.stringify({
-    type: PROBLEM_BASE + problem.kind,
-    title: problem.title,
-    status: problem.status,
-    detail: problem.detail,
-    instance,
-    errors: problem.errors,
-  });
-  res.statusCode = problem.status;
-  res.setHeader('Cache-Control', 'no-store');
-  for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'application/problem+json');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
-}
-
 const notFound = (detail: string): HttpProblem => new HttpProblem(404, 'not-found', 'Not Found', detail);
 const invalidBody = (detail: string, errors: Issue[] = []): HttpProblem =>
   new HttpProblem(422, 'invalid-body', 'Unprocessable Content', detail, errors);
 const badParameter = (detail: string, parameter: string): HttpProblem =>
   new HttpProblem(400, 'invalid-parameter', 'Bad Request', detail, [{ parameter, detail }]);
+const conflict = (kind: string, detail: string, errors: Issue[] = []): HttpProblem =>
+  new HttpProblem(409, kind, 'Conflict', detail, errors);
+const preconditionFailed = (): HttpProblem =>
+  new HttpProblem(412, 'precondition-failed', 'Precondition Failed', 'a condition of the request is false');
 
 /** Percent-decodes one raw path segment; a malformed escape is a 400. */
 function decodeSegment(raw: string, name: string): string {
@@ -106,57 +195,157 @@ function decodeSegment(raw: string, name: string): string {
   }
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse, param: string) => Promise<void> | void;
+/** One request being answered: what every response of it carries. */
+class Exchange {
+  readonly requestId = randomUUID();
+  private readonly started = performance.now();
+  group: Group | undefined;
+
+  constructor(
+    private readonly server: IndependentServer,
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+  ) {}
+
+  reply(out: Outgoing): void {
+    const res = this.res;
+    res.setHeader('X-Request-Id', this.requestId);
+    res.setHeader('Server', 'payflow-independent/1.3.0');
+    res.setHeader('Vary', 'Accept-Encoding, Authorization');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const { policy, state } = this.server.rateLimit();
+    res.setHeader('RateLimit-Policy', policy);
+    res.setHeader('RateLimit', state);
+    const links: string[] = [];
+    const given = out.headers?.Link;
+    if (given !== undefined) links.push(...(Array.isArray(given) ? given : [given]));
+    if (this.group) {
+      const l = LIFECYCLE[this.group];
+      res.setHeader('Deprecation', l.deprecation);
+      res.setHeader('Sunset', l.sunset);
+      links.push(...l.links);
+    }
+    const headers: Record<string, string | string[]> = { 'Cache-Control': 'no-store', ...out.headers };
+    delete headers.Link;
+    if (links.length > 0) res.setHeader('Link', links);
+    const ms = performance.now() - this.started;
+    res.setHeader(
+      'Server-Timing',
+      `app;dur=${ms.toFixed(3)};desc="request handling", store;desc="in-memory"`,
+    );
+    writeResponse(this.req, res, { ...out, headers });
+  }
+
+  json(status: number, body: unknown, headers: Record<string, string | string[]> = {}, mediaType?: string) {
+    const withId =
+      isPlainObject(body) && !('requestId' in body) ? { ...body, requestId: this.requestId } : body;
+    this.reply({ status, body: withId, headers, mediaType: mediaType ?? MEDIA.json });
+  }
+
+  problem(problem: HttpProblem): void {
+    const errors = [...problem.errors].sort((a, b) => {
+      const ka = 'pointer' in a ? a.pointer : a.parameter;
+      const kb = 'pointer' in b ? b.pointer : b.parameter;
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+    this.reply({
+      status: problem.status,
+      mediaType: MEDIA.problem,
+      indent: '\t',
+      headers: problem.headers,
+      body: {
+        type: PROBLEM_BASE + problem.kind,
+        title: problem.title,
+        status: problem.status,
+        detail: problem.detail,
+        instance: (this.req.url ?? '/').split('?')[0],
+        errors,
+        requestId: this.requestId,
+        timestamp: new Date().toISOString(),
+      },
+    });
+  }
+
+  /**
+   * Evaluates the request's preconditions against the current tag of the target: throws 412,
+   * or answers 304 and returns true; false when the request proceeds.
+   */
+  notModified(tag: string, headers: Record<string, string | string[]> = {}): boolean {
+    const outcome = evaluatePreconditions(this.req, tag);
+    if (outcome === 412) throw preconditionFailed();
+    if (outcome === 304) {
+      this.reply({ status: 304, headers: { ETag: tag, ...headers } });
+      return true;
+    }
+    return false;
+  }
+}
+
+type Handler = (x: Exchange, param: string) => Promise<void> | void;
 interface Route {
   /** Raw path segments after the leading slash; ':' marks the single parameter. */
   pattern: string[];
+  group: Group;
   methods: Partial<Record<string, Handler>>;
 }
 
+type AuthResult = 'ok' | 'missing' | 'invalid' | 'malformed';
+
 export class IndependentServer {
   private readonly token: string;
+  private readonly addressRequestId: boolean;
   private readonly store = new Store();
   private server: Server | undefined;
   private readonly routes: Route[];
+  private window = { start: 0, count: 0 };
 
-  constructor(options: { token?: string } = {}) {
+  constructor(options: IndependentOptions = {}) {
     this.token = options.token ?? INDEPENDENT_TOKEN;
-    const cp = ['api', 'v1', 'counterparties'];
+    this.addressRequestId = options.addressRequestId ?? true;
+    const v1 = ['api', 'v1'];
     this.routes = [
       {
-        pattern: [...cp, ':'],
+        pattern: [...v1, 'counterparties', ':'],
+        group: 'counterparties',
         methods: {
-          GET: (_q, s, p) => this.getCounterparty(s, p),
-          PATCH: (q, s, p) => this.patchCounterparty(q, s, p),
+          GET: (x, p) => this.getCounterparty(x, p),
+          PATCH: (x, p) => this.patchCounterparty(x, p),
         },
       },
       {
-        pattern: ['api', 'v1', 'bills'],
-        methods: { GET: (q, s) => this.listBills(q, s), POST: (q, s) => this.createBill(q, s) },
+        pattern: [...v1, 'bills'],
+        group: 'bills',
+        methods: { GET: (x) => this.listBills(x), POST: (x) => this.createBill(x) },
       },
       {
-        pattern: ['api', 'v1', 'bills', ':'],
-        methods: { GET: (_q, s, p) => this.getBill(s, p), PATCH: (q, s, p) => this.patchBill(q, s, p) },
+        pattern: [...v1, 'bills', ':'],
+        group: 'bills',
+        methods: { GET: (x, p) => this.getBill(x, p), PATCH: (x, p) => this.patchBill(x, p) },
       },
       {
-        pattern: ['api', 'v1', 'bills', ':', 'document'],
-        methods: { POST: (q, s, p) => this.uploadDocument(q, s, p) },
+        pattern: [...v1, 'bills', ':', 'document'],
+        group: 'bills',
+        methods: { POST: (x, p) => this.uploadDocument(x, p) },
       },
       {
-        pattern: ['api', 'v1', 'mandates'],
-        methods: { GET: (_q, s) => this.listMandates(s), POST: (q, s) => this.createMandate(q, s) },
+        pattern: [...v1, 'mandates'],
+        group: 'mandates',
+        methods: { GET: (x) => this.listMandates(x), POST: (x) => this.createMandate(x) },
       },
       {
-        pattern: ['api', 'v1', 'mandates', ':'],
-        methods: { GET: (_q, s, p) => this.getMandate(s, p), DELETE: (_q, s, p) => this.cancelMandate(s, p) },
+        pattern: [...v1, 'mandates', ':'],
+        group: 'mandates',
+        methods: { GET: (x, p) => this.getMandate(x, p), DELETE: (x, p) => this.cancelMandate(x, p) },
       },
       {
-        pattern: ['api', 'v1', 'direct-debit'],
-        methods: { GET: (q, s) => this.listCollections(q, s), POST: (q, s) => this.createCollection(q, s) },
+        pattern: [...v1, 'direct-debit'],
+        group: 'direct-debit',
+        methods: { GET: (x) => this.listCollections(x), POST: (x) => this.createCollection(x) },
       },
       {
-        pattern: ['api', 'v1', 'direct-debit', ':'],
-        methods: { GET: (_q, s, p) => this.getCollection(s, p) },
+        pattern: [...v1, 'direct-debit', ':'],
+        group: 'direct-debit',
+        methods: { GET: (x, p) => this.getCollection(x, p) },
       },
     ];
   }
@@ -164,15 +353,16 @@ export class IndependentServer {
   async start(port = 0): Promise<string> {
     if (this.server) throw new Error('IndependentServer already started');
     const server = createServer((req, res) => {
-      this.handle(req, res).catch((error: unknown) => {
+      const x = new Exchange(this, req, res);
+      this.handle(x).catch((error: unknown) => {
         if (!res.headersSent) {
-          const problem = new HttpProblem(500, 'internal', 'Internal Server Error', String(error));
-          sendProblem(res, problem, req.url ?? '/');
+          x.problem(new HttpProblem(500, 'internal', 'Internal Server Error', String(error)));
         } else {
           res.destroy();
         }
       });
     });
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => {
@@ -195,54 +385,80 @@ export class IndependentServer {
     });
   }
 
+  /** The RateLimit-Policy and RateLimit field values of now (counted, never enforced). */
+  rateLimit(): { policy: string; state: string } {
+    const now = Math.floor(Date.now() / 1000);
+    if (now - this.window.start >= RATE_WINDOW_S) this.window = { start: now, count: 0 };
+    this.window.count += 1;
+    const remaining = Math.max(0, RATE_LIMIT - this.window.count);
+    const reset = RATE_WINDOW_S - (now - this.window.start);
+    return {
+      policy: `"burst";q=${RATE_LIMIT};w=${RATE_WINDOW_S}`,
+      state: `"burst";r=${remaining};t=${reset}`,
+    };
+  }
+
   // -------------------------------------------------------------------------------------------
 
-  private authenticate(header: string | undefined): 'ok' | 'missing' | 'invalid' {
-    const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:[ \t]+(.*))?$/.exec((header ?? '').trim());
+  private authenticate(header: string | undefined): AuthResult {
+    const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:[ ]+(.*))?$/.exec((header ?? '').trim());
     if (!match || match[1]!.toLowerCase() !== 'bearer') return 'missing';
-    const credentials = (match[2] ?? '').trim();
-    if (credentials === '') return 'missing';
+    const credentials = match[2] ?? '';
+    if (!TOKEN68.test(credentials)) return 'malformed';
     const given = Buffer.from(credentials);
     const expected = Buffer.from(this.token);
     return given.length === expected.length && timingSafeEqual(given, expected) ? 'ok' : 'invalid';
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private refuse(auth: Exclude<AuthResult, 'ok'>): HttpProblem {
+    const realm = `Bearer realm="${REALM}"`;
+    if (auth === 'missing') {
+      return new HttpProblem(401, 'unauthorized', 'Unauthorized', 'send Authorization: Bearer <token>', [], {
+        'WWW-Authenticate': `${realm}, scope="${SCOPE}"`,
+      });
+    }
+    if (auth === 'malformed') {
+      const description = 'The Authorization header is not Bearer followed by one b64token';
+      return new HttpProblem(400, 'invalid-request', 'Bad Request', description, [], {
+        'WWW-Authenticate': `${realm}, error="invalid_request", error_description="${description}"`,
+      });
+    }
+    const description = 'The access token is malformed, expired, or revoked';
+    return new HttpProblem(401, 'invalid-token', 'Unauthorized', description, [], {
+      'WWW-Authenticate': `${realm}, error="invalid_token", error_description="${description}"`,
+    });
+  }
+
+  private async handle(x: Exchange): Promise<void> {
+    const req = x.req;
     const target = req.url ?? '/';
     try {
-      const auth = this.authenticate(req.headers.authorization);
-      if (auth !== 'ok') {
-        throw new HttpProblem(
-          401,
-          'unauthorized',
-          'Unauthorized',
-          auth === 'missing' ? 'send Authorization: Bearer <token>' : 'the bearer token is not valid',
-          [],
-          { 'WWW-Authenticate': auth === 'missing' ? 'Bearer' : 'Bearer error="invalid_token"' },
-        );
-      }
       // The path is split into segments on the raw target, before any percent-decoding, so
       // that a slash always separates segments and an encoded %2F never does.
       let rawPath = target.split('?')[0]!.split('#')[0]!;
       const absolute = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/]*/.exec(rawPath);
       if (absolute) rawPath = rawPath.slice(absolute[0].length) || '/';
-      if (!rawPath.startsWith('/')) throw notFound('no such resource');
-      const segments = rawPath.slice(1).split('/');
-      const route = this.routes.find(
-        (r) =>
-          r.pattern.length === segments.length &&
-          r.pattern.every((p, i) => (p === ':' ? segments[i] !== '' : p === segments[i])),
-      );
-      if (!route) throw notFound(`no resource at ${rawPath}`);
+      const segments = rawPath.startsWith('/') ? rawPath.slice(1).split('/') : undefined;
+      const route = segments
+        ? this.routes.find(
+            (r) =>
+              r.pattern.length === segments.length &&
+              r.pattern.every((p, i) => (p === ':' ? segments[i] !== '' : p === segments[i])),
+          )
+        : undefined;
+      x.group = route?.group;
+      const auth = this.authenticate(req.headers.authorization);
+      if (auth !== 'ok') throw this.refuse(auth);
+      if (!route || !segments) throw notFound(`no resource at ${rawPath}`);
       const param = segments[route.pattern.indexOf(':')] ?? '';
       let method = (req.method ?? 'GET').toUpperCase();
-      const allowed = Object.keys(route.methods);
+      const allowed = ['OPTIONS', ...Object.keys(route.methods)];
       if (allowed.includes('GET')) allowed.push('HEAD');
       if (method === 'OPTIONS') {
         req.resume();
-        res.statusCode = 204;
-        res.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
-        res.end();
+        const headers: Record<string, string> = { Allow: allowed.join(', ') };
+        if (allowed.includes('PATCH')) headers['Accept-Patch'] = 'application/json';
+        x.reply({ status: 204, headers });
         return;
       }
       if (method === 'HEAD') method = 'GET';
@@ -254,21 +470,20 @@ export class IndependentServer {
           'Method Not Allowed',
           `${method} is not supported here`,
           [],
-          {
-            Allow: [...allowed, 'OPTIONS'].join(', '),
-          },
+          { Allow: allowed.join(', ') },
         );
       }
-      await handler(req, res, param);
+      await handler(x, param);
     } catch (error) {
       if (!(error instanceof HttpProblem)) throw error;
       req.resume();
-      sendProblem(res, error, target.split('?')[0]!);
+      x.problem(error);
     }
   }
 
   /** Reads the body, requires a JSON media type (415 otherwise) and parses it (422 if malformed). */
-  private async readJson(req: IncomingMessage): Promise<unknown> {
+  private async readJson(x: Exchange): Promise<unknown> {
+    const req = x.req;
     const contentType = req.headers['content-type'];
     const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1]?.toLowerCase();
@@ -281,7 +496,7 @@ export class IndependentServer {
         'Unsupported Media Type',
         `the body must be application/json (UTF-8), got ${contentType ?? 'no Content-Type'}`,
         [],
-        { 'Accept-Patch': 'application/json' },
+        (req.method ?? '').toUpperCase() === 'PATCH' ? { 'Accept-Patch': 'application/json' } : {},
       );
     }
     const chunks: Buffer[] = [];
@@ -314,8 +529,8 @@ export class IndependentServer {
   }
 
   /** Reads a JSON body that must be a non-empty object (creation and update of 4.3 resources). */
-  private async readObject(req: IncomingMessage): Promise<Record<string, unknown>> {
-    const body = await this.readJson(req);
+  private async readObject(x: Exchange): Promise<Record<string, unknown>> {
+    const body = await this.readJson(x);
     if (!isPlainObject(body) || Object.keys(body).length === 0) {
       throw invalidBody('the body must be a non-empty JSON object', [
         { pointer: '', detail: 'not a non-empty object' },
@@ -324,28 +539,45 @@ export class IndependentServer {
     return body;
   }
 
+  /** A body's counterpartyReference, if any, must name a stored counterparty (409 otherwise). */
+  private requireKnownCounterparty(body: Record<string, unknown>): void {
+    const ref = body.counterpartyReference;
+    if (ref === undefined) return;
+    if (typeof ref !== 'string' || !this.store.counterparties.has(ref)) {
+      throw conflict('unknown-counterparty', `no counterparty ${JSON.stringify(ref)} to refer to`, [
+        { pointer: '/counterpartyReference', detail: 'create the counterparty first' },
+      ]);
+    }
+  }
+
   // ------------------------------------------------------------------ counterparties (4.1, 4.2)
 
   private counterparty(rawReference: string) {
     const reference = decodeSegment(rawReference, 'counterpartyReference');
     const problem = referenceProblem(reference);
-    if (problem) throw badParameter(problem, 'counterpartyReference');
+    if (problem) throw badParameter(`${problem}: ${JSON.stringify(reference)}`, 'counterpartyReference');
     const cp = this.store.counterparties.get(reference);
     if (!cp) throw notFound(`no counterparty ${reference}`);
     return cp;
   }
 
-  private getCounterparty(res: ServerResponse, rawReference: string): void {
-    send(res, 200, present(this.counterparty(rawReference)));
+  private presentOptions(x: Exchange) {
+    return { requestId: x.requestId, addressRequestId: this.addressRequestId };
   }
 
-  private async patchCounterparty(
-    req: IncomingMessage,
-    res: ServerResponse,
-    rawReference: string,
-  ): Promise<void> {
+  private getCounterparty(x: Exchange, rawReference: string): void {
+    const cp = this.counterparty(rawReference);
+    const tag = counterpartyEtag(cp);
+    const self = `</api/v1/counterparties/${cp.counterpartyReference}>; rel="self"`;
+    const cache = { ...REVALIDATE, Link: self };
+    if (x.notModified(tag, cache)) return;
+    x.json(200, present(cp, this.presentOptions(x)), { ETag: tag, ...cache }, MEDIA.jsonSpaced);
+  }
+
+  private async patchCounterparty(x: Exchange, rawReference: string): Promise<void> {
     const cp = this.counterparty(rawReference); // existence before the body
-    const body = await this.readJson(req);
+    x.notModified(counterpartyEtag(cp));
+    const body = await this.readJson(x);
     const result = validatePatch(body);
     if ('issues' in result) throw invalidBody('the patch does not conform to the interface', result.issues);
     const added = result.patch.accounts?.length ?? 0;
@@ -355,20 +587,27 @@ export class IndependentServer {
       ]);
     }
     this.store.applyPatch(cp, result.patch);
-    send(res, 200, present(cp));
+    x.json(
+      200,
+      present(cp, this.presentOptions(x)),
+      {
+        ETag: counterpartyEtag(cp),
+        'Content-Location': `/api/v1/counterparties/${cp.counterpartyReference}`,
+      },
+      MEDIA.jsonTight,
+    );
   }
 
   // ------------------------------------------------------------------------------ bills (4.3)
 
   private billParam(raw: string): string {
     const id = decodeSegment(raw, 'uniqueReferenceIdentifier');
-    if (codePointLength(id) > 100)
-      throw badParameter('uniqueReferenceIdentifier is too long', 'uniqueReferenceIdentifier');
+    if (codePointLength(id) > 100) throw notFound('no bill has an identifier that long');
     return id;
   }
 
-  private listBills(req: IncomingMessage, res: ServerResponse): void {
-    const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
+  private listBills(x: Exchange): void {
+    const query = new URL(x.req.url ?? '/', 'http://localhost').searchParams;
     const number = (name: string, fallback: number): number => {
       const raw = query.get(name);
       if (raw === null) return fallback;
@@ -386,16 +625,33 @@ export class IndependentServer {
     const to = query.get('dueDateTo');
     if (from !== null) bills = bills.filter((b) => typeof b.dueDate === 'string' && b.dueDate >= from);
     if (to !== null) bills = bills.filter((b) => typeof b.dueDate === 'string' && b.dueDate <= to);
+    // By due date (none last), then by identifier.
+    const due = (b: Record<string, unknown>): string =>
+      typeof b.dueDate === 'string' ? b.dueDate : '\uffff';
+    bills.sort(
+      (a, b) =>
+        due(a).localeCompare(due(b)) ||
+        String(a.uniqueReferenceIdentifier).localeCompare(String(b.uniqueReferenceIdentifier)),
+    );
     const content = pageSize === 0 ? [] : bills.slice(page * pageSize, (page + 1) * pageSize);
-    send(res, 200, {
+    const totalPages = pageSize === 0 ? 0 : Math.ceil(bills.length / pageSize);
+    const body = {
       bills: content,
-      paginationDetails: {
-        page,
-        pageSize,
-        totalElements: bills.length,
-        totalPages: pageSize === 0 ? 0 : Math.ceil(bills.length / pageSize),
-      },
-    });
+      paginationDetails: { page, pageSize, totalElements: bills.length, totalPages },
+    };
+    const tag = weakEtag(body);
+    const pageLink = (p: number, rel: string): string => {
+      const q = new URLSearchParams(query);
+      q.set('page', String(p));
+      q.set('pageSize', String(pageSize));
+      return `</api/v1/bills?${q.toString()}>; rel="${rel}"`;
+    };
+    const links: string[] = [];
+    if (page + 1 < totalPages) links.push(pageLink(page + 1, 'next'));
+    if (page > 0 && totalPages > 0) links.push(pageLink(Math.min(page - 1, totalPages - 1), 'prev'));
+    const headers = { ...REVALIDATE, Link: links };
+    if (x.notModified(tag, headers)) return;
+    x.json(200, body, { ETag: tag, ...headers });
   }
 
   private checkBillStatus(body: Record<string, unknown>): void {
@@ -406,8 +662,9 @@ export class IndependentServer {
     }
   }
 
-  private async createBill(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await this.readObject(req);
+  private async createBill(x: Exchange): Promise<void> {
+    x.notModified(weakEtag([...this.store.bills.keys()]));
+    const body = await this.readObject(x);
     this.checkBillStatus(body);
     let id = body.uniqueReferenceIdentifier;
     if (id === undefined) id = this.store.nextId('BILL');
@@ -416,9 +673,8 @@ export class IndependentServer {
         { pointer: '/uniqueReferenceIdentifier', detail: 'must be a string of 1 to 100 characters' },
       ]);
     }
-    if (this.store.bills.has(id)) {
-      throw new HttpProblem(409, 'conflict', 'Conflict', `bill ${id} exists already`);
-    }
+    this.requireKnownCounterparty(body);
+    if (this.store.bills.has(id)) throw conflict('conflict', `bill ${id} exists already`);
     const bill = {
       ...body,
       uniqueReferenceIdentifier: id,
@@ -426,32 +682,38 @@ export class IndependentServer {
       createdAt: timestamp(),
     };
     this.store.bills.set(id, bill);
-    send(res, 201, bill, { Location: `/api/v1/bills/${encodeURIComponent(id)}` });
+    x.json(201, bill, { Location: `/api/v1/bills/${encodeURIComponent(id)}`, ETag: weakEtag(bill) });
   }
 
-  private getBill(res: ServerResponse, raw: string): void {
+  private getBill(x: Exchange, raw: string): void {
     const id = this.billParam(raw);
     const bill = this.store.bills.get(id);
     if (!bill) throw notFound(`no bill ${id}`);
-    send(res, 200, bill);
+    const tag = weakEtag(bill);
+    if (x.notModified(tag, REVALIDATE)) return;
+    x.json(200, bill, { ETag: tag, ...REVALIDATE });
   }
 
-  private async patchBill(req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
+  private async patchBill(x: Exchange, raw: string): Promise<void> {
     const id = this.billParam(raw);
     const bill = this.store.bills.get(id);
     if (!bill) throw notFound(`no bill ${id}`);
-    const body = await this.readObject(req);
+    x.notModified(weakEtag(bill));
+    const body = await this.readObject(x);
     this.checkBillStatus(body);
     const updated = { ...bill, ...body, uniqueReferenceIdentifier: id, updatedAt: timestamp() };
     this.store.bills.set(id, updated);
-    send(res, 200, updated);
+    x.json(200, updated, { ETag: weakEtag(updated) });
   }
 
-  private async uploadDocument(req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
+  private async uploadDocument(x: Exchange, raw: string): Promise<void> {
+    const req = x.req;
     const id = this.billParam(raw);
-    if (!this.store.bills.has(id)) throw notFound(`no bill ${id}`);
+    const bill = this.store.bills.get(id);
+    if (!bill) throw notFound(`no bill ${id}`);
+    x.notModified(weakEtag(bill));
     const media = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (media === 'application/json' || media.endsWith('+json')) await this.readObject(req);
+    if (media === 'application/json' || media.endsWith('+json')) await this.readObject(x);
     else {
       const accepted = ['multipart/form-data', 'application/pdf', 'image/jpeg', 'image/png'];
       if (!accepted.includes(media)) {
@@ -467,25 +729,36 @@ export class IndependentServer {
       for await (const chunk of req) size += (chunk as Buffer).length;
       if (size === 0) throw invalidBody('the document is empty');
     }
-    send(res, 201, { uniqueReferenceIdentifier: id, documentId: this.store.nextId('DOC') });
+    x.json(201, { uniqueReferenceIdentifier: id, documentId: this.store.nextId('DOC') });
   }
 
   // --------------------------------------------------------------------------- mandates (4.3)
 
+  /** A mandate or collection reference; one breaking the 1.3.0 pattern names nothing (404). */
   private referenceParam(raw: string, name: string): string {
     const id = decodeSegment(raw, name);
     if (codePointLength(id) > 100 || !ID_PATTERN.test(id)) {
-      throw badParameter(`${name} must match ${String(ID_PATTERN)}`, name);
+      throw notFound(
+        `no resource can have the ${name} ${JSON.stringify(id)}: it breaks ${String(ID_PATTERN)}`,
+      );
     }
     return id;
   }
 
-  private listMandates(res: ServerResponse): void {
-    send(res, 200, { mandates: [...this.store.mandates.values()] });
+  private listMandates(x: Exchange): void {
+    const body = this.mandateList();
+    const tag = weakEtag(body);
+    if (x.notModified(tag, REVALIDATE)) return;
+    x.json(200, body, { ETag: tag, ...REVALIDATE });
   }
 
-  private async createMandate(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await this.readObject(req);
+  private mandateList(): { mandates: Record<string, unknown>[] } {
+    return { mandates: [...this.store.mandates.values()].reverse() }; // newest first
+  }
+
+  private async createMandate(x: Exchange): Promise<void> {
+    x.notModified(weakEtag(this.mandateList()));
+    const body = await this.readObject(x);
     const issues: Issue[] = [];
     if (body.currency !== undefined && body.currency !== 'EUR')
       issues.push({ pointer: '/currency', detail: 'EUR only' });
@@ -501,71 +774,91 @@ export class IndependentServer {
       issues.push({ pointer: '/mandateReference', detail: `must match ${String(ID_PATTERN)}` });
     }
     if (issues.length > 0) throw invalidBody('the mandate does not conform', issues);
+    this.requireKnownCounterparty(body);
     const reference = id as string;
-    if (this.store.mandates.has(reference)) {
-      throw new HttpProblem(409, 'conflict', 'Conflict', `mandate ${reference} exists already`);
-    }
+    if (this.store.mandates.has(reference)) throw conflict('conflict', `mandate ${reference} exists already`);
     const mandate = { ...body, mandateReference: reference, status: 'ACTIVE', createdAt: timestamp() };
     this.store.mandates.set(reference, mandate);
-    send(res, 201, mandate, { Location: `/api/v1/mandates/${reference}` });
+    x.json(201, mandate, { Location: `/api/v1/mandates/${reference}`, ETag: weakEtag(mandate) });
   }
 
-  private getMandate(res: ServerResponse, raw: string): void {
+  private getMandate(x: Exchange, raw: string): void {
     const id = this.referenceParam(raw, 'mandateReference');
     const mandate = this.store.mandates.get(id);
     if (!mandate) throw notFound(`no mandate ${id}`);
-    send(res, 200, mandate);
+    const tag = weakEtag(mandate);
+    if (x.notModified(tag, REVALIDATE)) return;
+    x.json(200, mandate, { ETag: tag, ...REVALIDATE });
   }
 
-  private cancelMandate(res: ServerResponse, raw: string): void {
+  private cancelMandate(x: Exchange, raw: string): void {
     const id = this.referenceParam(raw, 'mandateReference');
     const mandate = this.store.mandates.get(id);
     if (!mandate) throw notFound(`no mandate ${id}`);
+    x.notModified(weakEtag(mandate));
     if (mandate.status !== 'ACTIVE') {
-      throw new HttpProblem(409, 'conflict', 'Conflict', `mandate ${id} is ${mandate.status}, not active`);
+      throw conflict('mandate-not-active', `mandate ${id} is ${mandate.status}, not active`);
     }
     mandate.status = 'CANCELLED';
     mandate.updatedAt = timestamp();
-    send(res, 200, mandate);
+    x.json(200, mandate, { ETag: weakEtag(mandate) });
   }
 
   // ----------------------------------------------------------------------- direct debit (4.3)
 
-  private listCollections(req: IncomingMessage, res: ServerResponse): void {
-    const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
-    const all = [...this.store.collections.values()];
+  private listCollections(x: Exchange): void {
+    const query = new URL(x.req.url ?? '/', 'http://localhost').searchParams;
+    const all = [...this.store.collections.values()].reverse(); // newest first
     const cursor = query.get('cursor');
     const start = cursor === null ? 0 : all.findIndex((c) => c.collectionReference === cursor) + 1;
     const items = all.slice(start, start + 50);
     const last = items[items.length - 1];
     const more = start + items.length < all.length;
-    send(res, 200, { items, nextCursor: more && last ? last.collectionReference : null });
+    const nextCursor = more && last ? (last.collectionReference as string) : null;
+    const body = { items, nextCursor };
+    const tag = weakEtag(body);
+    const headers: Record<string, string | string[]> = { ...REVALIDATE };
+    if (nextCursor !== null) {
+      headers.Link = `</api/v1/direct-debit?cursor=${encodeURIComponent(nextCursor)}>; rel="next"`;
+    }
+    if (x.notModified(tag, headers)) return;
+    x.json(200, body, { ETag: tag, ...headers });
   }
 
-  private async createCollection(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await this.readObject(req);
-    const issues: Issue[] = [];
-    if (body.currency !== undefined && body.currency !== 'EUR')
-      issues.push({ pointer: '/currency', detail: 'EUR only' });
+  private async createCollection(x: Exchange): Promise<void> {
+    x.notModified(weakEtag([...this.store.collections.keys()]));
+    const body = await this.readObject(x);
+    if (body.currency !== undefined && body.currency !== 'EUR') {
+      throw invalidBody('the collection cannot be started', [{ pointer: '/currency', detail: 'EUR only' }]);
+    }
     if (body.mandateReference !== undefined) {
       const mandate =
         typeof body.mandateReference === 'string'
           ? this.store.mandates.get(body.mandateReference)
           : undefined;
-      if (mandate?.status !== 'ACTIVE')
-        issues.push({ pointer: '/mandateReference', detail: 'no active mandate' });
+      if (!mandate) {
+        throw conflict('unknown-mandate', 'no mandate has this reference', [
+          { pointer: '/mandateReference', detail: 'create the mandate first' },
+        ]);
+      }
+      if (mandate.status !== 'ACTIVE') {
+        throw conflict('mandate-not-active', `the mandate is ${mandate.status}, not active`, [
+          { pointer: '/mandateReference', detail: 'a collection needs an active mandate' },
+        ]);
+      }
     }
-    if (issues.length > 0) throw invalidBody('the collection cannot be started', issues);
     const reference = this.store.nextId('COL');
     const collection = { ...body, collectionReference: reference, status: 'PENDING', createdAt: timestamp() };
     this.store.collections.set(reference, collection);
-    send(res, 201, collection, { Location: `/api/v1/direct-debit/${reference}` });
+    x.json(201, collection, { Location: `/api/v1/direct-debit/${reference}`, ETag: weakEtag(collection) });
   }
 
-  private getCollection(res: ServerResponse, raw: string): void {
+  private getCollection(x: Exchange, raw: string): void {
     const id = this.referenceParam(raw, 'collectionReference');
     const collection = this.store.collections.get(id);
     if (!collection) throw notFound(`no collection ${id}`);
-    send(res, 200, collection);
+    const tag = weakEtag(collection);
+    if (x.notModified(tag, REVALIDATE)) return;
+    x.json(200, collection, { ETag: tag, ...REVALIDATE });
   }
 }

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 /**
  * The state of the independent implementation: counterparties (section 2) and the bills,
- * mandates and collections of section 4.3, seeded afresh for every server instance.
+ * mandates and collections of section 4.3, seeded afresh for every server instance, and how a
+ * counterparty is presented on the wire.
  */
 import type { AccountInput, AddressPatch, CounterpartyPatch } from './validation.ts';
+import { weakEtag } from './wire.ts';
 
 export const INDEPENDENT_TOKEN = 'independent-7c1e4b-token';
 
@@ -26,6 +27,10 @@ export const INDEPENDENT_ACCOUNT_FIXTURE: {
 };
 
 export interface StoredAccount {
+  /** This service's own identifier of the account (not a field of the document). */
+  id: string;
+  /** Order of creation, the tie-break of the newest-first order. */
+  seq: number;
   state: 'ACTIVE' | 'INACTIVE';
   verificationStatus?: 'VERIFIED' | 'UNVERIFIED' | 'FAILED';
   createdAt: string;
@@ -64,7 +69,17 @@ function later(a: string, b: string): string {
   return a >= b ? a : b;
 }
 
-function seedCounterparties(): StoredCounterparty[] {
+type SeedAccount = Omit<StoredAccount, 'id' | 'seq'>;
+type SeedCounterparty = Omit<StoredCounterparty, 'counterpartyAccounts'> & {
+  counterpartyAccounts: SeedAccount[];
+};
+
+/** A display name of this service's own, outside the document, with non-ASCII characters. */
+const TRADING_NAMES: Record<string, string> = {
+  [INDEPENDENT_COUNTERPARTY]: 'Harbour Fréight Logistics — Hâvre 港',
+};
+
+function seedCounterparties(): SeedCounterparty[] {
   return [
     {
       counterpartyReference: INDEPENDENT_COUNTERPARTY,
@@ -165,9 +180,16 @@ export class Store {
   readonly mandates = new Map<string, Mandate>();
   readonly collections = new Map<string, Record<string, unknown>>();
   private sequence = 1000;
+  private accountSequence = 0;
 
   constructor() {
-    for (const cp of seedCounterparties()) this.counterparties.set(cp.counterpartyReference, cp);
+    for (const seed of seedCounterparties()) {
+      const cp: StoredCounterparty = {
+        ...seed,
+        counterpartyAccounts: seed.counterpartyAccounts.map((a) => this.withId(a)),
+      };
+      this.counterparties.set(cp.counterpartyReference, cp);
+    }
     this.bills.set('BILL-2024-0001', {
       uniqueReferenceIdentifier: 'BILL-2024-0001',
       status: 'OPEN',
@@ -176,6 +198,15 @@ export class Store {
       dueDate: '2025-01-31',
     });
     this.mandates.set('MND-0001', { mandateReference: 'MND-0001', status: 'ACTIVE', mode: 'CORE' });
+  }
+
+  private withId(account: SeedAccount): StoredAccount {
+    this.accountSequence += 1;
+    return {
+      id: `acc_${this.accountSequence.toString(36).padStart(6, '0')}`,
+      seq: this.accountSequence,
+      ...account,
+    };
   }
 
   nextId(prefix: string): string {
@@ -195,13 +226,14 @@ export class Store {
     if (details.mobileNumber !== undefined) cp.mobileNumber = details.mobileNumber;
     if (details.remarks !== undefined) cp.remarks = details.remarks;
     if (details.address !== undefined) cp.address = { ...(cp.address ?? {}), ...details.address };
-    for (const input of patch.accounts ?? []) cp.counterpartyAccounts.push(newAccount(input, now));
+    for (const input of patch.accounts ?? [])
+      cp.counterpartyAccounts.push(this.withId(newAccount(input, now)));
     cp.updatedAt = later(now, cp.updatedAt);
   }
 }
 
-function newAccount(input: AccountInput, now: string): StoredAccount {
-  const account: StoredAccount = {
+function newAccount(input: AccountInput, now: string): SeedAccount {
+  const account: SeedAccount = {
     state: 'ACTIVE',
     verificationStatus: 'UNVERIFIED',
     createdAt: now,
@@ -217,23 +249,83 @@ function newAccount(input: AccountInput, now: string): StoredAccount {
   return account;
 }
 
-/** The counterparty as sent on the wire (section 2.1), a copy with a stable field order. */
-export function present(cp: StoredCounterparty): Record<string, unknown> {
+/** The weak entity tag of a counterparty's current state. */
+export function counterpartyEtag(cp: StoredCounterparty): string {
+  return weakEtag(cp);
+}
+
+export interface PresentOptions {
+  /** The id of the response, sent in the body and in X-Request-Id. */
+  requestId: string;
+  /** Put the request id into the address too (see IndependentOptions.addressRequestId). */
+  addressRequestId: boolean;
+}
+
+/** The address as sent: the documented fields, and fields of this service's own. */
+function presentAddress(address: AddressPatch, options: PresentOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...address };
+  out.formatted = [address.addressLine, address.postalCode, address.country]
+    .filter((part) => part !== undefined)
+    .join(', ');
+  out.metadata = { normalised: true };
+  if (options.addressRequestId) out.requestId = options.requestId;
+  return out;
+}
+
+/** An account as sent: the documented fields, and fields of this service's own. */
+function presentAccount(
+  account: StoredAccount,
+  self: string,
+  options: PresentOptions,
+): Record<string, unknown> {
+  const { id, seq: _seq, ...documented } = account;
+  const out: Record<string, unknown> = JSON.parse(JSON.stringify(documented)) as Record<string, unknown>;
+  out.accountId = id;
+  out.etag = weakEtag(account);
+  out._links = { counterparty: { href: self } };
+  out.metadata = { source: account.createdAt < '2025-01-01T00:00:00Z' ? 'migration' : 'api' };
+  out.requestId = options.requestId;
+  return out;
+}
+
+/** Newest first: by createdAt, latest first, then the later-created first. */
+export function newestFirst(a: StoredAccount, b: StoredAccount): number {
+  return b.createdAt.localeCompare(a.createdAt) || b.seq - a.seq;
+}
+
+/**
+ * The counterparty as sent on the wire (section 2.1): a copy, accounts newest first, with fields
+ * of this service's own that the document does not list (`_links`, `etag`, `metadata`, and a
+ * `requestId` that differs on every response). A client (and the suite) judges the documented
+ * fields only. Key order is the serialiser's business (sorted).
+ */
+export function present(cp: StoredCounterparty, options: PresentOptions): Record<string, unknown> {
+  const self = `/api/v1/counterparties/${cp.counterpartyReference}`;
   const out: Record<string, unknown> = {
     counterpartyReference: cp.counterpartyReference,
     state: cp.state,
     accountHolderName: cp.accountHolderName,
+    createdAt: cp.createdAt,
+    updatedAt: cp.updatedAt,
   };
   if (cp.emailAddress !== undefined) out.emailAddress = cp.emailAddress;
   if (cp.mobileNumber !== undefined) out.mobileNumber = cp.mobileNumber;
   if (cp.remarks !== undefined) out.remarks = cp.remarks;
   if (cp.createdBy !== undefined) out.createdBy = cp.createdBy;
-  if (cp.address !== undefined) out.address = { ...cp.address };
-  out.counterpartyAccounts = cp.counterpartyAccounts.map((a) => JSON.parse(JSON.stringify(a)) as unknown);
-  out.createdAt = cp.createdAt;
-  out.updatedAt = cp.updatedAt;
-  // A field of this service's own, outside the document, that differs on every response: a
-  // client (and the suite) must judge the documented fields only.
-  out.responseId = randomUUID();
+  if (cp.address !== undefined) out.address = presentAddress(cp.address, options);
+  out.counterpartyAccounts = [...cp.counterpartyAccounts]
+    .sort(newestFirst)
+    .map((a) => presentAccount(a, self, options));
+  out._links = {
+    self: { href: self },
+    describedby: { href: 'https://independent.payflow.invalid/docs/counterparty' },
+  };
+  out.etag = counterpartyEtag(cp);
+  const tradingName = TRADING_NAMES[cp.counterpartyReference];
+  out.metadata = {
+    accountCount: cp.counterpartyAccounts.length,
+    ...(tradingName !== undefined ? { tradingName } : {}),
+  };
+  out.requestId = options.requestId;
   return out;
 }
