@@ -127,12 +127,23 @@ test.describe('the record', () => {
       ],
       ['a waiver without an expiry', (r) => delete (r.waivers.entries[0] as { expires?: string }).expires],
       ['an unknown top-level field', (r) => Object.assign(r, { token: 'x' })],
+      ['a requirement without quotes', (r) => (r.requirements[0]!.quotes = [])],
+      ['a requirement missing its quotes', (r) => delete (r.requirements[0] as { quotes?: unknown }).quotes],
+      ['a quote without text', (r) => delete (r.requirements[0]!.quotes[0] as { text?: string }).text],
+      ['a quote with an unknown source', (r) => (r.requirements[0]!.quotes[0]!.source = 'somewhere')],
     ];
     for (const [name, mutate] of broken) {
       const copy = structuredClone(good);
       mutate(copy);
       expect(recordErrors(copy), name).not.toEqual([]);
     }
+  });
+
+  test('carries the quotes of every requirement, in catalogue order', () => {
+    const r = record();
+    expect(r.requirements.map((x) => [x.id, x.quotes])).toEqual(
+      REQUIREMENTS.map((x) => [x.id, x.quotes.map((q) => ({ ...q }))]),
+    );
   });
 
   test('holds no token, even one the server echoed back', () => {
