@@ -191,6 +191,29 @@ test.describe('conformance.html', () => {
       expect(failure).toContain(part);
   });
 
+  test("shows each requirement's quotes under its statement, with their sources, as text", () => {
+    for (const r of REQUIREMENTS) {
+      const start = html.indexOf(`id="req-${r.id}"`);
+      const block = html.slice(start, html.indexOf('</details>', start));
+      const statement = block.indexOf('<span class="statement">');
+      expect(statement, r.id).toBeGreaterThan(0);
+      let after = statement;
+      for (const q of r.quotes) {
+        const figure = `<figure class="quote"><blockquote>${escapeHtml(q.text)}</blockquote><figcaption>${escapeHtml(q.source)}</figcaption></figure>`;
+        const at = block.indexOf(figure, after);
+        expect(at, `${r.id}: ${q.text}`).toBeGreaterThan(after);
+        after = at;
+      }
+      expect(block.indexOf('<p class="meta">'), r.id).toBeGreaterThan(after);
+    }
+    // Quote text is escaped like every other text of the page.
+    const hostile = record();
+    hostile.requirements[0]!.quotes = [{ source: `RFC 1 §1 ${MARKUP}`, text: MARKUP }];
+    const page = renderHtml(hostile);
+    expect(page).toContain(`<blockquote>${escapeHtml(MARKUP)}</blockquote>`);
+    expect(page).not.toMatch(/<(script|img)\b/i);
+  });
+
   test('groups requirements by section of interface.md in document order, with waivers and skip reasons', () => {
     const order = [...html.matchAll(/<section class="group" id="sec-([^"]+)">/g)].map((m) => m[1]!);
     expect(order.length).toBeGreaterThan(3);

@@ -207,6 +207,11 @@ test.describe('in a real Chromium', () => {
     await expect(page.locator('section#sec-2_1 #req-timestamp-format')).toHaveCount(1);
     await expect(failed.locator(':scope > summary')).toContainText('FAILED');
     await expect(failed.locator(':scope > summary .level')).toHaveText('MUST');
+    // Under the statement, the words of interface.md it rests on, with their source.
+    const quote = record.requirements.find((r) => r.id === 'timestamp-format')!.quotes[0]!;
+    await expect(failed.locator('figure.quote blockquote').first()).toBeVisible();
+    await expect(failed.locator('figure.quote blockquote').first()).toHaveText(quote.text);
+    await expect(failed.locator('figure.quote figcaption').first()).toHaveText('interface.md §2.1');
     await expect(failed.locator('pre.expected').first()).toBeVisible();
     await expect(failed.locator('pre.received').first()).toContainText('.000Z');
     await expect(failed.locator('pre.curl').first()).toContainText('"Authorization: Bearer $API_TOKEN"');
