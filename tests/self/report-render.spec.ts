@@ -241,9 +241,16 @@ test.describe('junit.xml', () => {
     );
     expect(xml).toContain('<skipped message="waived until 2026-12-31: known &lt;/pre&gt;');
     expect(xml).toContain('WARNING (SHOULD, does not fail the gate outside strict mode)');
+    // The failure message ends with the first quote of the requirement; its text starts with all.
+    const [first, ...others] = REQUIREMENTS.find((x) => x.id === 'reference-invalid-400')!.quotes;
+    expect(xml).toContain(`${escapeXml(` — ${first.source}: "${first.text}"`)}" type="MUST">`);
+    expect(xml).toContain(`type="MUST">${escapeXml(`rests on ${first.source}: "${first.text}"\n`)}`);
+    for (const q of others) expect(xml).toContain(escapeXml(`rests on ${q.source}: "${q.text}"`));
     const strict = renderJunit(record({ strict: true }));
     expect(strict.match(/<failure /g)).toHaveLength(2);
     expect(strict).toContain('type="SHOULD"');
+    const should = REQUIREMENTS.find((x) => x.id === 'sunset-document-format')!.quotes[0];
+    expect(strict).toContain(`${escapeXml(` — ${should.source}: "${should.text}"`)}" type="SHOULD">`);
     expect(xml).not.toContain(TOKEN);
     // eslint-disable-next-line no-control-regex -- matching control characters is the point
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
