@@ -1,9 +1,10 @@
 /**
  * reports/conformance.html: one self-contained page rendered from the conformance record (no
  * script, no network): the verdict and its counts, the waivers, then every requirement grouped
- * by the section of interface.md it comes from. A failure shows what was expected against what
- * was received, the shrunk input and the rule it keeps or breaks, and a curl command that
- * reproduces it. Every text is escaped: findings carry what the server sent.
+ * by the section of interface.md it comes from, each with the words of the document (or RFC)
+ * it rests on, quoted. A failure shows what was expected against what was received, the
+ * shrunk input and the rule it keeps or breaks, and a curl command that reproduces it. Every
+ * text is escaped: findings carry what the server sent.
  */
 import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
@@ -129,6 +130,16 @@ function renderFinding(record: ConformanceRecord, f: Finding & { probe?: string 
   return parts.join('\n');
 }
 
+/** The words a requirement rests on: one quotation each, with its source. */
+function renderQuotes(quotes: RequirementRecord['quotes']): string {
+  return quotes
+    .map(
+      (q) =>
+        `<figure class="quote"><blockquote>${esc(q.text)}</blockquote><figcaption>${esc(q.source)}</figcaption></figure>`,
+    )
+    .join('\n');
+}
+
 function renderRequirement(record: ConformanceRecord, r: RequirementRecord): string {
   const open = r.status === 'failed' || r.status === 'warned' ? ' open' : '';
   const parts: string[] = [];
@@ -145,6 +156,7 @@ function renderRequirement(record: ConformanceRecord, r: RequirementRecord): str
     `<summary>${badge(r.status)} <span class="level ${r.level}">${esc(r.level)}</span> <code class="id">${esc(r.id)}</code> <span class="statement">${esc(r.statement)}</span> ${note}</summary>`,
   );
   parts.push(`<div class="body">`);
+  parts.push(renderQuotes(r.quotes));
   parts.push(
     `<p class="meta">Source: ${esc(r.section)} · level ${esc(r.level)} · judged by ${[...r.oracles.map((o) => `oracle <code>${esc(o)}</code>`), ...r.probes.map((p) => `probe <code>${esc(p)}</code>`)].join(', ') || 'nothing in this run'} · ${esc(r.judged)} judgement(s)</p>`,
   );
@@ -225,6 +237,8 @@ pre.expected{border-color:#8fd19e;background:#f0fff4}pre.received{border-color:#
 pre.curl{user-select:all;background:#1f2328;color:#e6edf3;border-color:#1f2328}
 .waiver{padding:6px 10px;border-radius:6px;background:#f5f0ff}.waiver.expired{background:#fff5f5}
 .wstatus{font-weight:700}table.waivers td:nth-child(4){white-space:nowrap}.wstatus.expired{color:var(--fail)}.wstatus.stale,.wstatus.unused{color:var(--warn)}.wstatus.applied{color:var(--waive)}
+figure.quote{margin:6px 0 8px;padding:4px 10px;border-left:3px solid #8c959f;background:var(--bg);border-radius:0 6px 6px 0}
+figure.quote blockquote{margin:0;overflow-wrap:anywhere}figure.quote figcaption{color:#57606a;font-size:12px;margin-top:2px}
 ul.reasons{margin:4px 0 12px}nav.toc ul{columns:2;margin:4px 0}
 @media (max-width:760px){.evidence{grid-template-columns:1fr}nav.toc ul{columns:1}}
 `;

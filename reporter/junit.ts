@@ -1,9 +1,11 @@
 /**
  * reports/junit.xml for CI systems: one test case per requirement of the catalogue, one test
  * suite per section of interface.md. A test case fails exactly when its requirement fails the
- * gate (a failed MUST; a warned SHOULD in strict mode). Warnings outside strict mode pass with
- * the evidence in system-out; waived, skipped and not-run requirements are skipped with the
- * reason. Checks that did not complete are errors in a suite of their own.
+ * gate (a failed MUST; a warned SHOULD in strict mode); its message ends with the first quote
+ * of the requirement (the words it rests on) and its text starts with all of them. Warnings
+ * outside strict mode pass with the evidence in system-out; waived, skipped and not-run
+ * requirements are skipped with the reason. Checks that did not complete are errors in a suite
+ * of their own.
  */
 import type { Finding } from '../engine/types.ts';
 import { bySection } from './sections.ts';
@@ -42,16 +44,27 @@ function evidence(findings: readonly (Finding & { check?: string })[]): string {
     .join('\n\n');
 }
 
+/** The first quote of a requirement, to end a failure message: ` — source: "text"`. */
+function rule(r: RequirementRecord): string {
+  const q = r.quotes[0];
+  return q ? ` — ${q.source}: "${q.text}"` : '';
+}
+
+/** Every quote of a requirement, one line each, to head a failure's text. */
+function restsOn(r: RequirementRecord): string {
+  return r.quotes.map((q) => `rests on ${q.source}: "${q.text}"\n`).join('') + (r.quotes.length ? '\n' : '');
+}
+
 function testCase(r: RequirementRecord, strict: boolean, seconds: number): string {
   const open = `<testcase classname="${x(`interface.md §${r.group}`)}" name="${x(`[${r.level}] ${r.id}: ${r.statement}`)}" time="${seconds.toFixed(3)}">`;
   const close = '</testcase>';
   const first = r.findings[0]?.message ?? '';
   switch (r.status) {
     case 'failed':
-      return `${open}<failure message="${x(`${r.id} (${r.section}): ${first}`)}" type="MUST">${x(evidence(r.findings))}</failure>${close}`;
+      return `${open}<failure message="${x(`${r.id} (${r.section}): ${first}${rule(r)}`)}" type="MUST">${x(restsOn(r) + evidence(r.findings))}</failure>${close}`;
     case 'warned':
       return strict
-        ? `${open}<failure message="${x(`${r.id} (${r.section}), strict mode: ${first}`)}" type="SHOULD">${x(evidence(r.findings))}</failure>${close}`
+        ? `${open}<failure message="${x(`${r.id} (${r.section}), strict mode: ${first}${rule(r)}`)}" type="SHOULD">${x(restsOn(r) + evidence(r.findings))}</failure>${close}`
         : `${open}<system-out>${x(`WARNING (SHOULD, does not fail the gate outside strict mode)\n${evidence(r.findings)}`)}</system-out>${close}`;
     case 'waived':
       return `${open}<skipped message="${x(`waived until ${r.waiver?.expires ?? '?'}: ${r.waiver?.reason ?? ''}`)}"/><system-out>${x(evidence(r.findings))}</system-out>${close}`;

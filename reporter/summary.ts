@@ -6,7 +6,7 @@
 import type { Finding, ProbeOutcome } from '../engine/types.ts';
 import { verdicts, type Verdict } from '../engine/verdicts.ts';
 import { spec } from '../spec/index.ts';
-import { REQUIREMENTS } from '../spec/requirements.ts';
+import { REQUIREMENTS, type Quote } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';
 import { redactValue, secretsFromEnv } from './redact.ts';
 import { sectionTitle } from './sections.ts';
@@ -29,6 +29,11 @@ export interface RequirementRecord extends Omit<Verdict, 'status'> {
   groupTitle: string;
   statement: string;
   rationale?: string;
+  /**
+   * The words the rule rests on, quoted from interface.md or an RFC (at least one, the most
+   * direct first), each with its source, e.g. "interface.md §7" or "RFC 9110 §15.5.2".
+   */
+  quotes: Quote[];
   /** The waiver naming this requirement, whatever its status. */
   waiver?: JudgedWaiver;
 }
@@ -113,6 +118,7 @@ export function buildRecord(input: {
       groupTitle: sectionTitle(r.group),
       statement: r.statement,
       ...('rationale' in r ? { rationale: r.rationale } : {}),
+      quotes: r.quotes.map((q) => ({ source: q.source, text: q.text })),
       ...(g.waiver ? { waiver: g.waiver } : {}),
     };
   });

@@ -6,8 +6,27 @@
  *
  * Level: MUST where the interface document states the rule, or where a MUST of an RFC the
  * document relies on applies; SHOULD where only a SHOULD or common HTTP practice applies.
+ *
+ * Quotes: each requirement carries, word for word, the sentence(s) it rests on, so that a
+ * reader of a report sees the words and not only a section number. A quote of interface.md
+ * is an exact substring of ../shared/interface.md within the section it names (checked by
+ * tests/self/requirement-quotes.spec.ts, so an edit of the document that drops or rewords a
+ * quoted sentence fails the self-tests); a quote of an RFC is its text, with the RFC's double
+ * spaces between sentences written as one. The first quote is the one that carries the rule
+ * most directly: the JUnit failure message shows it.
  */
 export type Level = 'MUST' | 'SHOULD';
+
+/** A sentence, bullet or table row a requirement rests on, quoted word for word. */
+export interface Quote {
+  /**
+   * Where it is: "interface.md §4.1", "interface.md (introduction)" for the text before §1,
+   * or an RFC clause such as "RFC 9110 §15.5.2".
+   */
+  source: string;
+  /** The words, exactly as they appear (backticks, punctuation and pipes of a table row kept). */
+  text: string;
+}
 
 export interface Requirement {
   /** Stable id, kebab-case. */
@@ -21,6 +40,8 @@ export interface Requirement {
   statement: string;
   /** Why the rule is asserted this way, where the document leaves room. */
   rationale?: string;
+  /** The words the rule rests on: at least one, the most direct first. */
+  quotes: readonly Quote[];
 }
 
 export const REQUIREMENTS = [
@@ -30,6 +51,14 @@ export const REQUIREMENTS = [
     group: '4.1',
     level: 'MUST',
     statement: 'GET of an existing counterparty answers 200 with the counterparty as a JSON body.',
+    quotes: [
+      { source: 'interface.md §4.1', text: 'Returns one counterparty.' },
+      { source: 'interface.md §4.1', text: 'Success response: JSON counterparty object as in section 2.1.' },
+      {
+        source: 'RFC 9110 §15.3.1',
+        text: 'The 200 (OK) status code indicates that the request has succeeded.',
+      },
+    ],
   },
   {
     id: 'counterparty-json',
@@ -37,6 +66,14 @@ export const REQUIREMENTS = [
     group: '4.1',
     level: 'MUST',
     statement: 'A counterparty is returned with a JSON media type (application/json or +json).',
+    quotes: [
+      { source: 'interface.md §4.1', text: 'Success response: JSON counterparty object as in section 2.1.' },
+      {
+        source: 'interface.md (introduction)',
+        text: 'The interface follows OpenAPI 3.1 and is REST over HTTP with JSON bodies.',
+      },
+      { source: 'RFC 8259 §11', text: 'The media type for JSON text is application/json.' },
+    ],
   },
   {
     id: 'counterparty-reference-echo',
@@ -44,6 +81,13 @@ export const REQUIREMENTS = [
     group: '4.1',
     level: 'MUST',
     statement: 'The counterparty returned carries the counterpartyReference that was asked for.',
+    quotes: [
+      { source: 'interface.md §4.1', text: 'Returns one counterparty.' },
+      {
+        source: 'interface.md §1',
+        text: "The counterparty reference is a client-chosen identifier, typically an ERP vendor id, that links the service's ledger to the client's own CRM or ERP.",
+      },
+    ],
   },
   {
     id: 'counterparty-schema',
@@ -52,6 +96,18 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement:
       'A returned counterparty has every required field, with the types, enums, lengths and patterns of §2.1.',
+    quotes: [
+      { source: 'interface.md §4.1', text: 'Success response: JSON counterparty object as in section 2.1.' },
+      { source: 'interface.md §4.2', text: 'Success response: the updated counterparty object as in 2.1' },
+      {
+        source: 'interface.md §2.1',
+        text: '| counterpartyReference | string | yes | length 3 to 90; pattern `^[-_a-zA-Z0-9]+$`; immutable |',
+      },
+      {
+        source: 'interface.md §2.1',
+        text: '| accountHolderName | string | yes | length 3 to 90; pattern `^[-_ a-zA-Z0-9]+$`; legal name as registered with the bank, used for anti-money-laundering matching |',
+      },
+    ],
   },
   {
     id: 'timestamp-format',
@@ -60,6 +116,14 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement:
       'createdAt, updatedAt and lastVerifiedAt are UTC timestamps YYYY-MM-DDThh:mm:ssZ: no fractional seconds, no offset.',
+    quotes: [
+      {
+        source: 'interface.md §2.1',
+        text: '| createdAt | string | yes | UTC timestamp `YYYY-MM-DDThh:mm:ssZ` (ISO 8601, format date-time, no fractional seconds, no offset) |',
+      },
+      { source: 'interface.md §2.1', text: '| updatedAt | string | yes | same format as createdAt |' },
+      { source: 'interface.md §2.3', text: '| lastVerifiedAt | string | no | UTC timestamp as above |' },
+    ],
   },
   {
     id: 'address-schema',
@@ -68,6 +132,24 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement:
       'A returned address keeps the lengths and patterns of §2.2 and a country from the country list.',
+    quotes: [
+      {
+        source: 'interface.md §2.2',
+        text: "| addressLine | string | length 1 to 210; pattern `^[ a-zA-Z0-9!@#$&()_+\\-./:,?']+$` (letters, digits, space and the symbols `! @ # $ & ( ) _ + - . / : , ? '`) |",
+      },
+      {
+        source: 'interface.md §2.2',
+        text: '| postalCode | string | length 1 to 16; pattern `^[A-Za-z0-9 -]*$` |',
+      },
+      {
+        source: 'interface.md §2.2',
+        text: '| country | string | ISO 3166 alpha-2, upper case, one of the country list below |',
+      },
+      {
+        source: 'interface.md §2.2',
+        text: 'Country list (used for address.country and account country): IN, DE, AT, GB, BE, BG, HR, CY, CZ, DK, EE, FI, FR, GR, HU, IE, IT, LV, LT, LU, MT, NL, PL, PT, RO, SK, SI, ES, SE, CH, SM, VA, AD, MC, IS, NO, LI, US.',
+      },
+    ],
   },
   {
     id: 'account-schema',
@@ -76,6 +158,30 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement:
       'Each returned counterparty account has its required fields, with the enums, lengths and patterns of §2.3.',
+    quotes: [
+      { source: 'interface.md §2.1', text: '| counterpartyAccounts | array of account | no | see 2.3 |' },
+      {
+        source: 'interface.md §2.3',
+        text: '| accountType | string | yes | `BANK_ACCOUNT` (the only supported value) |',
+      },
+      { source: 'interface.md §2.3', text: '| accountCategory | string | yes | `PERSONAL` or `BUSINESS` |' },
+      {
+        source: 'interface.md §2.3',
+        text: '| verificationStatus | string | no | `VERIFIED`, `UNVERIFIED`, `FAILED` |',
+      },
+      {
+        source: 'interface.md §2.3',
+        text: '| country | string | no | 2 upper-case letters, pattern `^[A-Z]{2,2}$`, from the country list; bank country |',
+      },
+      {
+        source: 'interface.md §2.3',
+        text: '| currency | string | no | `EUR`, `USD`, `GBP`; decides the settlement currency and the regional payment rails |',
+      },
+      {
+        source: 'interface.md §2.3',
+        text: '| name | string | no | bank account name as on record; length 3 to 90; pattern `^[-_ a-zA-Z0-9]+$` |',
+      },
+    ],
   },
   {
     id: 'reference-valid-not-400',
@@ -85,6 +191,16 @@ export const REQUIREMENTS = [
     statement: 'A reference of length 3 to 90 matching ^[-_a-zA-Z0-9]+$ is never answered 400, known or not.',
     rationale:
       'The status of an unknown counterparty is not shown, so only 400 (the pattern-violation status) is ruled out.',
+    quotes: [
+      {
+        source: 'interface.md §4.1',
+        text: 'Path parameter `counterpartyReference`: required string, length 3 to 90, pattern `^[-_a-zA-Z0-9]+$`.',
+      },
+      {
+        source: 'interface.md §7',
+        text: '| `counterpartyReference` violates length or pattern without a slash | status 400 (pattern mismatch) |',
+      },
+    ],
   },
   {
     id: 'reference-invalid-400',
@@ -93,6 +209,16 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement:
       'A reference without a slash that violates the length (3 to 90) or the pattern is answered 400.',
+    quotes: [
+      {
+        source: 'interface.md §7',
+        text: '| `counterpartyReference` violates length or pattern without a slash | status 400 (pattern mismatch) |',
+      },
+      {
+        source: 'interface.md §4.1',
+        text: 'Path parameter `counterpartyReference`: required string, length 3 to 90, pattern `^[-_a-zA-Z0-9]+$`.',
+      },
+    ],
   },
   {
     id: 'reference-slash-404',
@@ -100,6 +226,16 @@ export const REQUIREMENTS = [
     group: '7',
     level: 'MUST',
     statement: 'A reference containing a raw forward slash is a routing failure answered 404, not 400.',
+    quotes: [
+      {
+        source: 'interface.md §4.1',
+        text: 'A reference containing a forward slash is treated as a path separator, so the request fails as a routing error with status 404, not as a pattern violation with status 400.',
+      },
+      {
+        source: 'interface.md §7',
+        text: '| `counterpartyReference` contains a forward slash | status 404 (routing failure) |',
+      },
+    ],
   },
   {
     id: 'reference-encoded-slash-not-success',
@@ -109,6 +245,16 @@ export const REQUIREMENTS = [
     statement: 'A reference containing a percent-encoded slash (%2F) never returns a counterparty (not 2xx).',
     rationale:
       'The document does not say whether %2F is a pattern violation (400) or a routing failure (404), so only success is ruled out.',
+    quotes: [
+      {
+        source: 'interface.md §4.1',
+        text: 'Path parameter `counterpartyReference`: required string, length 3 to 90, pattern `^[-_a-zA-Z0-9]+$`.',
+      },
+      {
+        source: 'RFC 3986 §2.2',
+        text: 'URIs that differ in the replacement of a reserved character with its corresponding percent-encoded octet are not equivalent.',
+      },
+    ],
   },
   {
     id: 'no-server-error',
@@ -117,6 +263,20 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement:
       'No request, valid or not, is answered with a 5xx status: the document describes no server error.',
+    quotes: [
+      {
+        source: 'interface.md §7',
+        text: '| `counterpartyReference` violates length or pattern without a slash | status 400 (pattern mismatch) |',
+      },
+      {
+        source: 'interface.md §7',
+        text: '| `counterpartyReference` contains a forward slash | status 404 (routing failure) |',
+      },
+      {
+        source: 'RFC 9110 §15.6',
+        text: 'The 5xx (Server Error) class of status code indicates that the server is aware that it has erred or is incapable of performing the requested method.',
+      },
+    ],
   },
   {
     id: 'sunset-date-time',
@@ -126,6 +286,16 @@ export const REQUIREMENTS = [
     statement: 'A Sunset header, wherever it appears, carries a date: a date-time as the document declares.',
     rationale:
       'RFC 8594 writes Sunset as an HTTP-date while the document declares format date-time; either is accepted as a date here, and the form is checked by sunset-document-format.',
+    quotes: [
+      {
+        source: 'interface.md §4.1',
+        text: 'Response headers: `Deprecation` (string, indicates deprecation) and `Sunset` (string, date-time, the date the operation is retired); both appear when applicable.',
+      },
+      {
+        source: 'RFC 8594 §3',
+        text: 'The Sunset value is an HTTP-date timestamp, as defined in Section 7.1.1.1 of [RFC7231], and SHOULD be a timestamp in the future.',
+      },
+    ],
   },
   {
     id: 'sunset-document-format',
@@ -135,6 +305,12 @@ export const REQUIREMENTS = [
     statement:
       'A Sunset header uses the date-time form the document declares (RFC 3339), not another date form.',
     rationale: 'An RFC 8594 HTTP-date is a date too, so the form alone is reported as a warning.',
+    quotes: [
+      {
+        source: 'interface.md §4.1',
+        text: 'Response headers: `Deprecation` (string, indicates deprecation) and `Sunset` (string, date-time, the date the operation is retired); both appear when applicable.',
+      },
+    ],
   },
   {
     id: 'sunset-not-before-deprecation',
@@ -142,6 +318,16 @@ export const REQUIREMENTS = [
     group: '9',
     level: 'MUST',
     statement: 'When Deprecation and Sunset are both dates, Sunset is not earlier than Deprecation.',
+    quotes: [
+      {
+        source: 'RFC 9745 §4',
+        text: 'The timestamp given in the Sunset HTTP header field MUST NOT be earlier than the one given in the Deprecation header field.',
+      },
+      {
+        source: 'interface.md §9',
+        text: 'Operations may be marked retired through the response headers `Deprecation` and `Sunset` (section 4.1).',
+      },
+    ],
   },
   {
     id: 'deprecation-structured-date',
@@ -149,6 +335,16 @@ export const REQUIREMENTS = [
     group: '9',
     level: 'SHOULD',
     statement: 'A Deprecation header is an RFC 9745 structured date such as @1688169599.',
+    quotes: [
+      {
+        source: 'RFC 9745 §2.1',
+        text: 'Deprecation is an Item Structured Header Field; its value MUST be a Date as per Section 3.3.7 of [RFC9651].',
+      },
+      {
+        source: 'interface.md §4.1',
+        text: 'Response headers: `Deprecation` (string, indicates deprecation) and `Sunset` (string, date-time, the date the operation is retired); both appear when applicable.',
+      },
+    ],
   },
   {
     id: 'auth-missing-rejected',
@@ -156,6 +352,12 @@ export const REQUIREMENTS = [
     group: '5',
     level: 'MUST',
     statement: 'Every listed operation refuses a request without an Authorization header (no 2xx).',
+    quotes: [
+      {
+        source: 'interface.md §5',
+        text: 'Scheme: HTTP bearer. Every operation above is declared with it; the client sends `Authorization: Bearer <ACCESS_TOKEN>`.',
+      },
+    ],
   },
   {
     id: 'auth-wrong-token-rejected',
@@ -163,6 +365,12 @@ export const REQUIREMENTS = [
     group: '5',
     level: 'MUST',
     statement: 'Every listed operation refuses a request carrying a wrong bearer token (no 2xx).',
+    quotes: [
+      {
+        source: 'interface.md §5',
+        text: 'Scheme: HTTP bearer. Every operation above is declared with it; the client sends `Authorization: Bearer <ACCESS_TOKEN>`.',
+      },
+    ],
   },
   {
     id: 'auth-401-bearer-challenge',
@@ -172,6 +380,17 @@ export const REQUIREMENTS = [
     statement: 'Every 401 answer carries a WWW-Authenticate challenge for the Bearer scheme.',
     rationale:
       'RFC 9110 requires a challenge on every 401 and RFC 6750 names the Bearer scheme; the document does not show the status of unauthenticated requests, so this is a SHOULD.',
+    quotes: [
+      {
+        source: 'RFC 9110 §15.5.2',
+        text: 'The server generating a 401 response MUST send a WWW-Authenticate header field (Section 11.6.1) containing at least one challenge applicable to the target resource.',
+      },
+      {
+        source: 'RFC 6750 §3',
+        text: 'All challenges defined by this specification MUST use the auth-scheme value "Bearer".',
+      },
+      { source: 'interface.md §5', text: 'Scheme: HTTP bearer.' },
+    ],
   },
   {
     id: 'auth-unauthenticated-401',
@@ -182,6 +401,24 @@ export const REQUIREMENTS = [
       'A request without credentials, or with a wrong bearer token, is answered 401 (not 403, 404 or another status).',
     rationale:
       'The document does not show the status for unauthenticated requests; RFC 6750 describes 401 for a missing or invalid token.',
+    quotes: [
+      {
+        source: 'RFC 9110 §15.5.2',
+        text: 'The 401 (Unauthorized) status code indicates that the request has not been applied because it lacks valid authentication credentials for the target resource.',
+      },
+      {
+        source: 'RFC 6750 §3.1',
+        text: 'The access token provided is expired, revoked, malformed, or invalid for other reasons. The resource SHOULD respond with the HTTP 401 (Unauthorized) status code.',
+      },
+      {
+        source: 'interface.md §5',
+        text: 'Scheme: HTTP bearer. Every operation above is declared with it; the client sends `Authorization: Bearer <ACCESS_TOKEN>`.',
+      },
+      {
+        source: 'interface.md §7',
+        text: 'The status for this, the error body shape, the error codes, and statuses for an unknown counterparty, unauthenticated or forbidden requests: not shown.',
+      },
+    ],
   },
   {
     id: 'collection-routed',
@@ -190,6 +427,17 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement:
       'Each listed collection operation (GET /api/v1/bills, /mandates, /direct-debit) exists: with a valid token it is not answered 404, 405 or 501.',
+    quotes: [
+      {
+        source: 'interface.md §4.3',
+        text: '| GET | `/api/v1/bills` | list bills; filters: status, type, cashflowType, counterpartyReference, due-date range; paginated |',
+      },
+      { source: 'interface.md §4.3', text: '| GET | `/api/v1/mandates` | list mandates, optional filters |' },
+      {
+        source: 'interface.md §4.3',
+        text: '| GET | `/api/v1/direct-debit` | list collections, cursor-based pagination |',
+      },
+    ],
   },
   {
     id: 'patch-valid-accepted',
@@ -198,6 +446,16 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement:
       'A valid patch body (counterpartyDetails, counterpartyAccounts or both) of an existing counterparty is accepted with a 2xx status.',
+    quotes: [
+      {
+        source: 'interface.md §4.2',
+        text: 'Changes the details of an existing counterparty, adds accounts to it, or both.',
+      },
+      {
+        source: 'interface.md §4.2',
+        text: 'Success response: the updated counterparty object as in 2.1, with the same `Deprecation` and `Sunset` headers as 4.1.',
+      },
+    ],
   },
   {
     id: 'patch-persisted',
@@ -207,6 +465,13 @@ export const REQUIREMENTS = [
     statement: 'After an accepted PATCH, a GET of the counterparty returns what the PATCH response returned.',
     rationale:
       'Account state, verificationStatus, lastVerifiedAt and updatedAt are left out of the comparison: their transitions are not shown (§3), so a verification that runs between the two requests may change them.',
+    quotes: [
+      { source: 'interface.md §4.2', text: 'Success response: the updated counterparty object as in 2.1' },
+      {
+        source: 'RFC 5789 §2',
+        text: 'The PATCH method requests that a set of changes described in the request entity be applied to the resource identified by the Request-URI.',
+      },
+    ],
   },
   {
     id: 'patch-sent-fields-applied',
@@ -215,6 +480,16 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement:
       'The updated counterparty carries the value sent for every detail field and every address field in the patch.',
+    quotes: [
+      {
+        source: 'interface.md §4.2',
+        text: '`counterpartyDetails`: object with at least 1 property; contains only the fields to change; `counterpartyReference` is immutable and cannot be changed.',
+      },
+      {
+        source: 'interface.md §4.2',
+        text: 'Permitted fields, with the same constraints as in 2.1 and 2.2: `accountHolderName`, `emailAddress`, `mobileNumber`, `remarks`, `address` (object as in 2.2).',
+      },
+    ],
   },
   {
     id: 'patch-unsent-fields-unchanged',
@@ -225,6 +500,16 @@ export const REQUIREMENTS = [
       'Fields a patch does not send keep their values: details are merged, not replaced, and the existing accounts stay.',
     rationale:
       'Whether a partial address is merged into the stored address or replaces it is not specified: an address field not sent may keep its value or disappear, but may not take another value.',
+    quotes: [
+      {
+        source: 'interface.md §4.2',
+        text: '`counterpartyDetails`: object with at least 1 property; contains only the fields to change; `counterpartyReference` is immutable and cannot be changed.',
+      },
+      {
+        source: 'interface.md §4.2',
+        text: '`counterpartyAccounts`: array with at least 1 item; each item adds an account to the counterparty.',
+      },
+    ],
   },
   {
     id: 'patch-immutable-fields',
@@ -232,6 +517,13 @@ export const REQUIREMENTS = [
     group: '4.2',
     level: 'MUST',
     statement: 'A PATCH never changes counterpartyReference or createdAt.',
+    quotes: [
+      { source: 'interface.md §4.2', text: '`counterpartyReference` is immutable and cannot be changed.' },
+      {
+        source: 'interface.md §2.1',
+        text: '| counterpartyReference | string | yes | length 3 to 90; pattern `^[-_a-zA-Z0-9]+$`; immutable |',
+      },
+    ],
   },
   {
     id: 'patch-updated-at',
@@ -242,6 +534,13 @@ export const REQUIREMENTS = [
       'An accepted PATCH never moves updatedAt backwards, and moves it forward when the stored counterparty was last updated before the PATCH.',
     rationale:
       'A forward move is only required when the stored updatedAt is more than 60 s older than the Date of the GET before the PATCH, so clock skew and updates within the same second cannot cause a false alarm.',
+    quotes: [
+      { source: 'interface.md §2.1', text: '| updatedAt | string | yes | same format as createdAt |' },
+      {
+        source: 'interface.md §4.2',
+        text: 'Changes the details of an existing counterparty, adds accounts to it, or both.',
+      },
+    ],
   },
   {
     id: 'patch-accounts-appended',
@@ -252,6 +551,16 @@ export const REQUIREMENTS = [
       'Each item of counterpartyAccounts adds an account with the type, category, name, country and currency sent; the existing accounts stay.',
     rationale:
       'The inner fields of accountIdentifier are not shown (a service may mask them), so a new account is recognised by its other fields.',
+    quotes: [
+      {
+        source: 'interface.md §4.2',
+        text: '`counterpartyAccounts`: array with at least 1 item; each item adds an account to the counterparty.',
+      },
+      {
+        source: 'interface.md §4.2',
+        text: 'Changes the details of an existing counterparty, adds accounts to it, or both.',
+      },
+    ],
   },
   {
     id: 'patch-invalid-rejected',
@@ -261,6 +570,21 @@ export const REQUIREMENTS = [
     statement:
       'A patch body that breaks a rule of §4.2 (minimum sizes, permitted properties, field constraints, not JSON at all) is rejected with a 4xx status.',
     rationale: 'The document does not say which 4xx, so any 4xx is accepted.',
+    quotes: [
+      {
+        source: 'interface.md §4.2',
+        text: 'Request body: JSON object with at least 1 property. Permitted properties: `counterpartyDetails` and `counterpartyAccounts`. At least one of the two must be present.',
+      },
+      {
+        source: 'interface.md §7',
+        text: 'A patch that carries neither counterpartyDetails nor counterpartyAccounts, or carries an empty one, violates the minimum-size rules of section 4.2.',
+      },
+      {
+        source: 'interface.md §8',
+        text: '`counterpartyDetails` holds at least 1 property; `counterpartyAccounts` holds at least 1 item; the patch body holds at least 1 property.',
+      },
+      { source: 'interface.md §8', text: 'Field length and pattern limits are those in sections 2 and 4.' },
+    ],
   },
   {
     id: 'patch-rejected-unchanged',
@@ -271,6 +595,20 @@ export const REQUIREMENTS = [
       'A PATCH that is not accepted changes nothing, not even the valid part of a partly invalid body (changes are applied atomically).',
     rationale:
       'Account state, verificationStatus, lastVerifiedAt and updatedAt are left out of the comparison, as for patch-persisted.',
+    quotes: [
+      {
+        source: 'RFC 5789 §2',
+        text: 'The server MUST apply the entire set of changes atomically and never provide (e.g., in response to a GET during this operation) a partially modified representation.',
+      },
+      {
+        source: 'RFC 5789 §2',
+        text: 'If the entire patch document cannot be successfully applied, then the server MUST NOT apply any of the changes.',
+      },
+      {
+        source: 'interface.md §4.2',
+        text: 'Request body: JSON object with at least 1 property. Permitted properties: `counterpartyDetails` and `counterpartyAccounts`. At least one of the two must be present.',
+      },
+    ],
   },
   {
     id: 'patch-unknown-not-created',
@@ -281,6 +619,12 @@ export const REQUIREMENTS = [
       'A PATCH of a counterparty that does not exist is not answered 2xx and creates nothing: PATCH changes an existing counterparty.',
     rationale:
       'Whether the body is validated before or after the existence check, and which status follows, is not shown; only success and creation are ruled out.',
+    quotes: [
+      {
+        source: 'interface.md §4.2',
+        text: 'Changes the details of an existing counterparty, adds accounts to it, or both.',
+      },
+    ],
   },
   {
     id: 'json-well-formed',
@@ -288,6 +632,16 @@ export const REQUIREMENTS = [
     group: '1',
     level: 'MUST',
     statement: 'A body labelled with a JSON media type (application/json or +json) is well-formed JSON.',
+    quotes: [
+      {
+        source: 'interface.md (introduction)',
+        text: 'The interface follows OpenAPI 3.1 and is REST over HTTP with JSON bodies.',
+      },
+      {
+        source: 'RFC 8259 §10',
+        text: 'A JSON generator produces JSON text. The resulting text MUST strictly conform to the JSON grammar.',
+      },
+    ],
   },
   {
     id: 'response-json-media-type',
@@ -298,6 +652,17 @@ export const REQUIREMENTS = [
       'A 2xx answer with a body, of an operation other than the counterparty ones, carries a JSON media type.',
     rationale:
       'The document says the interface has JSON bodies but shows none of these payloads, so the media type is a SHOULD.',
+    quotes: [
+      {
+        source: 'interface.md (introduction)',
+        text: 'The interface follows OpenAPI 3.1 and is REST over HTTP with JSON bodies.',
+      },
+      {
+        source: 'interface.md §4.3',
+        text: 'Request and response payloads of these operations, and the paths of counterparty creation and listing, payout links and accounts: not shown.',
+      },
+      { source: 'RFC 8259 §11', text: 'The media type for JSON text is application/json.' },
+    ],
   },
   {
     id: 'immutable-fields-stable',
@@ -307,17 +672,34 @@ export const REQUIREMENTS = [
     statement:
       'Two answers about the same counterparty with no PATCH in between carry the same counterpartyReference and createdAt.',
     rationale:
-      'Another client may change a counterparty at any time, so only the fields that never change are compared.',
+      'Another client may change a counterparty at any time, so only the fields that never change are compared. The document calls counterpartyReference immutable; createdAt is the time of creation, which no later answer can move.',
+    quotes: [
+      { source: 'interface.md §4.2', text: '`counterpartyReference` is immutable and cannot be changed.' },
+      {
+        source: 'interface.md §2.1',
+        text: '| createdAt | string | yes | UTC timestamp `YYYY-MM-DDThh:mm:ssZ` (ISO 8601, format date-time, no fractional seconds, no offset) |',
+      },
+    ],
   },
   {
     id: 'request-answered',
-    section: 'RFC 9110 §15; interface.md §4',
+    section: 'RFC 9110 §3.4; interface.md §4',
     group: '4',
     level: 'MUST',
     statement:
       'Every request gets a complete HTTP response: a connection that opens and then never answers, or drops before the answer is complete, fails the request.',
     rationale:
       'A refused connection, a DNS or TLS failure is a configuration problem (exit 2), not a finding; a body over CONFORMANCE_MAX_RESPONSE_BYTES and a rate limit that does not lift are not judged.',
+    quotes: [
+      {
+        source: 'RFC 9110 §3.4',
+        text: 'A server responds to a client\'s request by sending one or more "response" messages, each including a status code (Section 15).',
+      },
+      {
+        source: 'interface.md (introduction)',
+        text: 'The interface follows OpenAPI 3.1 and is REST over HTTP with JSON bodies.',
+      },
+    ],
   },
 ] as const satisfies readonly Requirement[];
 

@@ -129,12 +129,23 @@ test.describe('the record', () => {
       ],
       ['a waiver without an expiry', (r) => delete (r.waivers.entries[0] as { expires?: string }).expires],
       ['an unknown top-level field', (r) => Object.assign(r, { token: 'x' })],
+      ['a requirement without quotes', (r) => (r.requirements[0]!.quotes = [])],
+      ['a requirement missing its quotes', (r) => delete (r.requirements[0] as { quotes?: unknown }).quotes],
+      ['a quote without text', (r) => delete (r.requirements[0]!.quotes[0] as { text?: string }).text],
+      ['a quote with an unknown source', (r) => (r.requirements[0]!.quotes[0]!.source = 'somewhere')],
     ];
     for (const [name, mutate] of broken) {
       const copy = structuredClone(good);
       mutate(copy);
       expect(recordErrors(copy), name).not.toEqual([]);
     }
+  });
+
+  test('carries the quotes of every requirement, in catalogue order', () => {
+    const r = record();
+    expect(r.requirements.map((x) => [x.id, x.quotes])).toEqual(
+      REQUIREMENTS.map((x) => [x.id, x.quotes.map((q) => ({ ...q }))]),
+    );
   });
 
   test('holds no token, even one the server echoed back', () => {
@@ -182,6 +193,29 @@ test.describe('conformance.html', () => {
       expect(failure).toContain(part);
   });
 
+  test("shows each requirement's quotes under its statement, with their sources, as text", () => {
+    for (const r of REQUIREMENTS) {
+      const start = html.indexOf(`id="req-${r.id}"`);
+      const block = html.slice(start, html.indexOf('</details>', start));
+      const statement = block.indexOf('<span class="statement">');
+      expect(statement, r.id).toBeGreaterThan(0);
+      let after = statement;
+      for (const q of r.quotes) {
+        const figure = `<figure class="quote"><blockquote>${escapeHtml(q.text)}</blockquote><figcaption>${escapeHtml(q.source)}</figcaption></figure>`;
+        const at = block.indexOf(figure, after);
+        expect(at, `${r.id}: ${q.text}`).toBeGreaterThan(after);
+        after = at;
+      }
+      expect(block.indexOf('<p class="meta">'), r.id).toBeGreaterThan(after);
+    }
+    // Quote text is escaped like every other text of the page.
+    const hostile = record();
+    hostile.requirements[0]!.quotes = [{ source: `RFC 1 §1 ${MARKUP}`, text: MARKUP }];
+    const page = renderHtml(hostile);
+    expect(page).toContain(`<blockquote>${escapeHtml(MARKUP)}</blockquote>`);
+    expect(page).not.toMatch(/<(script|img)\b/i);
+  });
+
   test('groups requirements by section of interface.md in document order, with waivers and skip reasons', () => {
     const order = [...html.matchAll(/<section class="group" id="sec-([^"]+)">/g)].map((m) => m[1]!);
     expect(order.length).toBeGreaterThan(3);
@@ -209,9 +243,16 @@ test.describe('junit.xml', () => {
     );
     expect(xml).toContain('<skipped message="waived until 2026-12-31: known &lt;/pre&gt;');
     expect(xml).toContain('WARNING (SHOULD, does not fail the gate outside strict mode)');
+    // The failure message ends with the first quote of the requirement; its text starts with all.
+    const [first, ...others] = REQUIREMENTS.find((x) => x.id === 'reference-invalid-400')!.quotes;
+    expect(xml).toContain(`${escapeXml(` — ${first.source}: "${first.text}"`)}" type="MUST">`);
+    expect(xml).toContain(`type="MUST">${escapeXml(`rests on ${first.source}: "${first.text}"\n`)}`);
+    for (const q of others) expect(xml).toContain(escapeXml(`rests on ${q.source}: "${q.text}"`));
     const strict = renderJunit(record({ strict: true }));
     expect(strict.match(/<failure /g)).toHaveLength(2);
     expect(strict).toContain('type="SHOULD"');
+    const should = REQUIREMENTS.find((x) => x.id === 'sunset-document-format')!.quotes[0];
+    expect(strict).toContain(`${escapeXml(` — ${should.source}: "${should.text}"`)}" type="SHOULD">`);
     expect(xml).not.toContain(TOKEN);
     // eslint-disable-next-line no-control-regex -- matching control characters is the point
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);

@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, expect, test, type Browser } from '@playwright/test';
+import { escapeXml } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
 import {
@@ -113,6 +114,10 @@ test('junit.xml has one test case per requirement and fails those that fail the 
   expect(xml.match(/<failure /g)).toHaveLength(2);
   expect(xml).toContain('name="[MUST] timestamp-format: ');
   expect(xml).toContain('name="[SHOULD] sunset-document-format: ');
+  // A failure's message ends with the words of interface.md the requirement rests on.
+  const quote = record.requirements.find((r) => r.id === 'timestamp-format')!.quotes[0]!;
+  expect(quote.source).toBe('interface.md §2.1');
+  expect(xml).toContain(`${escapeXml(` — ${quote.source}: "${quote.text}"`)}" type="MUST">`);
 });
 
 test('no file under reports/ or test-results/, and no console line, holds the token', () => {
@@ -207,6 +212,11 @@ test.describe('in a real Chromium', () => {
     await expect(page.locator('section#sec-2_1 #req-timestamp-format')).toHaveCount(1);
     await expect(failed.locator(':scope > summary')).toContainText('FAILED');
     await expect(failed.locator(':scope > summary .level')).toHaveText('MUST');
+    // Under the statement, the words of interface.md it rests on, with their source.
+    const quote = record.requirements.find((r) => r.id === 'timestamp-format')!.quotes[0]!;
+    await expect(failed.locator('figure.quote blockquote').first()).toBeVisible();
+    await expect(failed.locator('figure.quote blockquote').first()).toHaveText(quote.text);
+    await expect(failed.locator('figure.quote figcaption').first()).toHaveText('interface.md §2.1');
     await expect(failed.locator('pre.expected').first()).toBeVisible();
     await expect(failed.locator('pre.received').first()).toContainText('.000Z');
     await expect(failed.locator('pre.curl').first()).toContainText('"Authorization: Bearer $API_TOKEN"');
