@@ -1,7 +1,8 @@
 /** The registry of every oracle: each exchange of a run goes to every one that applies. */
+import { LIFECYCLE_HEADERS_ORACLE } from './lifecycle-headers.ts';
 import type { Oracle } from './types.ts';
 
-export const ORACLES: Oracle[] = [];
+export const ORACLES: Oracle[] = [LIFECYCLE_HEADERS_ORACLE];
 
 export function oracle(id: string): Oracle {
   const o = ORACLES.find((x) => x.id === id);

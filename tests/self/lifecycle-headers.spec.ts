@@ -1,16 +1,34 @@
-/** Parsing of Deprecation and Sunset values (RFC 9745, RFC 8594, interface.md §4.1). */
+/**
+ * Parsing of Deprecation and Sunset values (RFC 9745, RFC 9651, RFC 8594, interface.md §4.1) and
+ * the old check API kept for its callers. The oracle itself is judged by its vectors
+ * (oracles/vectors/lifecycle-headers.json, tests/self/oracle-vectors.spec.ts).
+ */
 import { expect, test } from '@playwright/test';
-import { classifyDeprecation, classifySunset, parseHttpDate } from '../../oracles/lifecycle-headers.ts';
+import fc from 'fast-check';
+import {
+  checkLifecycleHeaders,
+  classifyDeprecation,
+  classifySunset,
+  parseDocumentDateTime,
+  parseHttpDate,
+  parseStructuredDate,
+  parseStructuredDateItem,
+} from '../../oracles/lifecycle-headers.ts';
 import { hasBearerChallenge } from '../../probes/authentication.ts';
 import { isJsonContentType } from '../../oracles/counterparty-response.ts';
+import type { ViolationSink } from '../../engine/types.ts';
 
 const cases: [string, ReturnType<typeof classifySunset>['form']][] = [
   ['2027-06-30T23:59:59Z', 'date-time'],
   ['2027-06-30T23:59:59+02:00', 'date-time'],
+  ['2016-12-31T23:59:60Z', 'date-time'], // a leap second
   ['Wed, 30 Jun 2027 23:59:59 GMT', 'http-date'],
   ['Thu, 30 Jun 2027 23:59:59 GMT', 'invalid'], // wrong weekday
   ['Wed, 31 Jun 2027 23:59:59 GMT', 'invalid'], // no 31 June
+  ['Sun, 30 Jun 2024 23:59:59 UTC', 'invalid'], // IMF-fixdate ends in GMT
+  ['Wednesday, 30-Jun-27 23:59:59 GMT', 'invalid'], // obsolete rfc850 form
   ['2027-02-30T00:00:00Z', 'invalid'],
+  ['2027-06-30T23:59:59', 'invalid'], // no offset
   ['soon', 'invalid'],
   ['@1767225599', 'invalid'],
   ['', 'invalid'],
@@ -23,15 +41,103 @@ for (const [value, form] of cases) {
 
 test('Deprecation forms', () => {
   expect(classifyDeprecation('@1688169599')).toEqual({ form: 'structured-date', ms: 1688169599000 });
+  expect(classifyDeprecation('@1688169599;foo=1')).toEqual({ form: 'structured-date', ms: 1688169599000 });
   expect(classifyDeprecation('@-1').form).toBe('structured-date');
-  expect(classifyDeprecation('true').form).toBe('other');
-  expect(classifyDeprecation('1688169599').form).toBe('other');
+  expect(classifyDeprecation('true')).toEqual({ form: 'other', reason: 'a Token, not a Date' });
+  expect(classifyDeprecation('1688169599')).toEqual({
+    form: 'other',
+    reason: 'an Integer or Decimal, not a Date',
+  });
+  expect(classifyDeprecation('@1688169599.5').form).toBe('other');
+  expect(classifyDeprecation('@1688169599000000').form).toBe('other');
   expect(classifyDeprecation('Wed, 30 Jun 2027 23:59:59 GMT').form).toBe('http-date');
+});
+
+test('a structured date keeps its parameters; invalid parameters fail the Item', () => {
+  const r = parseStructuredDateItem('@1688169599;foo=1;bar="x;y"');
+  expect(r.ok && [...r.date.parameters]).toEqual([
+    ['foo', 1],
+    ['bar', 'x;y'],
+  ]);
+  const bad = parseStructuredDateItem('@1688169599;Foo=1');
+  expect(bad.ok).toBe(false);
+  expect(!bad.ok && bad.reason).toContain('at offset 12'); // the offset of "F" in the value
+  expect(parseStructuredDateItem('@1688169599;').ok).toBe(false);
+  expect(parseStructuredDateItem('"@1688169599"').ok).toBe(false); // a String
+});
+
+test('a 15-digit structured date, beyond a JS Date, is still a date in seconds', () => {
+  const r = parseStructuredDateItem('@-999999999999999');
+  expect(r.ok && r.date.seconds).toBe(-999999999999999);
+  expect(parseStructuredDate('@999999999999999')).toBe(999999999999999 * 1000);
+});
+
+test('every sf-integer after "@" is a structured date of that many seconds', () => {
+  const limit = 10n ** 15n - 1n;
+  fc.assert(
+    fc.property(fc.bigInt({ min: -limit, max: limit }), (n) => {
+      const r = parseStructuredDateItem(`@${n}`);
+      expect(r.ok && r.date.seconds).toBe(Number(n));
+    }),
+  );
 });
 
 test('HTTP-date round trip', () => {
   expect(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT')).toBe(Date.UTC(1994, 10, 6, 8, 49, 37));
   expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT')).toBeUndefined();
+  expect(parseHttpDate('Sun Nov  6 08:49:37 1994')).toBeUndefined();
+  expect(parseHttpDate('Sun, 06 Nov 1994 08:49:37 gmt')).toBeUndefined();
+  expect(parseHttpDate(' Sun, 06 Nov 1994 08:49:37 GMT')).toBeUndefined();
+});
+
+test('every instant of years 1000 to 9999 is read back from its IMF-fixdate and its date-time', () => {
+  const dates = fc.date({
+    min: new Date('1000-01-01T00:00:00Z'),
+    max: new Date('9999-12-31T23:59:59Z'),
+    noInvalidDate: true,
+  });
+  fc.assert(
+    fc.property(dates, (d) => {
+      const seconds = Math.floor(d.getTime() / 1000) * 1000;
+      expect(parseHttpDate(d.toUTCString())).toBe(seconds);
+      expect(parseDocumentDateTime(d.toISOString())).toBe(d.getTime());
+    }),
+  );
+});
+
+test('a leap second is the end of second 59', () => {
+  expect(parseDocumentDateTime('2016-12-31T23:59:60Z')).toBe(Date.UTC(2017, 0, 1));
+});
+
+test('the old check API reports the violated requirements and whether a header was present', () => {
+  const found: string[] = [];
+  const sink: ViolationSink = { failOn: (_ex, f) => found.push(`${f.requirement}: ${f.message}`) };
+  const ex = (headers: Record<string, string>) => ({
+    request: { method: 'GET', url: 'https://x.test/api/v1/counterparties/ACME', headers: {} },
+    status: 200,
+    headers,
+    text: '',
+    body: undefined,
+    durationMs: 1,
+  });
+  expect(checkLifecycleHeaders(sink, ex({}), 'GET ACME')).toBe(false);
+  expect(found).toEqual([]);
+  expect(
+    checkLifecycleHeaders(
+      sink,
+      ex({ sunset: 'Wed, 30 Jun 2021 23:59:59 GMT', deprecation: 'true' }),
+      'GET ACME',
+    ),
+  ).toBe(true);
+  expect(found).toEqual([
+    'sunset-document-format: GET ACME: the Sunset header is an HTTP-date, not the date-time the document declares',
+    'deprecation-structured-date: GET ACME: the Deprecation header is not an RFC 9745 structured date (a Token, not a Date)',
+  ]);
+  found.length = 0;
+  checkLifecycleHeaders(sink, ex({ sunset: '2023-06-30T23:59:59Z', deprecation: '@1814399999' }), 'GET ACME');
+  expect(found).toEqual([
+    'sunset-not-before-deprecation: GET ACME: the Sunset date 2023-06-30T23:59:59.000Z is earlier than the Deprecation date 2027-06-30T23:59:59.000Z',
+  ]);
 });
 
 test('Bearer challenges', () => {
