@@ -1,7 +1,8 @@
 /**
- * Parsing of Deprecation and Sunset values (RFC 9745, RFC 9651, RFC 8594, interface.md §4.1) and
- * the old check API kept for its callers. The oracle itself is judged by its vectors
- * (oracles/vectors/lifecycle-headers.json, tests/self/oracle-vectors.spec.ts).
+ * Parsing of Deprecation and Sunset values (RFC 9745, RFC 9651, RFC 8594, interface.md §4.1), the
+ * old check API kept for its callers, and the WWW-Authenticate parser (RFC 9110 §11.6.1). The
+ * oracles themselves are judged by their vectors (oracles/vectors/*.json,
+ * tests/self/oracle-vectors.spec.ts).
  */
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
@@ -14,7 +15,7 @@ import {
   parseStructuredDate,
   parseStructuredDateItem,
 } from '../../oracles/lifecycle-headers.ts';
-import { hasBearerChallenge } from '../../probes/authentication.ts';
+import { hasBearerChallenge, parseChallenges } from '../../oracles/auth-challenge.ts';
 import { isJsonContentType } from '../../oracles/counterparty-response.ts';
 import type { ViolationSink } from '../../engine/types.ts';
 
@@ -144,9 +145,87 @@ test('Bearer challenges', () => {
   expect(hasBearerChallenge('Bearer realm="payflow"')).toBe(true);
   expect(hasBearerChallenge('bearer')).toBe(true);
   expect(hasBearerChallenge('Basic realm="x", Bearer error="invalid_token"')).toBe(true);
+  expect(
+    hasBearerChallenge(
+      'Newauth realm="apps", type=1, title="Login to \\"apps\\"", Basic realm="simple", Bearer',
+    ),
+  ).toBe(true);
   expect(hasBearerChallenge('Basic realm="bearer"')).toBe(false);
+  expect(hasBearerChallenge('Basic realm="a bearer b"')).toBe(false);
+  expect(hasBearerChallenge('Basic realm="a, bearer b"')).toBe(false);
+  expect(hasBearerChallenge('Negotiate bearer')).toBe(false);
   expect(hasBearerChallenge('BearerX')).toBe(false);
+  expect(hasBearerChallenge('Bearer realm="payflow')).toBe(false); // does not parse
   expect(hasBearerChallenge(undefined)).toBe(false);
+});
+
+test('challenges: schemes, auth-params, token68 and quoted-pairs', () => {
+  expect(
+    parseChallenges('Newauth realm="apps", type=1, title="Login to \\"apps\\"", Basic realm="simple"'),
+  ).toEqual({
+    ok: true,
+    challenges: [
+      { scheme: 'Newauth', params: { realm: 'apps', type: '1', title: 'Login to "apps"' } },
+      { scheme: 'Basic', params: { realm: 'simple' } },
+    ],
+  });
+  expect(parseChallenges('Basic abc==, Bearer REALM = x')).toEqual({
+    ok: true,
+    challenges: [
+      { scheme: 'Basic', token68: 'abc==', params: {} },
+      { scheme: 'Bearer', params: { realm: 'x' } },
+    ],
+  });
+});
+
+test('challenges that do not parse say where', () => {
+  expect(parseChallenges('')).toEqual({ ok: false, error: 'no challenge', offset: 0 });
+  expect(parseChallenges('Bearer realm="x" Basic')).toMatchObject({ ok: false, offset: 17 });
+  expect(parseChallenges('Bearer realm="a", REALM="b"')).toMatchObject({ ok: false, offset: 18 });
+  // An auth-param needs 1*SP after its scheme (RFC 9110 §11.2); after a comma it starts no challenge.
+  expect(parseChallenges('Bearer, realm="x"')).toMatchObject({ ok: false, offset: 13 });
+  expect(parseChallenges('Bearer realm="\u0100"')).toMatchObject({ ok: false, offset: 14 }); // not a Latin-1 octet
+});
+
+const TOKEN = fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,12}$/);
+const quote = (v: string) => `"${v.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+
+test('any list of challenges with quoted auth-params is read back as written', () => {
+  const challenge = fc.record({
+    scheme: TOKEN,
+    params: fc.uniqueArray(fc.tuple(TOKEN, fc.string({ maxLength: 20 })), {
+      maxLength: 4,
+      selector: ([name]) => name.toLowerCase(),
+    }),
+  });
+  fc.assert(
+    fc.property(fc.array(challenge, { minLength: 1, maxLength: 4 }), (challenges) => {
+      const value = challenges
+        .map(
+          (c) =>
+            c.scheme + (c.params.length ? ` ${c.params.map(([n, v]) => `${n}=${quote(v)}`).join(', ')}` : ''),
+        )
+        .join(', ');
+      expect(parseChallenges(value)).toEqual({
+        ok: true,
+        challenges: challenges.map((c) => ({
+          scheme: c.scheme,
+          params: Object.fromEntries(c.params.map(([n, v]) => [n.toLowerCase(), v])),
+        })),
+      });
+    }),
+  );
+});
+
+test('no quoted realm of a Basic challenge makes it a Bearer challenge', () => {
+  const words = fc.array(fc.constantFrom('bearer', 'Bearer', ',', ' ', '"', '\\', '=', 'realm', 'x'), {
+    maxLength: 8,
+  });
+  fc.assert(
+    fc.property(words, fc.string({ maxLength: 10 }), (parts, tail) => {
+      expect(hasBearerChallenge(`Basic realm=${quote(parts.join('') + tail)}`)).toBe(false);
+    }),
+  );
 });
 
 test('JSON media types', () => {
