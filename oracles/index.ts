@@ -1,5 +1,7 @@
 /** The registry of every oracle: each exchange of a run goes to every one that applies. */
+import { AUTH_CHALLENGE_ORACLE } from './auth-challenge.ts';
 import { COUNTERPARTY_RESPONSE_ORACLE } from './counterparty-response.ts';
+import { LIFECYCLE_HEADERS_ORACLE } from './lifecycle-headers.ts';
 import { MEDIA_TYPE_ORACLE } from './media-type.ts';
 import { PATCH_REJECTED_ORACLE } from './patch-rejected.ts';
 import { PATCH_UPDATE_ORACLE } from './patch-update.ts';
@@ -15,6 +17,8 @@ export const ORACLES: Oracle[] = [
   MEDIA_TYPE_ORACLE,
   COUNTERPARTY_RESPONSE_ORACLE,
   REFERENCE_STATUS_ORACLE,
+  LIFECYCLE_HEADERS_ORACLE,
+  AUTH_CHALLENGE_ORACLE,
   PATCH_UPDATE_ORACLE,
   PATCH_REJECTED_ORACLE,
   READ_STABILITY_ORACLE,

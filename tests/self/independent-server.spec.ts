@@ -15,7 +15,6 @@ import {
   IndependentServer,
   LIFECYCLE,
 } from '../../servers/independent/server.ts';
-import type { TargetConfig } from '../../engine/types.ts';
 import { describeTripped, runSuite, SELF_TEST_RUNS, SELF_TEST_SEED, type SuiteRun } from './suite-runner.ts';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
