@@ -13,8 +13,16 @@ for (const v of GALLERY) {
     const missing = want.filter((t) => !run.tripped.includes(t));
     if (extra.length || missing.length || run.incomplete.length) {
       bad++;
-      console.log(`${v.id}: +[${extra}] -[${missing}] ${run.incomplete.map((i) => i.probe + ':' + i.reason).join(' ')}`);
-      if (process.env.V) console.log(describeTripped(run).split('\n').map((l) => '    ' + l.slice(0, 300)).join('\n'));
+      console.log(
+        `${v.id}: +[${extra}] -[${missing}] ${run.incomplete.map((i) => i.probe + ':' + i.reason).join(' ')}`,
+      );
+      if (process.env.V)
+        console.log(
+          describeTripped(run)
+            .split('\n')
+            .map((l) => '    ' + l.slice(0, 300))
+            .join('\n'),
+        );
     }
   } finally {
     await server.stop();

@@ -3,7 +3,7 @@
  * forwards most requests and meets some with a fault of the network rather than of the
  * interface: no answer, a dropped connection, a gateway's HTML 502, a body that is not JSON, is
  * endless or drips, a redirect to another origin, a rate limit. Each declares what the suite
- * reports: the requirements it trips (a real answer that is wrong), the checks that could not
+ * reports: the requirements it trips (a real answer that is wrong), the probes that could not
  * complete (no answer that can be judged), and how long the whole suite may take against it
  * (tests/self/hostile.spec.ts).
  */
@@ -214,7 +214,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
   {
     id: 'hangs',
     fault: 'Accepts every connection and never answers.',
-    trips: [],
+    trips: ['request-answered'],
     incomplete: 'all',
     reason: /no complete answer within 300 ms|target unreachable/,
     limits: SHORT,
@@ -225,18 +225,18 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
   {
     id: 'hangs-after-first-answer',
     fault: 'Answers the first request, then never answers again (a server that wedges mid-run).',
-    trips: [],
+    trips: ['request-answered'],
     reason: /no complete answer within 300 ms|target unreachable/,
     limits: SHORT,
-    incomplete: { allBut: ['known-counterparty-conforms'] },
+    incomplete: 'all',
     maxDurationMs: 5_000,
-    // The first check sends one request, which is answered; every later check meets the hang.
+    // The first read of the first probe is answered; its second read, and every later probe, meet the hang.
     create: () => hangsAfter(1),
   },
   {
     id: 'drops-connections',
     fault: 'Closes every connection as soon as a request arrives, without answering.',
-    trips: [],
+    trips: ['request-answered'],
     incomplete: 'all',
     reason: /connection failed|target unreachable/,
     limits: SHORT,
@@ -249,7 +249,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
   {
     id: 'drips-body',
     fault: 'Sends the status line and headers at once, then the body one byte every 100 ms, forever.',
-    trips: [],
+    trips: ['request-answered'],
     incomplete: 'all',
     reason: /no complete answer within 300 ms|target unreachable/,
     limits: SHORT,
@@ -265,8 +265,8 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
   {
     id: 'drops-mid-body',
     fault: 'Answers the known counterparty with 200 and half its declared body, then closes the connection.',
-    trips: [],
-    incomplete: ['known-counterparty-conforms', 'lifecycle-headers-conform'],
+    trips: ['request-answered'],
+    incomplete: ['known-counterparty'],
     reason: /before the body was complete/,
     maxDurationMs: 10_000,
     create: () =>
@@ -280,7 +280,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     id: 'endless-body',
     fault: 'Answers the known counterparty with an endless JSON body (no Content-Length).',
     trips: [],
-    incomplete: ['known-counterparty-conforms', 'lifecycle-headers-conform'],
+    incomplete: ['known-counterparty'],
     reason: /body exceeds 4 MiB/,
     maxDurationMs: 10_000,
     create: () =>
@@ -293,7 +293,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     id: 'gateway-html-502',
     fault: 'A gateway before the known counterparty answers 502 with an HTML error page.',
     // A real answer, and a wrong one: a server error where the counterparty was expected.
-    trips: ['auth-401-bearer-challenge', 'get-known-counterparty-200', 'no-server-error'],
+    trips: ['auth-unauthenticated-401', 'get-known-counterparty-200', 'no-server-error'],
     incomplete: [],
     maxDurationMs: 10_000,
     create: () =>
@@ -305,7 +305,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
   {
     id: 'truncated-json-body',
     fault: 'Answers the known counterparty with 200, application/json and a body cut short: not JSON.',
-    trips: ['counterparty-schema'],
+    trips: ['counterparty-schema', 'json-well-formed'],
     incomplete: [],
     maxDurationMs: 10_000,
     create: () =>
@@ -320,7 +320,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     id: 'redirects-to-other-origin',
     fault: 'Answers the known counterparty with 307 to the same path on another origin.',
     // The redirect is an answer, and not the counterparty; the other origin must see nothing.
-    trips: ['auth-401-bearer-challenge', 'get-known-counterparty-200'],
+    trips: ['auth-unauthenticated-401', 'get-known-counterparty-200'],
     incomplete: [],
     maxDurationMs: 10_000,
     create: () => new RedirectingFront(),
@@ -379,9 +379,10 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
   {
     id: 'answers-slowly',
     fault: 'Answers every request correctly, but only after 1 s.',
-    // The run's time budget (2.5 s here) ends it: two checks complete, the rest are not sent.
+    // The run's time budget (2.5 s here) ends it: the first probe (two reads) completes, the rest
+    // are not sent.
     trips: [],
-    incomplete: { allBut: ['known-counterparty-conforms', 'lifecycle-headers-conform'] },
+    incomplete: { allBut: ['known-counterparty'] },
     reason: /time budget/,
     limits: { runTimeoutMs: 2_500 },
     maxDurationMs: 5_000,

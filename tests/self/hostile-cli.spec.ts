@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { PROBES } from '../../probes/index.ts';
 import { hangsAfter } from '../../servers/gallery/hostile.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, ReferenceServer } from '../../servers/reference.ts';
 import { recordingProxy, runCli, type CliRun } from './cli-fixtures.ts';
@@ -26,7 +27,7 @@ const TARGET = { API_TOKEN: REFERENCE_TOKEN, COUNTERPARTY_REF: REFERENCE_COUNTER
 interface RecordShape {
   verdict: string;
   incomplete: { test: string; error: string }[];
-  requirements: { id: string; status: string }[];
+  requirements: { id: string; status: string; findings: { received: string }[] }[];
 }
 
 function record(r: CliRun): RecordShape {
@@ -55,11 +56,16 @@ test('a server that stops answering mid-run: a full report, exit 1, in bounded t
     expect(r.ms).toBeLessThan(90_000);
     const rec = record(r);
     expect(rec.verdict).toBe('fail');
-    expect(rec.incomplete.length).toBeGreaterThanOrEqual(8);
+    // Every read probe (a read-only run): none could complete.
+    expect(rec.incomplete.length).toBe(PROBES.filter((p) => p.access === 'read').length);
     for (const i of rec.incomplete)
       expect(i.error).toMatch(/could not complete: .*(no complete answer|target unreachable)/);
-    // Nothing the suite could not judge is reported failed.
-    expect(rec.requirements.filter((q) => q.status === 'failed')).toEqual([]);
+    // The unanswered requests are the finding, listed with their requests; nothing the suite could
+    // not judge is reported failed.
+    const failed = rec.requirements.filter((q) => q.status === 'failed');
+    expect(failed.map((q) => q.id)).toEqual(['request-answered']);
+    expect(failed[0]!.findings.length).toBeGreaterThanOrEqual(1);
+    for (const f of failed[0]!.findings) expect(f.received).toMatch(/no response \(timeout/);
     expect(r.stdout).not.toContain(REFERENCE_TOKEN);
   } finally {
     await server.stop();
