@@ -6,7 +6,7 @@
  * the caller's business (engine/run.ts, the validator).
  */
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
-import { inInterface, matchRoute } from '../exchange/route.ts';
+import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import type { Judgement, Oracle, PatchSequence } from '../oracles/types.ts';
 
@@ -33,8 +33,8 @@ export class Judge {
 
   /** Judges one exchange, and any sequence it completes. */
   judge(ex: Exchange): OracleJudgement[] {
-    const route = matchRoute(ex.request.method, ex.request.url, this.basePath);
-    const routed = { exchange: ex, route, inInterface: inInterface(ex.request.url, this.basePath) };
+    const { route, inInterface } = routeOf(ex.request.method, ex.request.url, this.basePath);
+    const routed = { exchange: ex, route, inInterface };
     const out: OracleJudgement[] = [];
     for (const o of this.oracles) {
       if (o.kind !== 'exchange') continue;

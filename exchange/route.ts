@@ -82,8 +82,21 @@ function interfaceSegments(url: string, basePath: string | undefined): string[] 
 
 /** The operation an exchange calls, or undefined when it is outside the interface. */
 export function matchRoute(method: string, url: string, basePath?: string): RouteMatch | undefined {
+  return route(method, url, basePath).route;
+}
+
+/** Both at once, the URL parsed once: the operation, and whether the URL is below the prefix. */
+export function route(
+  method: string,
+  url: string,
+  basePath?: string,
+): { route: RouteMatch | undefined; inInterface: boolean } {
   const segments = interfaceSegments(url, basePath);
-  if (segments === undefined) return undefined;
+  if (segments === undefined) return { route: undefined, inInterface: false };
+  return { route: matchSegments(method, segments), inInterface: true };
+}
+
+function matchSegments(method: string, segments: string[]): RouteMatch | undefined {
   const m = method.toUpperCase();
   for (const t of table()) {
     if (t.segments.length !== segments.length) continue;
