@@ -29,3 +29,8 @@ export function oracle(id: string): Oracle {
   if (!o) throw new Error(`unknown oracle ${id}`);
   return o;
 }
+
+/** The file that defines an oracle: one requirement family per file, named after the oracle. */
+export function oracleFile(id: string): string | undefined {
+  return ORACLES.some((o) => o.id === id) ? `oracles/${id}.ts` : undefined;
+}

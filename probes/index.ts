@@ -6,13 +6,21 @@ import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
 import { REFERENCE_PROBES } from './references.ts';
 import { ROUTING_PROBES } from './routing.ts';
 
-export const PROBES: Probe[] = [
-  ...COUNTERPARTY_GET_PROBES,
-  ...REFERENCE_PROBES,
-  ...AUTHENTICATION_PROBES,
-  ...ROUTING_PROBES,
-  ...COUNTERPARTY_PATCH_PROBES,
+/** Each file of probes/ and the probes it defines. */
+const FILES: [string, Probe[]][] = [
+  ['probes/counterparty-get.ts', COUNTERPARTY_GET_PROBES],
+  ['probes/references.ts', REFERENCE_PROBES],
+  ['probes/authentication.ts', AUTHENTICATION_PROBES],
+  ['probes/routing.ts', ROUTING_PROBES],
+  ['probes/counterparty-patch.ts', COUNTERPARTY_PATCH_PROBES],
 ];
+
+export const PROBES: Probe[] = FILES.flatMap(([, probes]) => probes);
+
+/** The file that defines a probe (for the report: one hop from a finding to its code). */
+export function probeFile(id: string): string | undefined {
+  return FILES.find(([, probes]) => probes.some((p) => p.id === id))?.[0];
+}
 
 export function probesIn(group: Probe['group']): Probe[] {
   return PROBES.filter((p) => p.group === group);

@@ -5,6 +5,8 @@
  */
 import type { Finding, ProbeOutcome } from '../engine/types.ts';
 import { verdicts, type Verdict } from '../engine/verdicts.ts';
+import { oracleFile } from '../oracles/index.ts';
+import { probeFile } from '../probes/index.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, type Quote } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';
@@ -149,10 +151,18 @@ export function buildRecord(input: {
   return redactValue(record, secretsFromEnv(input.env));
 }
 
+/** "oracle x (oracles/x.ts)" or "probe y (probes/z.ts)": one hop from a report line to the code. */
+export function judgeName(id: string): string {
+  const oracle = oracleFile(id);
+  if (oracle) return `oracle ${id} (${oracle})`;
+  const probe = probeFile(id);
+  return probe ? `probe ${id} (${probe})` : id;
+}
+
 /** Who judged a finding and who sent the exchange it rests on, in one line. */
 export function provenance(f: Finding & { probe?: string }): string {
   const sent = f.sentBy ?? f.probe;
-  return `judged by ${f.judgedBy}${sent ? `, on ${f.role ? `the ${f.role} ` : 'an exchange '}sent by probe ${sent}` : ''}`;
+  return `judged by ${judgeName(f.judgedBy)}${sent ? `, on ${f.role ? `the ${f.role} ` : 'an exchange '}sent by ${judgeName(sent)}` : ''}`;
 }
 
 /** The command that runs again the one probe that sent a finding's exchange, with the run's seed. */
