@@ -1,0 +1,179 @@
+/**
+ * The engine, tested directly: the judge assembles PATCH sequences and read pairs from a log in
+ * order; verdicts pass only what was judged and explain what was not; the property runner shrinks
+ * on an oracle's verdict and reports who judged, who sent, the input and the seed.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect, test } from '@playwright/test';
+import { EMBEDDED_POLITENESS } from '../../config/config.ts';
+import { Judge } from '../../engine/judge.ts';
+import { runProperty } from '../../engine/property.ts';
+import { RunContext, runProbe } from '../../engine/run.ts';
+import type { Probe, ProbeOutcome } from '../../engine/types.ts';
+import { verdicts } from '../../engine/verdicts.ts';
+import { counterpartyPath } from '../../exchange/paths.ts';
+import { validReference } from '../../generators/counterparty-reference.ts';
+import type { AnswerPair, Oracle, PatchSequence } from '../../oracles/types.ts';
+import { exchangeFrom, type VectorExchange } from '../../oracles/vectors/format.ts';
+import { TargetSession } from '../../transport/session.ts';
+
+const URL = 'http://h/api/v1/counterparties/ACME-1';
+const cp = { counterpartyReference: 'ACME-1' };
+const get = (status = 200): VectorExchange => ({ request: { method: 'GET', url: URL }, status, json: cp });
+const patch = (status = 200): VectorExchange => ({
+  request: { method: 'PATCH', url: URL, json: { counterpartyDetails: { remarks: 'x' } } },
+  status,
+  json: cp,
+});
+
+/** Oracles that record what the judge hands them. */
+function recorders(): { oracles: Oracle[]; sequences: PatchSequence[]; pairs: AnswerPair[] } {
+  const sequences: PatchSequence[] = [];
+  const pairs: AnswerPair[] = [];
+  const base = { requirements: [], unexercised: {} };
+  return {
+    sequences,
+    pairs,
+    oracles: [
+      { ...base, id: 's', kind: 'patch', judge: (s) => (sequences.push(s), []) },
+      { ...base, id: 'p', kind: 'pair', judge: (p) => (pairs.push(p), []) },
+    ],
+  };
+}
+
+test('the judge: a PATCH with the read before and after; two reads with no PATCH between are a pair', () => {
+  const { oracles, sequences, pairs } = recorders();
+  const judge = new Judge(oracles);
+  const log = [get(), get(), patch(), get(), patch(400), patch(), get(404), get()].map(exchangeFrom);
+  for (const ex of log) judge.judge(ex);
+  judge.flush();
+  const ids = (s: PatchSequence) =>
+    [s.before?.id, s.patch.id, s.after?.id].map((x) => (x ? x - log[0]!.id : null));
+  // read 0, read 1, PATCH 2, read 3, PATCH 4 (refused), PATCH 5, a 404 read 6 (not a read of it), read 7.
+  expect(sequences.map(ids)).toEqual([
+    [1, 2, 3],
+    [3, 4, null],
+    [null, 5, 7],
+  ]);
+  expect(pairs.map((p) => [p.first.id - log[0]!.id, p.later.id - log[0]!.id])).toEqual([[0, 1]]);
+});
+
+test('the judge: a PATCH still waiting at the end is judged without a read after; other references are apart', () => {
+  const { oracles, sequences } = recorders();
+  const judge = new Judge(oracles);
+  const other: VectorExchange = {
+    ...get(),
+    request: { method: 'GET', url: 'http://h/api/v1/counterparties/B-2' },
+  };
+  for (const ex of [get(), patch(), other].map(exchangeFrom)) judge.judge(ex);
+  expect(sequences).toHaveLength(0);
+  judge.flush();
+  expect(sequences).toHaveLength(1);
+  expect(sequences[0]!.after).toBeUndefined();
+  expect(sequences[0]!.reference).toBe('ACME-1');
+});
+
+function outcome(partial: Partial<ProbeOutcome>): ProbeOutcome {
+  return {
+    probe: 'p',
+    title: 't',
+    requirements: [],
+    status: 'ran',
+    findings: [],
+    judged: {},
+    notApplicable: [],
+    requests: 0,
+    notes: [],
+    durationMs: 0,
+    ...partial,
+  };
+}
+
+test('verdicts: passed only when judged; otherwise not exercised, with every reason', () => {
+  const vs = verdicts([
+    outcome({
+      probe: 'a',
+      requirements: ['get-known-counterparty-200'],
+      judged: { 'get-known-counterparty-200': 2 },
+    }),
+    outcome({
+      probe: 'w',
+      requirements: ['patch-valid-accepted', 'patch-persisted'],
+      status: 'skipped',
+      skipReason: 'read-only run',
+    }),
+    outcome({ probe: 'i', requirements: ['collection-routed'], incomplete: 'the target stopped answering' }),
+  ]);
+  const v = (id: string) => vs.find((x) => x.id === id)!;
+  expect(v('get-known-counterparty-200')).toMatchObject({ status: 'passed', judged: 2, reasons: [] });
+  expect(v('patch-valid-accepted')).toMatchObject({ status: 'not-exercised', reasons: ['read-only run'] });
+  expect(v('patch-persisted').reasons).toEqual([
+    'read-only run',
+    'no accepted PATCH was followed by a read of the counterparty',
+  ]);
+  expect(v('collection-routed').reasons).toEqual(['i could not complete: the target stopped answering']);
+  expect(v('address-schema').reasons).toEqual(['no counterparty returned carried an address']);
+  expect(v('address-schema').oracles).toEqual(['counterparty-response']);
+});
+
+test('the property runner shrinks on an oracle verdict and reports its judge, sender, input and seed', async () => {
+  // A server that answers 400 to every reference longer than 8 characters: reference-status
+  // (an oracle, not the probe) judges a valid reference answered 400.
+  const server: Server = createServer((req, res) => {
+    const ref = decodeURIComponent((req.url ?? '').split('/').pop() ?? '');
+    res.writeHead(ref.length > 8 ? 400 : 404, { 'Content-Type': 'application/json' });
+    res.end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
+  const sender: Probe = {
+    id: 'sends-references',
+    title: 'GET of generated valid references',
+    requirements: ['reference-valid-not-400'],
+    judges: [],
+    group: 'references',
+    access: 'read',
+    async run(ctx) {
+      await runProperty(ctx, {
+        name: 'valid reference',
+        arbitrary: validReference(),
+        async probe(input) {
+          await ctx.http.send({ method: 'GET', path: counterpartyPath(input.value), role: 'the case' });
+          return undefined;
+        },
+      });
+    },
+  };
+  try {
+    const target = {
+      baseURL,
+      token: 't',
+      counterpartyRef: 'ACME-1',
+      writableRef: undefined,
+      accountFixture: undefined,
+      seed: 42,
+      runs: 50,
+    };
+    const out = await runProbe(sender, target, new RunContext(session, baseURL));
+    expect(out.incomplete).toBeUndefined();
+    expect(out.findings, JSON.stringify({ judged: out.judged, notes: out.notes })).toHaveLength(1);
+    const f = out.findings[0]!;
+    expect(f).toMatchObject({
+      requirement: 'reference-valid-not-400',
+      judgedBy: 'reference-status',
+      sentBy: 'sends-references',
+      role: 'the case',
+      seed: 42,
+      status: 400,
+    });
+    // Shrunk to the shortest reference that still fails: 9 characters.
+    expect(String(f.input)).toHaveLength(9);
+    expect(f.curl).toMatch(/^curl .*Authorization: Bearer \$API_TOKEN/);
+    expect(out.judged['reference-valid-not-400']).toBeGreaterThan(1);
+  } finally {
+    session.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
