@@ -1,5 +1,12 @@
-import { GALLERY } from './servers/gallery/index.ts';
-import { describeTripped, galleryTarget, runSuite } from './tests/self/suite-runner.ts';
+/**
+ * npm run gallery:diff [-- <variant id part>...]: runs the suite against each gallery variant
+ * (or those whose id contains one of the arguments) and prints, for every variant whose
+ * findings differ from what it declares, the requirements found in excess (+) and missed (-),
+ * and the probes that did not complete. V=1 prints the findings too. A development aid: the
+ * self-test gallery.spec.ts asserts the same, one test per variant.
+ */
+import { GALLERY } from '../servers/gallery/index.ts';
+import { describeTripped, galleryTarget, runSuite } from '../tests/self/suite-runner.ts';
 const only = process.argv.slice(2);
 let bad = 0;
 for (const v of GALLERY) {
