@@ -16,8 +16,9 @@
  *
  * Where the document is silent, any choice passes: whether a partial address is merged or
  * replaces the stored one, the order of accounts, how account identifiers are shown (a service
- * may mask them), fields the service adds of its own, and the account fields whose transitions
- * are not shown (state, verificationStatus, lastVerifiedAt, updatedAt).
+ * may mask them), fields the service adds of its own, the account fields whose transitions are
+ * not shown (state, verificationStatus, lastVerifiedAt, updatedAt), and whether a PATCH that
+ * changes nothing (values sent equal to the stored ones) moves updatedAt.
  */
 import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
 import { spec } from '../spec/index.ts';
@@ -208,6 +209,19 @@ function immutable(u: Update): Judgement | undefined {
   );
 }
 
+/**
+ * Whether a PATCH changed the counterparty on what the document settles (updatedAt aside). The
+ * document does not say whether an update that changes nothing (values sent equal to the stored
+ * ones) moves updatedAt, so only a change requires the move.
+ */
+function changedSettled(was: Obj, is: Obj): boolean {
+  const a = comparable(was);
+  const b = comparable(is);
+  delete a.updatedAt;
+  delete b.updatedAt;
+  return !same(a, b);
+}
+
 function updatedAt(u: Update): Judgement | undefined {
   if (!u.before) return undefined;
   const w = u.before.body.updatedAt;
@@ -228,11 +242,11 @@ function updatedAt(u: Update): Judgement | undefined {
     });
   }
   const clock = serverTime(u.before.ex);
-  if (isMs === wasMs && wasMs < clock - UPDATED_AT_SLACK_MS) {
+  if (isMs === wasMs && changedSettled(u.before.body, u.response) && wasMs < clock - UPDATED_AT_SLACK_MS) {
     return violated({
       requirement: 'patch-updated-at',
       exchange: u.patch,
-      message: 'updatedAt did not move although the stored counterparty was last updated earlier',
+      message: 'updatedAt did not move although the PATCH changed the counterparty, last updated earlier',
       expected: `updatedAt later than ${show(w)} (the server's clock read ${new Date(clock).toISOString()} before the PATCH)`,
       received,
       context: [u.before.ex],

@@ -531,9 +531,9 @@ export const REQUIREMENTS = [
     group: '4.2',
     level: 'MUST',
     statement:
-      'An accepted PATCH never moves updatedAt backwards, and moves it forward when the stored counterparty was last updated before the PATCH.',
+      'An accepted PATCH never moves updatedAt backwards, and moves it forward when it changes the counterparty and the stored counterparty was last updated before the PATCH.',
     rationale:
-      'A forward move is only required when the stored updatedAt is more than 60 s older than the Date of the GET before the PATCH, so clock skew and updates within the same second cannot cause a false alarm.',
+      'A forward move is only required when the stored updatedAt is more than 60 s older than the Date of the GET before the PATCH, so clock skew and updates within the same second cannot cause a false alarm, and when the PATCH changed what the document settles: whether an update that changes nothing moves updatedAt is not said.',
     quotes: [
       { source: 'interface.md §2.1', text: '| updatedAt | string | yes | same format as createdAt |' },
       {
