@@ -19,6 +19,13 @@ export const SYSTEM_MANAGED_ACCOUNT_FIELDS: readonly string[] = [
   'updatedAt',
 ];
 
+/**
+ * Counterparty fields the service may change on its own: "Transitions of counterparty state,
+ * account state and verificationStatus: not shown" (§3), so a counterparty may turn ACTIVE or
+ * INACTIVE between two requests (when an account is added or verified, say).
+ */
+export const SYSTEM_MANAGED_COUNTERPARTY_FIELDS: readonly string[] = ['state'];
+
 export const COUNTERPARTY_FIELDS = Object.keys(spec().schema('Counterparty').properties ?? {});
 export const ADDRESS_FIELDS = Object.keys(spec().schema('Address').properties ?? {});
 const ACCOUNT_FIELDS = Object.keys(spec().schema('CounterpartyAccount').properties ?? {});
@@ -37,12 +44,15 @@ export function only(o: Obj, keys: readonly string[]): Obj {
 
 /**
  * What two states of a counterparty are compared on: the fields the document lists (a service may
- * add fields of its own, such as a request id, that differ between responses), without the account
- * fields the service may change on its own. Accounts are sorted: the document does not settle
+ * add fields of its own, such as a request id, that differ between responses), without the
+ * counterparty and account fields the service may change on its own. Accounts are sorted: the document does not settle
  * their order.
  */
 export function comparable(cp: Obj): Obj {
-  const out = only(structuredClone(cp), COUNTERPARTY_FIELDS);
+  const out = only(
+    structuredClone(cp),
+    COUNTERPARTY_FIELDS.filter((k) => !SYSTEM_MANAGED_COUNTERPARTY_FIELDS.includes(k)),
+  );
   if (isObj(out.address)) out.address = only(out.address, ADDRESS_FIELDS);
   if (Array.isArray(out.counterpartyAccounts)) {
     const kept = ACCOUNT_FIELDS.filter((k) => !SYSTEM_MANAGED_ACCOUNT_FIELDS.includes(k));

@@ -8,7 +8,8 @@
  * is labelled with a JSON media type (application/json or +json): the body parses as JSON.
  * response-json-media-type applies to 2xx answers with a body of the twelve operations other
  * than the counterparty's (whose media type counterparty-json judges at MUST level): the
- * document shows none of their payloads, so a JSON media type is expected at SHOULD level.
+ * document shows none of their payloads, so a JSON media type is expected at SHOULD level. A
+ * body of only whitespace counts as no body for both (as a 204's or an empty 200's).
  */
 import { describeRequest, describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
@@ -46,7 +47,7 @@ export const MEDIA_TYPE_ORACLE: ExchangeOracle = {
       route?.kind === 'operation' &&
       !COUNTERPARTY_OPERATIONS.has(route.operation.operationId) &&
       is2xx(ex.status) &&
-      ex.text !== ''
+      ex.text.trim() !== ''
     ) {
       out.push(
         isJsonContentType(type)

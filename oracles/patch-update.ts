@@ -28,6 +28,7 @@ import {
   COUNTERPARTY_FIELDS,
   accountsOf,
   comparable,
+  SYSTEM_MANAGED_COUNTERPARTY_FIELDS,
   differences,
   isObj,
   same,
@@ -154,7 +155,8 @@ function unsentUnchanged(u: Update): Judgement | undefined {
   const was = u.before.body;
   const changed: string[] = [];
   for (const key of COUNTERPARTY_FIELDS) {
-    if (SEPARATELY_JUDGED.includes(key) || key in details) continue;
+    if (SEPARATELY_JUDGED.includes(key) || SYSTEM_MANAGED_COUNTERPARTY_FIELDS.includes(key) || key in details)
+      continue;
     if (!same(u.response[key], was[key])) {
       changed.push(`${key}: ${truncate(show(was[key]))} → ${truncate(show(u.response[key]))}`);
     }

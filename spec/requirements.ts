@@ -689,7 +689,7 @@ export const REQUIREMENTS = [
     statement:
       'Every request gets a complete HTTP response: a connection that opens and then never answers, or drops before the answer is complete, fails the request.',
     rationale:
-      'A refused connection, a DNS or TLS failure is a configuration problem (exit 2), not a finding; a body over CONFORMANCE_MAX_RESPONSE_BYTES and a rate limit that does not lift are not judged.',
+      'A refused connection, a DNS or TLS failure before the first request is a configuration problem (exit 2), not a finding; once the deployment has answered, a connection it refuses or drops mid-run is a request it did not answer. A body over CONFORMANCE_MAX_RESPONSE_BYTES and a rate limit that does not lift are not judged.',
     quotes: [
       {
         source: 'RFC 9110 §3.4',
