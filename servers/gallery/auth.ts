@@ -15,7 +15,7 @@ function authRequiredWhere(required: (op: Operation) => boolean): () => Referenc
 }
 
 /** A server whose 401 carries this challenge (or none). */
-function challenging(challenge: string | undefined): () => ReferenceServer {
+export function challenging(challenge: string | undefined): () => ReferenceServer {
   return () =>
     new (class extends ReferenceServer {
       protected override challenge(): string | undefined {

@@ -2,7 +2,8 @@
 import { DEPRECATION_HEADER, ReferenceServer, SUNSET_HEADER, formatUtcSeconds } from '../reference.ts';
 import type { Variant } from './types.ts';
 
-const DEPRECATION_SECONDS = Number(DEPRECATION_HEADER.slice(1));
+/** The reference Deprecation date, in seconds since the epoch. */
+export const DEPRECATION_SECONDS = Number(DEPRECATION_HEADER.slice(1));
 
 /** A server that sends these lifecycle headers instead of the reference ones. */
 function lifecycle(headers: { Deprecation?: string; Sunset?: string }): () => ReferenceServer {

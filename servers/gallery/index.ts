@@ -2,6 +2,7 @@
  * The gallery: deliberately faulty variants of the reference server, each wrong in one named
  * way, with exactly the requirements the suite reports for it (tests/self/gallery.spec.ts).
  */
+import { ANSWER_VARIANTS } from './answers.ts';
 import { AUTH_VARIANTS } from './auth.ts';
 import { HEADER_VARIANTS } from './headers.ts';
 import { PATCH_VARIANTS } from './patch.ts';
@@ -20,4 +21,5 @@ export const GALLERY: Variant[] = [
   ...AUTH_VARIANTS,
   ...ROUTING_VARIANTS,
   ...PATCH_VARIANTS,
+  ...ANSWER_VARIANTS,
 ];

@@ -16,13 +16,19 @@ function presenting(edit: (body: Counterparty) => Record<string, unknown>): () =
     })();
 }
 
+/** A counterparty body with every account passed through `edit`. */
+export function eachAccount(
+  edit: (account: CounterpartyAccount) => Record<string, unknown>,
+): (body: Counterparty) => Record<string, unknown> {
+  return (body) =>
+    body.counterpartyAccounts ? { ...body, counterpartyAccounts: body.counterpartyAccounts.map(edit) } : body;
+}
+
 /** A server whose response mapper edits every account. */
 function presentingAccounts(
   edit: (account: CounterpartyAccount) => Record<string, unknown>,
 ): () => ReferenceServer {
-  return presenting((body) =>
-    body.counterpartyAccounts ? { ...body, counterpartyAccounts: body.counterpartyAccounts.map(edit) } : body,
-  );
+  return presenting(eachAccount(edit));
 }
 
 /** A server whose response mapper edits the address. */

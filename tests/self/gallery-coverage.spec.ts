@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ORACLES } from '../../oracles/index.ts';
 import { PROBES } from '../../probes/index.ts';
+import { ANSWER_VARIANTS } from '../../servers/gallery/answers.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { PATCH_VARIANTS } from '../../servers/gallery/patch.ts';
 import { REQUIREMENTS } from '../../spec/requirements.ts';
@@ -35,9 +36,11 @@ test('every requirement of the catalogue is tripped by at least one faulty varia
   expect(untripped).toEqual([]);
 });
 
-test('the gallery holds at least 25 core and 30 PATCH variants, with unique ids', () => {
+test('the gallery holds at least 25 core, 30 PATCH and 12 answer variants, with unique ids', () => {
   const patch = new Set(PATCH_VARIANTS.map((v) => v.id));
-  expect(GALLERY.length - patch.size).toBeGreaterThanOrEqual(25);
+  const answers = new Set(ANSWER_VARIANTS.map((v) => v.id));
+  expect(GALLERY.length - patch.size - answers.size).toBeGreaterThanOrEqual(25);
   expect(patch.size).toBeGreaterThanOrEqual(30);
+  expect(answers.size).toBeGreaterThanOrEqual(12);
   expect(new Set(GALLERY.map((v) => v.id)).size).toBe(GALLERY.length);
 });
