@@ -21,6 +21,12 @@ function validatingWith(changes: Partial<SchemaNode>): () => ReferenceServer {
   };
 }
 
+/** A greedy counterparty route: every segment after /counterparties/ is one reference. */
+function greedy(segments: string[]): string[] {
+  if (segments.length <= 4 || segments.slice(0, 3).join('/') !== COUNTERPARTY_PREFIX) return segments;
+  return [...segments.slice(0, 3), segments.slice(3).join('%2F')];
+}
+
 export const REFERENCE_VARIANTS: Variant[] = [
   /** Greedy route: everything after /counterparties/ is the reference, so a raw slash reaches validation. */
   {
@@ -31,10 +37,7 @@ export const REFERENCE_VARIANTS: Variant[] = [
     create: () =>
       new (class extends ReferenceServer {
         protected override matchPath(segments: string[]): PathMatch | undefined {
-          if (segments.length <= 4 || segments.slice(0, 3).join('/') !== COUNTERPARTY_PREFIX) {
-            return super.matchPath(segments);
-          }
-          return super.matchPath([...segments.slice(0, 3), segments.slice(3).join('%2F')]);
+          return super.matchPath(greedy(segments));
         }
       })(),
   },
@@ -52,6 +55,26 @@ export const REFERENCE_VARIANTS: Variant[] = [
             return super.matchPath(segments);
           const operations = parent.operations.filter((op) => op.method === 'PATCH');
           return { ...parent, template: `${parent.template}/{sub}`, operations };
+        }
+      })(),
+  },
+  /**
+   * A gateway in front validates the reference and refuses what it deems invalid with 403, raw
+   * slashes included: a refusal the configured, valid token did not earn (§7 names 400).
+   */
+  {
+    id: 'gateway-403-invalid-reference',
+    fault:
+      'A gateway answers 403 Forbidden to a counterparty path whose reference breaks the pattern or holds a raw slash, instead of 400 or 404.',
+    trips: ['reference-invalid-400', 'reference-slash-404'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override matchPath(segments: string[]): PathMatch | undefined {
+          return super.matchPath(greedy(segments));
+        }
+        protected override rejectPathParam(ctx: RequestContext, name: string, value: string): void {
+          if (name !== 'counterpartyReference') return super.rejectPathParam(ctx, name, value);
+          this.sendError(ctx.res, 403, 'FORBIDDEN', 'The request was blocked by the gateway.');
         }
       })(),
   },

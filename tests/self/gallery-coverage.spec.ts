@@ -1,7 +1,7 @@
 /**
- * Every check is proven: after the gallery ran (this project depends on it), each oracle, each
- * probe that judges something itself, and each requirement of the catalogue has been tripped by
- * at least one faulty variant.
+ * Every check is proven: after the gallery and the hostile gallery ran (this project depends on
+ * them), each oracle, each probe that judges something itself, and each requirement of the
+ * catalogue has been tripped by at least one faulty or hostile variant.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,16 +9,16 @@ import { expect, test } from '@playwright/test';
 import { ORACLES } from '../../oracles/index.ts';
 import { PROBES } from '../../probes/index.ts';
 import { ANSWER_VARIANTS } from '../../servers/gallery/answers.ts';
-import { GALLERY } from '../../servers/gallery/index.ts';
+import { GALLERY, HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import { PATCH_VARIANTS } from '../../servers/gallery/patch.ts';
 import { REQUIREMENTS } from '../../spec/requirements.ts';
-
-const RESULTS = join('test-results', 'gallery-results');
+import { GALLERY_RESULTS } from './suite-runner.ts';
 
 function results(): { variant: string; tripped: string[]; trippedBy: string[] }[] {
-  return GALLERY.map((v) => {
-    const file = join(RESULTS, `${v.id}.json`);
-    expect(existsSync(file), `the gallery run of ${v.id} left no result`).toBe(true);
+  const ids = [...GALLERY.map((v) => v.id), ...HOSTILE_VARIANTS.map((v) => `hostile-${v.id}`)];
+  return ids.map((id) => {
+    const file = join(GALLERY_RESULTS, `${id}.json`);
+    expect(existsSync(file), `the gallery run of ${id} left no result`).toBe(true);
     return JSON.parse(readFileSync(file, 'utf8'));
   });
 }

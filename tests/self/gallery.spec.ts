@@ -4,14 +4,10 @@
  * the fault is a false alarm; no less: a fault that goes unnoticed is a hole), with every check
  * completing. Broken and hostile network peers are proven apart, in hostile.spec.ts.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
-import { describeTripped, galleryTarget, runSuite } from './suite-runner.ts';
-
-export const GALLERY_RESULTS = join('test-results', 'gallery-results');
+import { describeTripped, galleryTarget, recordTrips, runSuite } from './suite-runner.ts';
 
 async function withServer<T>(server: ReferenceServer, fn: (baseURL: string) => Promise<T>): Promise<T> {
   const baseURL = await server.start(0);
@@ -34,11 +30,7 @@ test.describe('gallery of faulty servers', () => {
   for (const variant of GALLERY) {
     test(`${variant.id} is caught: ${variant.fault}`, async () => {
       const run = await withServer(variant.create(), (url) => runSuite(galleryTarget(url)));
-      mkdirSync(GALLERY_RESULTS, { recursive: true });
-      writeFileSync(
-        join(GALLERY_RESULTS, `${variant.id}.json`),
-        JSON.stringify({ variant: variant.id, tripped: run.tripped, trippedBy: run.trippedBy }),
-      );
+      recordTrips(variant.id, run);
       expect(run.tripped, describeTripped(run)).toEqual([...variant.trips].sort());
       // Every probe completed: a fault of the interface is judged, never left unjudged.
       expect(run.incomplete, describeTripped(run)).toEqual([]);

@@ -11,7 +11,7 @@ import { PROBES } from '../../probes/index.ts';
 import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import type { HostileVariant } from '../../servers/gallery/types.ts';
 import { REFERENCE_TOKEN } from '../../servers/reference.ts';
-import { describeTripped, galleryTarget, runSuite } from './suite-runner.ts';
+import { describeTripped, galleryTarget, recordTrips, runSuite } from './suite-runner.ts';
 
 function expectedIncomplete(v: HostileVariant): string[] {
   const all = PROBES.map((p) => p.id);
@@ -42,6 +42,7 @@ test.describe('hostile servers', () => {
       } finally {
         await server.stop();
       }
+      recordTrips(`hostile-${variant.id}`, run);
       const summary = describeTripped(run);
       expect(run.tripped, summary).toEqual([...variant.trips].sort());
       expect(

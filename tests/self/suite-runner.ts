@@ -3,6 +3,8 @@
  * Playwright suite uses (the oracles judging every exchange), and returns the requirement
  * verdicts.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RunContext, runProbe } from '../../engine/run.ts';
 import type { ProbeOutcome, TargetConfig } from '../../engine/types.ts';
 import { verdicts, type Verdict } from '../../engine/verdicts.ts';
@@ -96,4 +98,16 @@ export function describeTripped(run: SuiteRun): string {
       ),
     ...run.incomplete.map((i) => `${i.probe} could not complete: ${i.reason}`),
   ].join('\n');
+}
+
+/** Where each gallery run (faulty and hostile) leaves what it tripped, for gallery-coverage.spec.ts. */
+export const GALLERY_RESULTS = join('test-results', 'gallery-results');
+
+/** Records what a gallery variant's run tripped and which oracles and probes judged it. */
+export function recordTrips(variant: string, run: SuiteRun): void {
+  mkdirSync(GALLERY_RESULTS, { recursive: true });
+  writeFileSync(
+    join(GALLERY_RESULTS, `${variant}.json`),
+    JSON.stringify({ variant, tripped: run.tripped, trippedBy: run.trippedBy }),
+  );
 }
