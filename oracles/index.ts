@@ -3,6 +3,7 @@ import { AUTH_CHALLENGE_ORACLE } from './auth-challenge.ts';
 import { COUNTERPARTY_RESPONSE_ORACLE } from './counterparty-response.ts';
 import { LIFECYCLE_HEADERS_ORACLE } from './lifecycle-headers.ts';
 import { MEDIA_TYPE_ORACLE } from './media-type.ts';
+import { PATCH_LIFECYCLE_HEADERS_ORACLE } from './patch-lifecycle-headers.ts';
 import { PATCH_REJECTED_ORACLE } from './patch-rejected.ts';
 import { PATCH_UPDATE_ORACLE } from './patch-update.ts';
 import { READ_STABILITY_ORACLE } from './read-stability.ts';
@@ -21,6 +22,7 @@ export const ORACLES: Oracle[] = [
   AUTH_CHALLENGE_ORACLE,
   PATCH_UPDATE_ORACLE,
   PATCH_REJECTED_ORACLE,
+  PATCH_LIFECYCLE_HEADERS_ORACLE,
   READ_STABILITY_ORACLE,
 ];
 

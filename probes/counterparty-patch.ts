@@ -53,6 +53,7 @@ const UPDATE_REQUIREMENTS = [
   'patch-unsent-fields-unchanged',
   'patch-immutable-fields',
   'patch-updated-at',
+  'patch-lifecycle-headers-as-get',
 ] as const;
 
 const ROLE = {

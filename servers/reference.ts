@@ -550,8 +550,11 @@ export class ReferenceServer {
     return 'application/json; charset=utf-8';
   }
 
-  /** Deprecation and Sunset, sent with every counterparty returned (§4.1, §4.2, §9). */
-  protected lifecycleHeaders(): Record<string, string> {
+  /**
+   * Deprecation and Sunset, sent with every counterparty returned (§4.1, §4.2, §9); the same for
+   * every operation that sends them, as §4.2 asks of PATCH.
+   */
+  protected lifecycleHeaders(_operation?: Operation): Record<string, string> {
     if (!this.deprecationHeaders) return {};
     return { Deprecation: DEPRECATION_HEADER, Sunset: SUNSET_HEADER };
   }
@@ -607,7 +610,7 @@ export class ReferenceServer {
   protected getCounterparty(ctx: RequestContext): void {
     const cp = this.lookup(ctx.params.counterpartyReference!);
     if (!cp) return this.counterpartyNotFound(ctx);
-    this.sendJson(ctx.res, 200, this.present(cp), this.lifecycleHeaders());
+    this.sendJson(ctx.res, 200, this.present(cp), this.lifecycleHeaders(ctx.operation));
   }
 
   protected async patchCounterparty(ctx: RequestContext): Promise<void> {
@@ -661,7 +664,7 @@ export class ReferenceServer {
 
   /** Answers an accepted PATCH: 200 with the updated counterparty, as stored. */
   protected sendUpdated(ctx: RequestContext, updated: Counterparty, _previous: Counterparty): void {
-    this.sendJson(ctx.res, 200, this.present(updated), this.lifecycleHeaders());
+    this.sendJson(ctx.res, 200, this.present(updated), this.lifecycleHeaders(ctx.operation));
   }
 
   /** A valid PATCH of a reference that matches no counterparty: 404, nothing is created. */

@@ -543,6 +543,22 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'patch-lifecycle-headers-as-get',
+    section: 'interface.md §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'An accepted PATCH carries the same Deprecation and Sunset headers as a GET of the same counterparty answered around it: both present with the same dates, or both absent.',
+    rationale:
+      'Judged against the successful reads just before and just after the PATCH; it holds if either read agrees, so a deployment that announces a deprecation between two requests is not blamed. Dates are compared as instants, so an HTTP-date and a date-time of the same moment are the same; their form is judged by the lifecycle requirements.',
+    quotes: [
+      {
+        source: 'interface.md §4.2',
+        text: 'Success response: the updated counterparty object as in 2.1, with the same `Deprecation` and `Sunset` headers as 4.1.',
+      },
+    ],
+  },
+  {
     id: 'patch-accounts-appended',
     section: 'interface.md §4.2',
     group: '4.2',

@@ -1,4 +1,5 @@
 /** Faults of the Deprecation and Sunset headers (interface.md §4.1, §9; RFC 9745; RFC 8594). */
+import type { Operation } from '../../spec/index.ts';
 import { DEPRECATION_HEADER, ReferenceServer, SUNSET_HEADER, formatUtcSeconds } from '../reference.ts';
 import type { Variant } from './types.ts';
 
@@ -54,5 +55,21 @@ export const HEADER_VARIANTS: Variant[] = [
     fault: 'The Deprecation header carries epoch milliseconds (@1767225599000), a date far after Sunset.',
     trips: ['sunset-not-before-deprecation'],
     create: lifecycle({ Deprecation: `@${DEPRECATION_SECONDS * 1000}` }),
+  },
+  /** PATCH answers with lifecycle headers of their own: no Deprecation, and a later Sunset. */
+  {
+    id: 'patch-lifecycle-headers-own',
+    fault:
+      'A PATCH is answered without the Deprecation header and with a Sunset a year later than the one GET sends.',
+    trips: ['patch-lifecycle-headers-as-get'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override lifecycleHeaders(operation?: Operation): Record<string, string> {
+          if (operation?.method !== 'PATCH') return super.lifecycleHeaders(operation);
+          const later = new Date(SUNSET_HEADER);
+          later.setUTCFullYear(later.getUTCFullYear() + 1);
+          return { Sunset: later.toISOString().replace('.000Z', 'Z') };
+        }
+      })(),
   },
 ];

@@ -628,7 +628,7 @@ export const PATCH_VARIANTS: Variant[] = [
   {
     id: 'patch-sunset-not-a-date',
     fault: "PATCH responses carry the Sunset header 'never' (GET responses are right).",
-    trips: ['sunset-date-time'],
+    trips: ['sunset-date-time', 'patch-lifecycle-headers-as-get'],
     create: () =>
       new (class extends ReferenceServer {
         protected override sendUpdated(ctx: RequestContext, updated: Counterparty): void {
