@@ -219,31 +219,72 @@ function accountFixture(env: Env): AccountFixture | undefined {
 }
 
 /**
+ * A URL as an error line may show it, even a string that is no valid URL: whatever could be
+ * credentials (everything up to the last `@`, after the scheme) and any query or fragment (which
+ * may hold a key) are replaced by ***.
+ */
+export function maskCredentials(raw: string): string {
+  return raw
+    .replace(/[?#][^]*$/, (m) => `${m[0]}***`)
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^]*@/i, (_m, scheme: string | undefined) => `${scheme ?? ''}***@`);
+}
+
+/** API_BASE_URL: an http(s) URL with no credentials, query or fragment. */
+function baseURLOf(raw: string): string {
+  const shown = maskCredentials(raw);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(
+      `API_BASE_URL is not a valid URL: '${shown}' (expected e.g. https://sandbox.example.com)`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`API_BASE_URL must be an http:// or https:// URL, got '${shown}'`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(
+      'API_BASE_URL must not carry credentials (user:password@); put the token in API_TOKEN',
+    );
+  }
+  // Not even an empty one: "https://host/?" keeps its '?' and would put it in every request path.
+  // Not shown either: a query may hold a key.
+  if (/[?#]/.test(raw)) {
+    throw new ConfigError(
+      "API_BASE_URL must not carry a query or fragment (it holds a '?' or '#'); give the scheme, host and any path prefix only",
+    );
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+/**
+ * API_TOKEN: the bare token, which must fit in an Authorization header as it is: visible ASCII
+ * characters only (no space, control or non-ASCII character). The token itself is never shown.
+ */
+function tokenOf(raw: string): string {
+  if (/^bearer\s/i.test(raw) || /\s/.test(raw))
+    throw new ConfigError('API_TOKEN must be the bare token, without "Bearer " or spaces');
+  let position = 0;
+  for (const c of raw) {
+    position++;
+    if (/^[\x21-\x7e]$/.test(c)) continue;
+    const code = c.codePointAt(0)!;
+    const kind = code < 0x20 || code === 0x7f ? 'a control character' : 'a non-ASCII character';
+    throw new ConfigError(
+      `API_TOKEN cannot be sent in an HTTP header: its character ${position} is ${kind}; give the token exactly as issued`,
+    );
+  }
+  return raw;
+}
+
+/**
  * Parses the configuration. `embedded` gives the token and references of the embedded
  * reference server, used when API_BASE_URL is unset.
  */
 export function parseConfig(env: Env, embedded: EmbeddedTarget): SuiteConfig {
   const baseURLRaw = nonEmpty(env.API_BASE_URL);
-  let baseURL: string | undefined;
-  if (baseURLRaw !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(baseURLRaw);
-    } catch {
-      throw new ConfigError(
-        `API_BASE_URL is not a valid URL: '${baseURLRaw}' (expected e.g. https://sandbox.example.com)`,
-      );
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new ConfigError(`API_BASE_URL must be an http:// or https:// URL, got '${baseURLRaw}'`);
-    }
-    if (url.search || url.hash || url.username || url.password) {
-      throw new ConfigError(
-        'API_BASE_URL must not carry a query, fragment or credentials; put the token in API_TOKEN',
-      );
-    }
-    baseURL = url.toString().replace(/\/+$/, '');
-  }
+  const baseURL = baseURLRaw === undefined ? undefined : baseURLOf(baseURLRaw);
   const seedValue = integer(env, 'CONFORMANCE_SEED', -0x80000000, 0x7fffffff);
   const runs = integer(env, 'CONFORMANCE_RUNS', 1, MAX_RUNS) ?? DEFAULT_RUNS;
   const writableRaw = nonEmpty(env.WRITABLE_COUNTERPARTY_REF);
@@ -265,13 +306,12 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget): SuiteConfig {
       politeness,
     };
   }
-  const token = nonEmpty(env.API_TOKEN);
-  if (token === undefined)
+  const tokenRaw = nonEmpty(env.API_TOKEN);
+  if (tokenRaw === undefined)
     throw new ConfigError(
       'API_TOKEN is required when API_BASE_URL is set (the bearer token of the deployment)',
     );
-  if (/\s/.test(token))
-    throw new ConfigError('API_TOKEN must be the bare token, without "Bearer " or spaces');
+  const token = tokenOf(tokenRaw);
   const counterpartyRef = nonEmpty(env.COUNTERPARTY_REF);
   if (counterpartyRef === undefined) {
     throw new ConfigError(

@@ -62,3 +62,64 @@ for (const [name, env, message] of bad) {
     expect((error as Error).message).not.toContain('\n');
   });
 }
+
+const badURLs: [string, string][] = [
+  ['an empty query', 'https://x.example/?'],
+  ['an empty fragment', 'https://x.example/#'],
+  ['an empty query after a path prefix', 'https://x.example/api?'],
+  ['a query', 'https://x.example/?key=abc'],
+  ['a fragment', 'https://x.example/#top'],
+];
+for (const [name, url] of badURLs) {
+  test(`config error: API_BASE_URL with ${name}`, () => {
+    expect(() => parseConfig({ ...remote, API_BASE_URL: url }, embedded)).toThrow(
+      /API_BASE_URL must not carry a query or fragment/,
+    );
+  });
+}
+
+const badTokens: [string, string, RegExp][] = [
+  ['a control character', 'abc\u0001defghij', /its character 4 is a control character/],
+  ['DEL', 'abcdefghij\u007f', /its character 11 is a control character/],
+  ['a non-ASCII character', 'abcd\u00e9fghij', /its character 5 is a non-ASCII character/],
+  ['an emoji', '\u{1F600}abcdefgh', /its character 1 is a non-ASCII character/],
+];
+for (const [name, token, message] of badTokens) {
+  test(`config error: a token that cannot be sent in an HTTP header (${name}), never shown`, () => {
+    let error: unknown;
+    try {
+      parseConfig({ ...remote, API_TOKEN: token }, embedded);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/^API_TOKEN cannot be sent in an HTTP header: /);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain('fgh');
+  });
+}
+
+const credentialURLs = [
+  'https://al1ce:s3cret@x.example',
+  'https://s3cret@x.example',
+  'http//al1ce:s3cret@x.example',
+  'ftp://al1ce:s3cret@x.example',
+  'al1ce:s3cret@x.example',
+  'https://al1ce:s3/cret@x.example',
+  'https://x.example?token=s3cret',
+  'https://al1ce:s3cret@x.example:99999',
+];
+for (const url of credentialURLs) {
+  test(`config error: credentials in ${url.replace('s3cret', '…')} are never shown`, () => {
+    let error: unknown;
+    try {
+      parseConfig({ ...remote, API_BASE_URL: url }, embedded);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/^API_BASE_URL /);
+    expect((error as Error).message).not.toContain('s3');
+    expect((error as Error).message).not.toContain('al1ce');
+  });
+}
