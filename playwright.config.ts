@@ -1,22 +1,38 @@
 /**
  * The conformance suite: runs the checks of tests/conformance against the configured target
- * (or the embedded reference server). Use `npm run conformance`, which validates the
- * configuration first and turns the verdict into the exit status.
+ * (or the embedded reference server). Use `npm run conformance`, which resolves and validates
+ * the configuration first and turns the verdict into the exit status.
+ *
+ * Every Playwright process of the run (this runner, global setup, the workers, the reporter)
+ * reads the configuration resolved once (config/resolve.ts), never .env or a raw variable. Run
+ * directly (`npm run conformance:shard`), the runner resolves it here, on its first load, and the
+ * workers inherit it.
  */
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { loadEnvFile, suiteLimits } from './config/config.ts';
+import { ConfigError, suiteLimits } from './config/config.ts';
+import { EMBEDDED_TARGET } from './config/embedded.ts';
+import { resolveOnce, type ResolvedRun } from './config/resolve.ts';
 
-const reports = process.env.CONFORMANCE_REPORTS_DIR || 'reports';
-loadEnvFile();
+function resolved(): ResolvedRun {
+  try {
+    return resolveOnce(EMBEDDED_TARGET);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`conformance: ${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+const run = resolved();
 // One worker per request in flight (CONFORMANCE_CONCURRENCY); the run's own time budget ends a
 // check before Playwright's timeout could.
-const limits = suiteLimits(process.env);
+const limits = suiteLimits(run.config.politeness);
 
 export default defineConfig({
   testDir: './tests/conformance',
   globalSetup: './tests/conformance/global-setup.ts',
-  outputDir: process.env.CONFORMANCE_RESULTS_DIR || './test-results/conformance',
+  outputDir: run.resultsDir,
   fullyParallel: true,
   forbidOnly: true,
   retries: 0,
@@ -24,8 +40,8 @@ export default defineConfig({
   timeout: limits.testTimeoutMs,
   reporter: [
     ['list'],
-    ['html', { outputFolder: join(reports, 'playwright'), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: reports }],
+    ['html', { outputFolder: join(run.reportsDir, 'playwright'), open: 'never' }],
+    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir }],
   ],
   use: {
     trace: 'off',

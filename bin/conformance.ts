@@ -1,6 +1,8 @@
 /**
- * npm run conformance: validates the configuration (the waiver file too), checks that the
- * target answers, runs the Playwright suite and turns the gate's verdict into the exit status:
+ * npm run conformance: resolves the configuration once (config/resolve.ts: flags, then the
+ * environment, then the .env of the directory it was run from) and validates it, the waiver file
+ * too; checks that the target answers; runs the Playwright suite, handing it the resolved
+ * configuration and nothing else; and turns the gate's verdict into the exit status:
  *   0  the gate passed: no MUST requirement failed (waived ones aside); SHOULD failures are
  *      warnings, unless in strict mode (--strict or CONFORMANCE_STRICT=1)
  *   1  the gate failed: a MUST requirement failed (or a SHOULD one in strict mode), or a check
@@ -8,19 +10,19 @@
  *   2  configuration or usage error (one line on stderr says what to fix)
  */
 import { rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { loadEnvFile, parseConfig } from '../config/config.ts';
+import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
+import { invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
-import { exitFromRecord, fail, gateEnv, orFail, ROOT, runPlaywright } from './run-support.ts';
+import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
 
 const USAGE = `usage: npm run conformance [-- --strict | --help]
 
 Runs the payflow conformance suite against API_BASE_URL, or against the embedded reference
-server when API_BASE_URL is unset. Configuration comes from the environment and .env
-(README.md says what each one does):
+server when API_BASE_URL is unset. Configuration comes from the flags, then the environment,
+then the .env file of the directory you run it from (README.md says what each one does):
   target      API_BASE_URL, API_TOKEN, COUNTERPARTY_REF, WRITABLE_COUNTERPARTY_REF,
               ACCOUNT_FIXTURE, CONFORMANCE_ACCOUNT_BUDGET
   inputs      CONFORMANCE_SEED, CONFORMANCE_RUNS
@@ -31,7 +33,7 @@ server when API_BASE_URL is unset. Configuration comes from the environment and 
               waivers), CONFORMANCE_STRICT, CONFORMANCE_REPORTS_DIR
   --strict   SHOULD failures fail the gate too (same as CONFORMANCE_STRICT=1)
 Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one) or a
-check could not complete, 2 configuration error.`;
+check could not complete, 2 configuration or usage error.`;
 
 async function preflight(baseURL: string, token: string, reference: string): Promise<void> {
   const url = `${baseURL}/api/v1/counterparties/${encodeURIComponent(reference)}`;
@@ -59,33 +61,25 @@ async function main(): Promise<void> {
   }
   const unknown = args.find((a) => a !== '--strict');
   if (unknown !== undefined) fail(`unknown argument ${unknown} (see --help)`);
-  loadEnvFile(process.cwd());
-  const config = orFail(() => parseConfig(process.env, EMBEDDED_TARGET));
-  const gate = gateEnv(process.env, process.cwd(), args.includes('--strict'));
+  const run = orFail(() =>
+    resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, { strict: args.includes('--strict') }),
+  );
+  const { config } = run;
   if (config.baseURL !== undefined) await preflight(config.baseURL, config.token, config.counterpartyRef);
 
   console.log(
     `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
       `${config.writableRef ? `write mode on ${config.writableRef}` : 'read-only'}, seed ${config.seed}` +
       `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
-      `${gate.CONFORMANCE_STRICT === '1' ? ', strict' : ''}`,
+      `${run.strict ? ', strict' : ''}`,
   );
-  const reportsDir = resolve(process.env.CONFORMANCE_REPORTS_DIR || join(ROOT, 'reports'));
-  const REPORT = join(reportsDir, REPORT_FILES.json);
-  for (const file of Object.values(REPORT_FILES)) rmSync(join(reportsDir, file), { force: true });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    CONFORMANCE_SEED: String(config.seed),
-    CONFORMANCE_RUNS: String(config.runs),
-    CONFORMANCE_REPORTS_DIR: reportsDir,
-    ...gate,
-  };
+  for (const file of Object.values(REPORT_FILES)) rmSync(join(run.reportsDir, file), { force: true });
   const code = await runPlaywright(
     ['test', '--config', join(ROOT, 'playwright.config.ts')],
-    env,
+    playwrightEnv(run),
     config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
   );
-  exitFromRecord(REPORT, code, 'the suite');
+  exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the suite');
 }
 
 main().catch((error: unknown) => {

@@ -1,10 +1,10 @@
 /**
- * The suite's configuration, read from the environment (and a .env file, where the real
- * environment wins). Every problem is a ConfigError with one line saying what to fix.
+ * The suite's configuration, parsed from a map of variables (config/resolve.ts builds that map
+ * once per run, from the flags, the real environment and a .env file). Every problem is a
+ * ConfigError with one line saying what to fix, which never echoes a secret.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { config as loadDotenv } from 'dotenv';
 import { parseAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
 import { spec } from '../spec/index.ts';
 
@@ -85,16 +85,6 @@ const POLITENESS_VARIABLES: Record<keyof Politeness, { name: string; min: number
   runTimeoutMs: { name: 'CONFORMANCE_RUN_TIMEOUT_MS', min: 1000, max: 7 * 24 * 3_600_000 },
 };
 
-/** The politeness settings as environment variables (what global setup hands the workers). */
-export function politenessEnv(p: Politeness): Record<string, string> {
-  return Object.fromEntries(
-    (Object.keys(POLITENESS_VARIABLES) as (keyof Politeness)[]).map((k) => [
-      POLITENESS_VARIABLES[k].name,
-      String(p[k]),
-    ]),
-  );
-}
-
 /** One line: the limits a run keeps, for the start of its output. */
 export function describePoliteness(p: Politeness): string {
   const time = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
@@ -110,18 +100,11 @@ export function describePoliteness(p: Politeness): string {
 }
 
 /**
- * What the Playwright configuration of the suite needs before global setup runs: one worker per
- * request in flight, and a test timeout past the run's time budget, so that it is the suite's
- * own limits that end a check, never Playwright's timeout. A configuration error is left to
- * global setup (and the CLI) to report: the defaults stand in here.
+ * What the Playwright configuration of the suite needs: one worker per request in flight, and a
+ * test timeout past the run's time budget, so that it is the suite's own limits that end a
+ * check, never Playwright's timeout.
  */
-export function suiteLimits(env: Env): { workers: number; testTimeoutMs: number } {
-  let p: Politeness;
-  try {
-    p = parsePoliteness(env, nonEmpty(env.API_BASE_URL) !== undefined);
-  } catch {
-    p = REMOTE_POLITENESS;
-  }
+export function suiteLimits(p: Politeness): { workers: number; testTimeoutMs: number } {
   return { workers: p.concurrency, testTimeoutMs: p.runTimeoutMs + 60_000 };
 }
 
@@ -153,14 +136,7 @@ export interface EmbeddedTarget {
   accountFixture?: AccountFixture;
 }
 
-type Env = Record<string, string | undefined>;
-
-/** Loads `.env` from `cwd` into process.env without overriding what is already set. */
-export function loadEnvFile(cwd: string = process.cwd()): void {
-  const path = `${cwd}/.env`;
-  if (existsSync(path))
-    loadDotenv({ path, override: false, quiet: true } as Parameters<typeof loadDotenv>[0]);
-}
+export type Env = Record<string, string | undefined>;
 
 function nonEmpty(value: string | undefined): string | undefined {
   const v = value?.trim();
@@ -194,16 +170,16 @@ export function drawSeed(): number {
 }
 
 /**
- * ACCOUNT_FIXTURE: a JSON object, or the path of a file holding one (relative to the working
- * directory).
+ * ACCOUNT_FIXTURE: a JSON object, or the path of a file holding one (relative to `cwd`, the
+ * directory the run was started from).
  */
-function accountFixture(env: Env): AccountFixture | undefined {
+function accountFixture(env: Env, cwd: string): AccountFixture | undefined {
   const raw = nonEmpty(env.ACCOUNT_FIXTURE);
   if (raw === undefined) return undefined;
   let text = raw;
   if (!raw.startsWith('{')) {
     try {
-      text = readFileSync(resolve(raw), 'utf8');
+      text = readFileSync(resolve(cwd, raw), 'utf8');
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'unreadable';
       throw new ConfigError(
@@ -280,15 +256,16 @@ function tokenOf(raw: string): string {
 
 /**
  * Parses the configuration. `embedded` gives the token and references of the embedded
- * reference server, used when API_BASE_URL is unset.
+ * reference server, used when API_BASE_URL is unset; `cwd` is the directory relative paths
+ * (an ACCOUNT_FIXTURE file) are resolved against.
  */
-export function parseConfig(env: Env, embedded: EmbeddedTarget): SuiteConfig {
+export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = process.cwd()): SuiteConfig {
   const baseURLRaw = nonEmpty(env.API_BASE_URL);
   const baseURL = baseURLRaw === undefined ? undefined : baseURLOf(baseURLRaw);
   const seedValue = integer(env, 'CONFORMANCE_SEED', -0x80000000, 0x7fffffff);
   const runs = integer(env, 'CONFORMANCE_RUNS', 1, MAX_RUNS) ?? DEFAULT_RUNS;
   const writableRaw = nonEmpty(env.WRITABLE_COUNTERPARTY_REF);
-  const fixture = accountFixture(env);
+  const fixture = accountFixture(env, cwd);
   const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
   const politeness = parsePoliteness(env, baseURL !== undefined);
 
