@@ -1,7 +1,7 @@
 /**
  * npm run conformance: resolves the configuration once (config/resolve.ts: flags, then the
  * environment, then the .env of the directory it was run from) and validates it, the waiver file
- * too; checks that the target answers; runs the Playwright suite, handing it the resolved
+ * too; checks that the target can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
  * configuration and nothing else; and turns the gate's verdict into the exit status:
  *   0  the gate passed: no MUST requirement failed (waived ones aside); SHOULD failures are
  *      warnings, unless in strict mode (--strict or CONFORMANCE_STRICT=1)
@@ -16,6 +16,7 @@ import { invocationDirectory, playwrightEnv, resolveRun } from '../config/resolv
 import { REPORT_FILES } from '../reporter/files.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
+import { preflight } from './preflight.ts';
 import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
 
 const USAGE = `usage: npm run conformance [-- --strict | --help]
@@ -35,24 +36,6 @@ then the .env file of the directory you run it from (README.md says what each on
 Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one) or a
 check could not complete, 2 configuration or usage error.`;
 
-async function preflight(baseURL: string, token: string, reference: string): Promise<void> {
-  const url = `${baseURL}/api/v1/counterparties/${encodeURIComponent(reference)}`;
-  try {
-    await fetch(url, {
-      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
-      redirect: 'manual',
-      signal: AbortSignal.timeout(15_000),
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason =
-      (error as Error).name === 'TimeoutError'
-        ? 'no answer within 15 s'
-        : (cause?.code ?? cause?.message ?? (error as Error).message);
-    fail(`cannot reach API_BASE_URL ${baseURL} (${reason}); check the URL and that the deployment is up`);
-  }
-}
-
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
@@ -65,7 +48,16 @@ async function main(): Promise<void> {
     resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, { strict: args.includes('--strict') }),
   );
   const { config } = run;
-  if (config.baseURL !== undefined) await preflight(config.baseURL, config.token, config.counterpartyRef);
+  let note: string | undefined;
+  if (config.baseURL !== undefined) {
+    const target = {
+      baseURL: config.baseURL,
+      token: config.token,
+      counterpartyRef: config.counterpartyRef,
+      timeoutMs: config.politeness.timeoutMs,
+    };
+    note = await preflight(target).catch((error: unknown) => fail((error as Error).message));
+  }
 
   console.log(
     `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
@@ -73,6 +65,7 @@ async function main(): Promise<void> {
       `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
       `${run.strict ? ', strict' : ''}`,
   );
+  if (note !== undefined) console.log(note);
   for (const file of Object.values(REPORT_FILES)) rmSync(join(run.reportsDir, file), { force: true });
   const code = await runPlaywright(
     ['test', '--config', join(ROOT, 'playwright.config.ts')],

@@ -245,3 +245,27 @@ test.describe('configuration errors: exit 2, one line, nothing sent', () => {
     });
   }
 });
+
+test.describe('the reachability check', () => {
+  test('a name that does not resolve: exit 2, one line', async () => {
+    const r = await runCli({
+      ...targetEnv('http://no-such-host.invalid', REFERENCE_TOKEN),
+      CONFORMANCE_TIMEOUT_MS: '5000',
+    });
+    expectOneLineError(
+      r,
+      /cannot reach API_BASE_URL http:\/\/no-such-host\.invalid \((ENOTFOUND|EAI_AGAIN|no connection within 5000 ms)/,
+    );
+  });
+
+  test('a TLS failure (https to a server that does not speak it): exit 2, one line', async () => {
+    const target = await recordingProxy('');
+    try {
+      const r = await runCli(targetEnv(target.url.replace('http:', 'https:'), REFERENCE_TOKEN));
+      expectOneLineError(r, /cannot reach API_BASE_URL https:\/\/127\.0\.0\.1:\d+ \(TLS failure: /);
+      expect(target.arrivals).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
+});
