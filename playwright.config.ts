@@ -28,6 +28,13 @@ const run = resolved();
 // One worker per request in flight (CONFORMANCE_CONCURRENCY); the run's own time budget ends a
 // check before Playwright's timeout could.
 const limits = suiteLimits(run.config.politeness);
+/** The test titles of the probes a run is limited to: "<probe id>: <title>" (tests/conformance/define.ts). */
+const only =
+  run.probes === null
+    ? undefined
+    : new RegExp(
+        `(?:^|\\s)(?:${run.probes.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}): `,
+      );
 
 export default defineConfig({
   testDir: './tests/conformance',
@@ -38,6 +45,7 @@ export default defineConfig({
   retries: 0,
   workers: limits.workers,
   timeout: limits.testTimeoutMs,
+  ...(only ? { grep: only } : {}),
   reporter: [
     ['list'],
     ['html', { outputFolder: join(run.reportsDir, 'playwright'), open: 'never' }],

@@ -1,7 +1,8 @@
 /**
  * npm run conformance: resolves the configuration once (config/resolve.ts: flags, then the
  * environment, then the .env of the directory it was run from) and validates it, the waiver file
- * too; checks that the target can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
+ * too; checks that the target
+ * can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
  * configuration and nothing else; and turns the gate's verdict into the exit status:
  *   0  the gate passed: no MUST requirement failed (waived ones aside); SHOULD failures are
  *      warnings, unless in strict mode (--strict or CONFORMANCE_STRICT=1)
@@ -13,13 +14,14 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
+import { PROBES } from '../probes/index.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
 
-const USAGE = `usage: npm run conformance [-- --strict | --help]
+const USAGE = `usage: npm run conformance [-- [--strict] [--probe <id>]... | --help]
 
 Runs the payflow conformance suite against API_BASE_URL, or against the embedded reference
 server when API_BASE_URL is unset. Configuration comes from the flags, then the environment,
@@ -32,9 +34,38 @@ then the .env file of the directory you run it from (README.md says what each on
               CONFORMANCE_MAX_RESPONSE_BYTES, CONFORMANCE_RUN_TIMEOUT_MS
   gate        CONFORMANCE_WAIVERS (default: conformance-waivers.yaml if it exists; none: no
               waivers), CONFORMANCE_STRICT, CONFORMANCE_REPORTS_DIR
-  --strict   SHOULD failures fail the gate too (same as CONFORMANCE_STRICT=1)
+  --strict      SHOULD failures fail the gate too (same as CONFORMANCE_STRICT=1)
+  --probe <id>  run only this probe (repeatable); the requirements no selected probe
+                exercises are reported as not exercised. Replay a finding with
+                CONFORMANCE_SEED=<seed> npm run conformance -- --probe <id>
 Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one) or a
 check could not complete, 2 configuration or usage error.`;
+
+interface Flags {
+  help: boolean;
+  strict: boolean;
+  probes: string[];
+}
+
+function parseFlags(args: readonly string[]): Flags {
+  const flags: Flags = { help: false, strict: false, probes: [] };
+  const known = PROBES.map((p) => p.id);
+  const probe = (id: string | undefined): void => {
+    if (id === undefined || id === '' || id.startsWith('-'))
+      fail(`--probe needs a probe id; known probes: ${known.join(', ')}`);
+    if (!known.includes(id)) fail(`unknown probe '${id}' (--probe); known probes: ${known.join(', ')}`);
+    if (!flags.probes.includes(id)) flags.probes.push(id);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--help' || arg === '-h') flags.help = true;
+    else if (arg === '--strict') flags.strict = true;
+    else if (arg === '--probe') probe(args[++i]);
+    else if (arg.startsWith('--probe=')) probe(arg.slice('--probe='.length));
+    else fail(`unknown argument ${arg} (see --help)`);
+  }
+  return flags;
+}
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -42,10 +73,12 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const unknown = args.find((a) => a !== '--strict');
-  if (unknown !== undefined) fail(`unknown argument ${unknown} (see --help)`);
+  const flags = parseFlags(args);
   const run = orFail(() =>
-    resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, { strict: args.includes('--strict') }),
+    resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, {
+      strict: flags.strict,
+      probes: flags.probes,
+    }),
   );
   const { config } = run;
   let note: string | undefined;
@@ -63,7 +96,8 @@ async function main(): Promise<void> {
     `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
       `${config.writableRef ? `write mode on ${config.writableRef}` : 'read-only'}, seed ${config.seed}` +
       `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
-      `${run.strict ? ', strict' : ''}`,
+      `${run.strict ? ', strict' : ''}` +
+      `${run.probes ? `, only --probe ${run.probes.join(', ')}` : ''}`,
   );
   if (note !== undefined) console.log(note);
   for (const file of Object.values(REPORT_FILES)) rmSync(join(run.reportsDir, file), { force: true });

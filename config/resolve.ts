@@ -62,6 +62,8 @@ export interface ResolvedRun {
   /** Where the reports go, and Playwright's own results (absolute). */
   reportsDir: string;
   resultsDir: string;
+  /** The probes the run is limited to (--probe); null: every probe. */
+  probes: string[] | null;
   /** Fixed by global setup for the workers: the shared request ledger, the deadline, the worker count. */
   state?: { dir: string; deadline: number; processes: number };
 }
@@ -107,6 +109,8 @@ export function configurationInputs(env: Env, dir: string): Env {
 export interface RunFlags {
   /** --strict */
   strict?: boolean;
+  /** --probe, each a known probe id; undefined or empty: every probe. */
+  probes?: readonly string[];
 }
 
 /**
@@ -134,6 +138,7 @@ export function resolveRun(
     strict,
     reportsDir: path('CONFORMANCE_REPORTS_DIR', join(PROJECT_ROOT, 'reports')),
     resultsDir: path('CONFORMANCE_RESULTS_DIR', join(PROJECT_ROOT, 'test-results', 'conformance')),
+    probes: flags.probes && flags.probes.length > 0 ? [...flags.probes] : null,
   };
 }
 

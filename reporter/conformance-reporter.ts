@@ -5,7 +5,7 @@
  * attachments, so it works the same on merged shard reports (npx playwright merge-reports).
  *
  * Its configuration is the run's, resolved once (config/resolve.ts): the waiver file, strict
- * mode, the token (redacted wherever it would appear), and the
+ * mode, the token (redacted wherever it would appear), the probes the run is limited to, and the
  * target, mode and seed as global setup (or bin/merge-shards.ts) completed them.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -98,7 +98,8 @@ export default class ConformanceReporter implements Reporter {
         file: this.waivers.file && displayPath(this.waivers.file, run.dir),
       },
       strict: this.strict,
-      expectedProbes: PROBES.map((p) => p.id),
+      expectedProbes: run.probes ?? PROBES.map((p) => p.id),
+      ...(run.probes ? { selectedProbes: run.probes } : {}),
       endedTests: [...this.endedTests],
     });
     const secrets = secretsFromEnv(env);

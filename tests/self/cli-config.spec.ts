@@ -9,6 +9,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { PROBES } from '../../probes/index.ts';
 import {
   REFERENCE_COUNTERPARTY,
   REFERENCE_TOKEN,
@@ -24,6 +25,7 @@ import {
   RUN_SETTINGS,
   runCli,
   runNode,
+  ShowcaseServer,
   targetEnv,
   temporaryDirectory,
   type CliRun,
@@ -266,6 +268,68 @@ test.describe('the reachability check', () => {
       expect(target.arrivals).toEqual([]);
     } finally {
       await target.close();
+    }
+  });
+});
+
+test.describe('--probe', () => {
+  test('an unknown probe id: exit 2, one line listing the known ones', async () => {
+    const r = await runCli({}, { args: ['--probe', 'no-such-probe'] });
+    expectOneLineError(r, /unknown probe 'no-such-probe' \(--probe\); known probes: /);
+    for (const p of PROBES) expect(r.stderr).toContain(p.id);
+    const missing = await runCli({}, { args: ['--probe'] });
+    expectOneLineError(missing, /--probe needs a probe id; known probes: known-counterparty/);
+  });
+
+  test('--help lists it', async () => {
+    const r = await runCli({}, { args: ['--help'] });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--probe <id>\s+run only this probe/);
+  });
+
+  test("a finding's replay command runs that probe alone with the same seed and finds it again", async () => {
+    const server = new ShowcaseServer(REFERENCE_TOKEN);
+    const proxy = await recordingProxy(await server.start(0));
+    try {
+      const env = { ...targetEnv(proxy.url, REFERENCE_TOKEN, false), CONFORMANCE_SEED: '11' };
+      const full = await runCli(env);
+      expect(full.code, full.stdout + full.stderr).toBe(1);
+      const whole = record(full.reports);
+      const finding = whole.requirements.find((q) => q.id === 'reference-invalid-400')!.findings[0]!;
+      // The command the summary prints for it.
+      const replay = /replay: CONFORMANCE_SEED=(\d+) npm run conformance -- --probe (\S+)/.exec(
+        full.stdout.slice(full.stdout.indexOf('[FAIL] MUST reference-invalid-400')),
+      );
+      expect(replay, full.stdout).not.toBeNull();
+      const [, seed, probe] = replay!;
+      expect(seed).toBe('11');
+      const requestsBefore = proxy.requests.length;
+
+      const again = await runCli({ ...env, CONFORMANCE_SEED: seed }, { args: ['--probe', probe!] });
+      expect(again.code, again.stdout + again.stderr).toBe(1);
+      expect(firstLine(again)).toContain(`seed 11 (given)`);
+      expect(firstLine(again)).toContain(`only --probe ${probe}`);
+      expect(again.stdout).toMatch(/Running 1 test using 1 worker/);
+      const rec = record(again.reports);
+      expect(rec.probes.map((p) => p.probe)).toEqual([probe]);
+      expect(rec.incomplete).toEqual([]);
+      const refound = rec.requirements.find((q) => q.id === 'reference-invalid-400')!;
+      expect(refound.status).toBe('failed');
+      expect(refound.findings.map((f) => f.input)).toContainEqual(finding.input);
+      // Fewer requests than the whole run: only that probe's.
+      expect(proxy.requests.length - requestsBefore).toBeLessThan(requestsBefore);
+      // What no selected probe exercises is not exercised, and says why; never passed.
+      const aimed = new Set(PROBES.find((p) => p.id === probe)!.requirements);
+      const others = rec.requirements.filter((q) => !aimed.has(q.id as never) && q.judged === 0);
+      expect(others.length).toBeGreaterThan(5);
+      for (const q of others) {
+        expect(q.status, q.id).toBe('not-exercised');
+        expect(q.reasons.join(' '), q.id).toContain(`this run was limited to --probe ${probe}`);
+      }
+      expect(rec.requirements.filter((q) => q.status === 'passed').every((q) => q.judged > 0)).toBe(true);
+    } finally {
+      await proxy.close();
+      await server.stop();
     }
   });
 });

@@ -187,6 +187,9 @@ test.describe('resolved once: flags, then the environment, then .env of the dire
     expect(resolveRun({}, dir(dotenv), embedded, { strict: true }).strict).toBe(true);
     expect(resolveRun({ CONFORMANCE_STRICT: '0' }, dir(''), embedded, { strict: true }).strict).toBe(true);
     expect(resolveRun({ CONFORMANCE_STRICT: '1' }, dir(dotenv), embedded).strict).toBe(true);
+    const run = resolveRun({}, dir(''), embedded, { probes: ['known-counterparty'] });
+    expect(run.probes).toEqual(['known-counterparty']);
+    expect(resolveRun({}, dir(''), embedded).probes).toBeNull();
   });
 
   test('relative paths resolve against that directory, not the working directory', () => {
