@@ -1,7 +1,7 @@
 /**
  * npm run conformance: resolves the configuration once (config/resolve.ts: flags, then the
  * environment, then the .env of the directory it was run from) and validates it, the waiver file
- * too; checks that the target
+ * too; takes the reports directory (writable, and no other run in it); checks that the target
  * can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
  * configuration and nothing else; and turns the gate's verdict into the exit status:
  *   0  the gate passed: no MUST requirement failed (waived ones aside); SHOULD failures are
@@ -19,6 +19,7 @@ import { REPORT_FILES } from '../reporter/files.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
+import { lockReportsDir } from './reports-lock.ts';
 import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
 
 const USAGE = `usage: npm run conformance [-- [--strict] [--probe <id>]... | --help]
@@ -81,6 +82,8 @@ async function main(): Promise<void> {
     }),
   );
   const { config } = run;
+  // Before the first request: the reports directory must be writable, and this run's alone.
+  orFail(() => lockReportsDir(run.reportsDir));
   let note: string | undefined;
   if (config.baseURL !== undefined) {
     const target = {

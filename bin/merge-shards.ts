@@ -15,6 +15,7 @@ import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
+import { lockReportsDir } from './reports-lock.ts';
 import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
 
 const USAGE = `usage: npm run conformance:merge -- [--strict] [<blob-dir>]
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
   const blobs = readdirSync(blobDir).filter((f) => f.endsWith('.zip'));
   if (blobs.length === 0) fail(`no blob reports (*.zip) in ${blobDir}`);
 
+  orFail(() => lockReportsDir(run.reportsDir));
   for (const file of Object.values(REPORT_FILES)) rmSync(join(run.reportsDir, file), { force: true });
   console.log(
     `payflow-conformance: merging ${blobs.length} blob report(s) from ${blobDir}, seed ${config.seed}` +

@@ -6,7 +6,9 @@
  * start-up reachability check; the reports directory taken before the first request; and
  * `--probe`, which the replay command of a finding uses.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { PROBES } from '../../probes/index.ts';
@@ -16,6 +18,7 @@ import {
   ReferenceServer,
   WRITABLE_COUNTERPARTY,
 } from '../../servers/reference.ts';
+import { LOCK_FILE } from '../../bin/reports-lock.ts';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
 import {
   playwrightCli,
@@ -246,6 +249,22 @@ test.describe('configuration errors: exit 2, one line, nothing sent', () => {
       }
     });
   }
+
+  test('a reports directory that cannot be written', async () => {
+    const target = await recordingProxy('');
+    const work = temporaryDirectory('payflow-blocked-');
+    writeFileSync(join(work, 'a-file'), '');
+    try {
+      const r = await runCli({
+        ...targetEnv(target.url, REFERENCE_TOKEN),
+        CONFORMANCE_REPORTS_DIR: join(work, 'a-file', 'reports'),
+      });
+      expectOneLineError(r, /the reports directory \S+\/a-file\/reports cannot be written \(ENOTDIR\)/);
+      expect(target.arrivals).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  });
 });
 
 test.describe('the reachability check', () => {
@@ -269,6 +288,80 @@ test.describe('the reachability check', () => {
     } finally {
       await target.close();
     }
+  });
+});
+
+test.describe('one run per reports directory', () => {
+  test('a second run using the reports directory of a run in progress is refused; the first completes and lets it go', async () => {
+    const reference = new ReferenceServer();
+    const upstream = await reference.start(0);
+    // Holds the first request (the first run's reachability check) until released.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let arrived!: () => void;
+    const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
+    let count = 0;
+    const front = createServer((req: IncomingMessage, res: ServerResponse) => {
+      count++;
+      const forward = (): void => {
+        const up = httpRequest(`${upstream}${req.url}`, { method: req.method, headers: req.headers }, (u) => {
+          res.writeHead(u.statusCode ?? 502, u.headers);
+          u.pipe(res);
+        });
+        up.on('error', () => res.destroy());
+        req.pipe(up);
+      };
+      if (count === 1) {
+        arrived();
+        void released.then(forward);
+      } else forward();
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    const reports = join(temporaryDirectory('payflow-shared-'), 'reports');
+    try {
+      const env = {
+        ...targetEnv(url, REFERENCE_TOKEN, false),
+        CONFORMANCE_REPORTS_DIR: reports,
+        CONFORMANCE_RUNS: '3',
+        CONFORMANCE_TIMEOUT_MS: '60000',
+      };
+      const first = runCli(env);
+      await firstArrived;
+      const lock = join(reports, LOCK_FILE);
+      expect(existsSync(lock)).toBe(true);
+      const second = await runCli(env);
+      expectOneLineError(
+        second,
+        /another run \(pid \d+\) is using the reports directory \S+\/reports; wait for it/,
+      );
+      expect(count).toBe(1);
+      release();
+      const done = await first;
+      expect(done.code, done.stdout + done.stderr).toBe(0);
+      expect(existsSync(lock)).toBe(false);
+    } finally {
+      release();
+      await new Promise<void>((resolve) => {
+        front.close(() => resolve());
+        front.closeAllConnections();
+      });
+      await reference.stop();
+    }
+  });
+
+  test('a lock left by a run that no longer exists is taken over', async () => {
+    const reports = join(temporaryDirectory('payflow-stale-'), 'reports');
+    mkdirSync(reports);
+    // No process has this pid (above any pid_max Linux allows).
+    writeFileSync(join(reports, LOCK_FILE), '2147483646\n');
+    const r = await runCli(
+      { CONFORMANCE_REPORTS_DIR: reports, CONFORMANCE_RUNS: '3' },
+      { args: ['--probe', 'known-counterparty'] },
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(existsSync(join(reports, 'conformance.json'))).toBe(true);
+    expect(existsSync(join(reports, LOCK_FILE))).toBe(false);
   });
 });
 
