@@ -3,7 +3,6 @@
  * to fix, which shows no secret; the configuration is resolved once, with a fixed precedence.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ConfigError, DEFAULT_RUNS, parseConfig } from '../../config/config.ts';
@@ -141,7 +140,9 @@ for (const url of credentialURLs) {
 
 test.describe('resolved once: flags, then the environment, then .env of the directory the run started from', () => {
   const dir = (dotenv: string, files: Record<string, string> = {}): string => {
-    const d = mkdtempSync(join(tmpdir(), 'payflow-resolve-'));
+    // Below the test's output directory, which Playwright clears.
+    mkdirSync(test.info().outputDir, { recursive: true });
+    const d = mkdtempSync(join(test.info().outputDir, 'resolve-'));
     writeFileSync(join(d, '.env'), dotenv);
     for (const [name, text] of Object.entries(files)) {
       mkdirSync(dirname(join(d, name)), { recursive: true });
