@@ -1,31 +1,55 @@
 /**
  * The conformance suite: runs the checks of tests/conformance against the configured target
- * (or the embedded reference server). Use `npm run conformance`, which validates the
- * configuration first and turns the verdict into the exit status.
+ * (or the embedded reference server). Use `npm run conformance`, which resolves and validates
+ * the configuration first and turns the verdict into the exit status.
+ *
+ * Every Playwright process of the run (this runner, global setup, the workers, the reporter)
+ * reads the configuration resolved once (config/resolve.ts), never .env or a raw variable. Run
+ * directly (`npm run conformance:shard`), the runner resolves it here, on its first load, and the
+ * workers inherit it.
  */
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { loadEnvFile, suiteLimits } from './config/config.ts';
+import { ConfigError, suiteLimits } from './config/config.ts';
+import { EMBEDDED_TARGET } from './config/embedded.ts';
+import { resolveOnce, type ResolvedRun } from './config/resolve.ts';
 
-const reports = process.env.CONFORMANCE_REPORTS_DIR || 'reports';
-loadEnvFile();
+function resolved(): ResolvedRun {
+  try {
+    return resolveOnce(EMBEDDED_TARGET);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`conformance: ${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+const run = resolved();
 // One worker per request in flight (CONFORMANCE_CONCURRENCY); the run's own time budget ends a
 // check before Playwright's timeout could.
-const limits = suiteLimits(process.env);
+const limits = suiteLimits(run.config.politeness);
+/** The test titles of the probes a run is limited to: "<probe id>: <title>" (tests/conformance/define.ts). */
+const only =
+  run.probes === null
+    ? undefined
+    : new RegExp(
+        `(?:^|\\s)(?:${run.probes.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}): `,
+      );
 
 export default defineConfig({
   testDir: './tests/conformance',
   globalSetup: './tests/conformance/global-setup.ts',
-  outputDir: process.env.CONFORMANCE_RESULTS_DIR || './test-results/conformance',
+  outputDir: run.resultsDir,
   fullyParallel: true,
   forbidOnly: true,
   retries: 0,
   workers: limits.workers,
   timeout: limits.testTimeoutMs,
+  ...(only ? { grep: only } : {}),
   reporter: [
     ['list'],
-    ['html', { outputFolder: join(reports, 'playwright'), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: reports }],
+    ['html', { outputFolder: join(run.reportsDir, 'playwright'), open: 'never' }],
+    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir }],
   ],
   use: {
     trace: 'off',

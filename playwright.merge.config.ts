@@ -1,17 +1,20 @@
 /**
  * Merges the blob reports of a sharded conformance run (npx playwright test --shard=i/n
  * --reporter=blob) into the same reports a single run writes. Use `npm run conformance:merge`,
- * which validates the configuration first and turns the verdict into the exit status.
+ * which resolves and validates the configuration first (config/resolve.ts) and turns the
+ * verdict into the exit status.
  */
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
+import { EMBEDDED_TARGET } from './config/embedded.ts';
+import { resolveOnce } from './config/resolve.ts';
 
-const reports = process.env.CONFORMANCE_REPORTS_DIR || 'reports';
+const run = resolveOnce(EMBEDDED_TARGET);
 
 export default defineConfig({
   testDir: './tests/conformance',
   reporter: [
-    ['html', { outputFolder: join(reports, 'playwright'), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: reports }],
+    ['html', { outputFolder: join(run.reportsDir, 'playwright'), open: 'never' }],
+    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir }],
   ],
 });

@@ -1,6 +1,9 @@
 /**
- * npm run conformance: validates the configuration (the waiver file too), checks that the
- * target answers, runs the Playwright suite and turns the gate's verdict into the exit status:
+ * npm run conformance: resolves the configuration once (config/resolve.ts: flags, then the
+ * environment, then the .env of the directory it was run from) and validates it, the waiver file
+ * too; takes the reports directory (writable, and no other run in it); checks that the target
+ * can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
+ * configuration and nothing else; and turns the gate's verdict into the exit status:
  *   0  the gate passed: no MUST requirement failed (waived ones aside); SHOULD failures are
  *      warnings, unless in strict mode (--strict or CONFORMANCE_STRICT=1)
  *   1  the gate failed: a MUST requirement failed (or a SHOULD one in strict mode), or a check
@@ -8,19 +11,22 @@
  *   2  configuration or usage error (one line on stderr says what to fix)
  */
 import { rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { loadEnvFile, parseConfig } from '../config/config.ts';
+import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
+import { invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
+import { PROBES } from '../probes/index.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
-import { exitFromRecord, fail, gateEnv, orFail, ROOT, runPlaywright } from './run-support.ts';
+import { preflight } from './preflight.ts';
+import { lockReportsDir } from './reports-lock.ts';
+import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
 
-const USAGE = `usage: npm run conformance [-- --strict | --help]
+const USAGE = `usage: npm run conformance [-- [--strict] [--probe <id>]... | --help]
 
 Runs the payflow conformance suite against API_BASE_URL, or against the embedded reference
-server when API_BASE_URL is unset. Configuration comes from the environment and .env
-(README.md says what each one does):
+server when API_BASE_URL is unset. Configuration comes from the flags, then the environment,
+then the .env file of the directory you run it from (README.md says what each one does):
   target      API_BASE_URL, API_TOKEN, COUNTERPARTY_REF, WRITABLE_COUNTERPARTY_REF,
               ACCOUNT_FIXTURE, CONFORMANCE_ACCOUNT_BUDGET
   inputs      CONFORMANCE_SEED, CONFORMANCE_RUNS
@@ -29,26 +35,37 @@ server when API_BASE_URL is unset. Configuration comes from the environment and 
               CONFORMANCE_MAX_RESPONSE_BYTES, CONFORMANCE_RUN_TIMEOUT_MS
   gate        CONFORMANCE_WAIVERS (default: conformance-waivers.yaml if it exists; none: no
               waivers), CONFORMANCE_STRICT, CONFORMANCE_REPORTS_DIR
-  --strict   SHOULD failures fail the gate too (same as CONFORMANCE_STRICT=1)
+  --strict      SHOULD failures fail the gate too (same as CONFORMANCE_STRICT=1)
+  --probe <id>  run only this probe (repeatable); the requirements no selected probe
+                exercises are reported as not exercised. Replay a finding with
+                CONFORMANCE_SEED=<seed> npm run conformance -- --probe <id>
 Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one) or a
-check could not complete, 2 configuration error.`;
+check could not complete, 2 configuration or usage error.`;
 
-async function preflight(baseURL: string, token: string, reference: string): Promise<void> {
-  const url = `${baseURL}/api/v1/counterparties/${encodeURIComponent(reference)}`;
-  try {
-    await fetch(url, {
-      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
-      redirect: 'manual',
-      signal: AbortSignal.timeout(15_000),
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason =
-      (error as Error).name === 'TimeoutError'
-        ? 'no answer within 15 s'
-        : (cause?.code ?? cause?.message ?? (error as Error).message);
-    fail(`cannot reach API_BASE_URL ${baseURL} (${reason}); check the URL and that the deployment is up`);
+interface Flags {
+  help: boolean;
+  strict: boolean;
+  probes: string[];
+}
+
+function parseFlags(args: readonly string[]): Flags {
+  const flags: Flags = { help: false, strict: false, probes: [] };
+  const known = PROBES.map((p) => p.id);
+  const probe = (id: string | undefined): void => {
+    if (id === undefined || id === '' || id.startsWith('-'))
+      fail(`--probe needs a probe id; known probes: ${known.join(', ')}`);
+    if (!known.includes(id)) fail(`unknown probe '${id}' (--probe); known probes: ${known.join(', ')}`);
+    if (!flags.probes.includes(id)) flags.probes.push(id);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--help' || arg === '-h') flags.help = true;
+    else if (arg === '--strict') flags.strict = true;
+    else if (arg === '--probe') probe(args[++i]);
+    else if (arg.startsWith('--probe=')) probe(arg.slice('--probe='.length));
+    else fail(`unknown argument ${arg} (see --help)`);
   }
+  return flags;
 }
 
 async function main(): Promise<void> {
@@ -57,35 +74,42 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const unknown = args.find((a) => a !== '--strict');
-  if (unknown !== undefined) fail(`unknown argument ${unknown} (see --help)`);
-  loadEnvFile(process.cwd());
-  const config = orFail(() => parseConfig(process.env, EMBEDDED_TARGET));
-  const gate = gateEnv(process.env, process.cwd(), args.includes('--strict'));
-  if (config.baseURL !== undefined) await preflight(config.baseURL, config.token, config.counterpartyRef);
+  const flags = parseFlags(args);
+  const run = orFail(() =>
+    resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, {
+      strict: flags.strict,
+      probes: flags.probes,
+    }),
+  );
+  const { config } = run;
+  // Before the first request: the reports directory must be writable, and this run's alone.
+  orFail(() => lockReportsDir(run.reportsDir));
+  let note: string | undefined;
+  if (config.baseURL !== undefined) {
+    const target = {
+      baseURL: config.baseURL,
+      token: config.token,
+      counterpartyRef: config.counterpartyRef,
+      timeoutMs: config.politeness.timeoutMs,
+    };
+    note = await preflight(target).catch((error: unknown) => fail((error as Error).message));
+  }
 
   console.log(
     `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
       `${config.writableRef ? `write mode on ${config.writableRef}` : 'read-only'}, seed ${config.seed}` +
       `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
-      `${gate.CONFORMANCE_STRICT === '1' ? ', strict' : ''}`,
+      `${run.strict ? ', strict' : ''}` +
+      `${run.probes ? `, only --probe ${run.probes.join(', ')}` : ''}`,
   );
-  const reportsDir = resolve(process.env.CONFORMANCE_REPORTS_DIR || join(ROOT, 'reports'));
-  const REPORT = join(reportsDir, REPORT_FILES.json);
-  for (const file of Object.values(REPORT_FILES)) rmSync(join(reportsDir, file), { force: true });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    CONFORMANCE_SEED: String(config.seed),
-    CONFORMANCE_RUNS: String(config.runs),
-    CONFORMANCE_REPORTS_DIR: reportsDir,
-    ...gate,
-  };
+  if (note !== undefined) console.log(note);
+  for (const file of Object.values(REPORT_FILES)) rmSync(join(run.reportsDir, file), { force: true });
   const code = await runPlaywright(
     ['test', '--config', join(ROOT, 'playwright.config.ts')],
-    env,
+    playwrightEnv(run),
     config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
   );
-  exitFromRecord(REPORT, code, 'the suite');
+  exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the suite');
 }
 
 main().catch((error: unknown) => {

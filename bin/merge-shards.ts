@@ -11,11 +11,12 @@
  */
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadEnvFile, parseConfig } from '../config/config.ts';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
+import { invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
-import { exitFromRecord, fail, gateEnv, orFail, ROOT, runPlaywright } from './run-support.ts';
+import { lockReportsDir } from './reports-lock.ts';
+import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
 
 const USAGE = `usage: npm run conformance:merge -- [--strict] [<blob-dir>]
 
@@ -37,42 +38,34 @@ async function main(): Promise<void> {
   if (unknown !== undefined) fail(`unknown argument ${unknown} (see --help)`);
   const positional = args.filter((a) => !a.startsWith('-'));
   if (positional.length > 1) fail(`expected one blob directory, got ${positional.length} (see --help)`);
-  const cwd = process.cwd();
+  const cwd = invocationDirectory();
   const blobDir = resolve(cwd, positional[0] ?? 'blob-report');
 
-  loadEnvFile(cwd);
-  const config = orFail(() => parseConfig(process.env, EMBEDDED_TARGET));
+  const run = orFail(() =>
+    resolveRun(process.env, cwd, EMBEDDED_TARGET, { strict: args.includes('--strict') }),
+  );
+  const { config } = run;
   if (!config.seedGiven)
     fail('CONFORMANCE_SEED is required to merge shards: set it to the seed every shard ran with');
-  const gate = gateEnv(process.env, cwd, args.includes('--strict'));
   if (!existsSync(blobDir) || !statSync(blobDir).isDirectory())
     fail(`the blob directory ${blobDir} does not exist (the shards write blob-report/ by default)`);
   const blobs = readdirSync(blobDir).filter((f) => f.endsWith('.zip'));
   if (blobs.length === 0) fail(`no blob reports (*.zip) in ${blobDir}`);
 
-  const reportsDir = resolve(process.env.CONFORMANCE_REPORTS_DIR || join(ROOT, 'reports'));
-  for (const file of Object.values(REPORT_FILES)) rmSync(join(reportsDir, file), { force: true });
+  orFail(() => lockReportsDir(run.reportsDir));
+  for (const file of Object.values(REPORT_FILES)) rmSync(join(run.reportsDir, file), { force: true });
   console.log(
     `payflow-conformance: merging ${blobs.length} blob report(s) from ${blobDir}, seed ${config.seed}` +
-      `${gate.CONFORMANCE_STRICT === '1' ? ', strict' : ''}`,
+      `${run.strict ? ', strict' : ''}`,
   );
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    CONFORMANCE_SEED: String(config.seed),
-    CONFORMANCE_RUNS: String(config.runs),
-    CONFORMANCE_REPORTS_DIR: reportsDir,
-    CONFORMANCE_TARGET_KIND:
-      config.baseURL !== undefined ? 'configured deployment' : 'embedded reference server, one per shard',
-    ...gate,
-  };
-  if (config.writableRef === undefined) delete env.WRITABLE_COUNTERPARTY_REF;
-  else env.WRITABLE_COUNTERPARTY_REF = config.writableRef;
+  const targetKind =
+    config.baseURL !== undefined ? 'configured deployment' : 'embedded reference server, one per shard';
   const code = await runPlaywright(
     ['merge-reports', '--config', join(ROOT, 'playwright.merge.config.ts'), blobDir],
-    env,
+    playwrightEnv({ ...run, targetKind }),
     config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
   );
-  exitFromRecord(join(reportsDir, REPORT_FILES.json), code, 'the merge');
+  exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the merge');
 }
 
 main().catch((error: unknown) => {

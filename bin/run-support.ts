@@ -1,8 +1,7 @@
 /**
  * What the two entry points (bin/conformance.ts, bin/merge-shards.ts) share: one-line
- * configuration errors (exit 2), the gate settings (waiver file, strict mode) validated before
- * anything runs, Playwright run as a child whose output passes through the token redaction,
- * and the exit status derived from the written record.
+ * configuration errors (exit 2), Playwright run as a child whose output passes through the token
+ * redaction, and the exit status derived from the written record.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,10 +9,8 @@ import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config/config.ts';
-import { parseStrict } from '../reporter/gate.ts';
 import { RedactingStream } from '../reporter/redact.ts';
 import type { ConformanceRecord } from '../reporter/summary.ts';
-import { loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -31,23 +28,6 @@ export function orFail<T>(fn: () => T): T {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-}
-
-/**
- * Validates the gate settings (the waiver file is parsed here, so a malformed one stops the
- * run before any request) and returns them as the environment of the Playwright child, with
- * the waiver file as an absolute path: the child runs in another working directory.
- */
-export function gateEnv(
-  env: Record<string, string | undefined>,
-  cwd: string,
-  strictFlag: boolean,
-): { CONFORMANCE_WAIVERS: string; CONFORMANCE_STRICT: string } {
-  return orFail(() => {
-    const strict = strictFlag || parseStrict(env.CONFORMANCE_STRICT);
-    const { file } = loadWaivers(env, cwd);
-    return { CONFORMANCE_WAIVERS: file ?? NO_WAIVERS, CONFORMANCE_STRICT: strict ? '1' : '0' };
-  });
 }
 
 /**

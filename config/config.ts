@@ -1,10 +1,10 @@
 /**
- * The suite's configuration, read from the environment (and a .env file, where the real
- * environment wins). Every problem is a ConfigError with one line saying what to fix.
+ * The suite's configuration, parsed from a map of variables (config/resolve.ts builds that map
+ * once per run, from the flags, the real environment and a .env file). Every problem is a
+ * ConfigError with one line saying what to fix, which never echoes a secret.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { config as loadDotenv } from 'dotenv';
 import { parseAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
 import { spec } from '../spec/index.ts';
 
@@ -85,16 +85,6 @@ const POLITENESS_VARIABLES: Record<keyof Politeness, { name: string; min: number
   runTimeoutMs: { name: 'CONFORMANCE_RUN_TIMEOUT_MS', min: 1000, max: 7 * 24 * 3_600_000 },
 };
 
-/** The politeness settings as environment variables (what global setup hands the workers). */
-export function politenessEnv(p: Politeness): Record<string, string> {
-  return Object.fromEntries(
-    (Object.keys(POLITENESS_VARIABLES) as (keyof Politeness)[]).map((k) => [
-      POLITENESS_VARIABLES[k].name,
-      String(p[k]),
-    ]),
-  );
-}
-
 /** One line: the limits a run keeps, for the start of its output. */
 export function describePoliteness(p: Politeness): string {
   const time = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
@@ -110,18 +100,11 @@ export function describePoliteness(p: Politeness): string {
 }
 
 /**
- * What the Playwright configuration of the suite needs before global setup runs: one worker per
- * request in flight, and a test timeout past the run's time budget, so that it is the suite's
- * own limits that end a check, never Playwright's timeout. A configuration error is left to
- * global setup (and the CLI) to report: the defaults stand in here.
+ * What the Playwright configuration of the suite needs: one worker per request in flight, and a
+ * test timeout past the run's time budget, so that it is the suite's own limits that end a
+ * check, never Playwright's timeout.
  */
-export function suiteLimits(env: Env): { workers: number; testTimeoutMs: number } {
-  let p: Politeness;
-  try {
-    p = parsePoliteness(env, nonEmpty(env.API_BASE_URL) !== undefined);
-  } catch {
-    p = REMOTE_POLITENESS;
-  }
+export function suiteLimits(p: Politeness): { workers: number; testTimeoutMs: number } {
   return { workers: p.concurrency, testTimeoutMs: p.runTimeoutMs + 60_000 };
 }
 
@@ -153,14 +136,7 @@ export interface EmbeddedTarget {
   accountFixture?: AccountFixture;
 }
 
-type Env = Record<string, string | undefined>;
-
-/** Loads `.env` from `cwd` into process.env without overriding what is already set. */
-export function loadEnvFile(cwd: string = process.cwd()): void {
-  const path = `${cwd}/.env`;
-  if (existsSync(path))
-    loadDotenv({ path, override: false, quiet: true } as Parameters<typeof loadDotenv>[0]);
-}
+export type Env = Record<string, string | undefined>;
 
 function nonEmpty(value: string | undefined): string | undefined {
   const v = value?.trim();
@@ -194,16 +170,16 @@ export function drawSeed(): number {
 }
 
 /**
- * ACCOUNT_FIXTURE: a JSON object, or the path of a file holding one (relative to the working
- * directory).
+ * ACCOUNT_FIXTURE: a JSON object, or the path of a file holding one (relative to `cwd`, the
+ * directory the run was started from).
  */
-function accountFixture(env: Env): AccountFixture | undefined {
+function accountFixture(env: Env, cwd: string): AccountFixture | undefined {
   const raw = nonEmpty(env.ACCOUNT_FIXTURE);
   if (raw === undefined) return undefined;
   let text = raw;
   if (!raw.startsWith('{')) {
     try {
-      text = readFileSync(resolve(raw), 'utf8');
+      text = readFileSync(resolve(cwd, raw), 'utf8');
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'unreadable';
       throw new ConfigError(
@@ -219,35 +195,77 @@ function accountFixture(env: Env): AccountFixture | undefined {
 }
 
 /**
- * Parses the configuration. `embedded` gives the token and references of the embedded
- * reference server, used when API_BASE_URL is unset.
+ * A URL as an error line may show it, even a string that is no valid URL: whatever could be
+ * credentials (everything up to the last `@`, after the scheme) and any query or fragment (which
+ * may hold a key) are replaced by ***.
  */
-export function parseConfig(env: Env, embedded: EmbeddedTarget): SuiteConfig {
-  const baseURLRaw = nonEmpty(env.API_BASE_URL);
-  let baseURL: string | undefined;
-  if (baseURLRaw !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(baseURLRaw);
-    } catch {
-      throw new ConfigError(
-        `API_BASE_URL is not a valid URL: '${baseURLRaw}' (expected e.g. https://sandbox.example.com)`,
-      );
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new ConfigError(`API_BASE_URL must be an http:// or https:// URL, got '${baseURLRaw}'`);
-    }
-    if (url.search || url.hash || url.username || url.password) {
-      throw new ConfigError(
-        'API_BASE_URL must not carry a query, fragment or credentials; put the token in API_TOKEN',
-      );
-    }
-    baseURL = url.toString().replace(/\/+$/, '');
+export function maskCredentials(raw: string): string {
+  return raw
+    .replace(/[?#][^]*$/, (m) => `${m[0]}***`)
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^]*@/i, (_m, scheme: string | undefined) => `${scheme ?? ''}***@`);
+}
+
+/** API_BASE_URL: an http(s) URL with no credentials, query or fragment. */
+function baseURLOf(raw: string): string {
+  const shown = maskCredentials(raw);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(
+      `API_BASE_URL is not a valid URL: '${shown}' (expected e.g. https://sandbox.example.com)`,
+    );
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`API_BASE_URL must be an http:// or https:// URL, got '${shown}'`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(
+      'API_BASE_URL must not carry credentials (user:password@); put the token in API_TOKEN',
+    );
+  }
+  // Not even an empty one: "https://host/?" keeps its '?' and would put it in every request path.
+  // Not shown either: a query may hold a key.
+  if (/[?#]/.test(raw)) {
+    throw new ConfigError(
+      "API_BASE_URL must not carry a query or fragment (it holds a '?' or '#'); give the scheme, host and any path prefix only",
+    );
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+/**
+ * API_TOKEN: the bare token, which must fit in an Authorization header as it is: visible ASCII
+ * characters only (no space, control or non-ASCII character). The token itself is never shown.
+ */
+function tokenOf(raw: string): string {
+  if (/^bearer\s/i.test(raw) || /\s/.test(raw))
+    throw new ConfigError('API_TOKEN must be the bare token, without "Bearer " or spaces');
+  let position = 0;
+  for (const c of raw) {
+    position++;
+    if (/^[\x21-\x7e]$/.test(c)) continue;
+    const code = c.codePointAt(0)!;
+    const kind = code < 0x20 || code === 0x7f ? 'a control character' : 'a non-ASCII character';
+    throw new ConfigError(
+      `API_TOKEN cannot be sent in an HTTP header: its character ${position} is ${kind}; give the token exactly as issued`,
+    );
+  }
+  return raw;
+}
+
+/**
+ * Parses the configuration. `embedded` gives the token and references of the embedded
+ * reference server, used when API_BASE_URL is unset; `cwd` is the directory relative paths
+ * (an ACCOUNT_FIXTURE file) are resolved against.
+ */
+export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = process.cwd()): SuiteConfig {
+  const baseURLRaw = nonEmpty(env.API_BASE_URL);
+  const baseURL = baseURLRaw === undefined ? undefined : baseURLOf(baseURLRaw);
   const seedValue = integer(env, 'CONFORMANCE_SEED', -0x80000000, 0x7fffffff);
   const runs = integer(env, 'CONFORMANCE_RUNS', 1, MAX_RUNS) ?? DEFAULT_RUNS;
   const writableRaw = nonEmpty(env.WRITABLE_COUNTERPARTY_REF);
-  const fixture = accountFixture(env);
+  const fixture = accountFixture(env, cwd);
   const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
   const politeness = parsePoliteness(env, baseURL !== undefined);
 
@@ -265,13 +283,12 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget): SuiteConfig {
       politeness,
     };
   }
-  const token = nonEmpty(env.API_TOKEN);
-  if (token === undefined)
+  const tokenRaw = nonEmpty(env.API_TOKEN);
+  if (tokenRaw === undefined)
     throw new ConfigError(
       'API_TOKEN is required when API_BASE_URL is set (the bearer token of the deployment)',
     );
-  if (/\s/.test(token))
-    throw new ConfigError('API_TOKEN must be the bare token, without "Bearer " or spaces');
+  const token = tokenOf(tokenRaw);
   const counterpartyRef = nonEmpty(env.COUNTERPARTY_REF);
   if (counterpartyRef === undefined) {
     throw new ConfigError(

@@ -3,7 +3,8 @@
  * only when an oracle or a probe judged it at least once in the run and nothing broke it;
  * otherwise it is reported as not exercised, with the reasons: the probes aiming at it were
  * skipped (read-only run) or could not complete (the target stopped answering), a probe found
- * it not applicable, or nothing in the run's traffic was what its oracle judges.
+ * it not applicable, nothing in the run's traffic was what its oracle judges, or the run was
+ * limited to other probes (--probe).
  */
 import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
@@ -25,7 +26,11 @@ export interface Verdict {
   oracles: string[];
 }
 
-export function verdicts(outcomes: readonly ProbeOutcome[]): Verdict[] {
+/**
+ * `selected`: the probes the run was limited to (--probe); a requirement none of them aims at and
+ * nothing judged says so.
+ */
+export function verdicts(outcomes: readonly ProbeOutcome[], selected?: readonly string[]): Verdict[] {
   return REQUIREMENTS.map((r) => {
     const id = r.id as RequirementId;
     const findings = outcomes.flatMap((o) =>
@@ -43,6 +48,8 @@ export function verdicts(outcomes: readonly ProbeOutcome[]): Verdict[] {
       const add = (reason: string): void => {
         if (!reasons.includes(reason)) reasons.push(reason);
       };
+      if (selected !== undefined && aiming.length === 0)
+        add(`not selected: this run was limited to --probe ${selected.join(', ')}`);
       for (const o of aiming) if (o.status === 'skipped') add(o.skipReason ?? `${o.probe} was skipped`);
       for (const o of outcomes) for (const n of o.notApplicable) if (n.requirement === id) add(n.reason);
       for (const o of aiming)

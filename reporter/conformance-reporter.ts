@@ -4,22 +4,22 @@
  * (conformance.json, conformance.html, junit.xml) and prints the summary. It reads only
  * attachments, so it works the same on merged shard reports (npx playwright merge-reports).
  *
- * Configuration from the environment: CONFORMANCE_WAIVERS (waiver file), CONFORMANCE_STRICT,
- * API_TOKEN (redacted wherever it would appear), and the run's target, mode and seed as global
- * setup (or bin/merge-shards.ts) resolved them.
+ * Its configuration is the run's, resolved once (config/resolve.ts): the waiver file, strict
+ * mode, the token (redacted wherever it would appear), the probes the run is limited to, and the
+ * target, mode and seed as global setup (or bin/merge-shards.ts) completed them.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import { resolvedRun } from '../config/resolve.ts';
 import type { ProbeOutcome } from '../engine/types.ts';
 import { PROBES } from '../probes/index.ts';
 import { REPORT_FILES } from './files.ts';
-import { parseStrict } from './gate.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { redactText, secretsFromEnv } from './redact.ts';
 import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
-import { displayPath, loadWaivers, type WaiverFile } from './waivers.ts';
+import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from './waivers.ts';
 
 export const OUTCOME_ATTACHMENT = 'conformance-outcome';
 /** The outcome of a check that could not complete: its findings count, and the check is incomplete. */
@@ -41,9 +41,10 @@ export default class ConformanceReporter implements Reporter {
 
   constructor(options: ConformanceReporterOptions = {}) {
     this.outputDir = resolve(options.outputDir ?? 'reports');
-    // A malformed waiver file or CONFORMANCE_STRICT stops the run here, before any request.
-    this.waivers = loadWaivers(process.env);
-    this.strict = parseStrict(process.env.CONFORMANCE_STRICT);
+    // The waiver file was validated when the configuration was resolved; read it again here.
+    const run = resolvedRun();
+    this.waivers = loadWaivers({ CONFORMANCE_WAIVERS: run.waivers ?? NO_WAIVERS }, run.dir);
+    this.strict = run.strict;
   }
 
   onBegin(_config: FullConfig): void {
@@ -75,22 +76,33 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onEnd(result: FullResult): void {
+    // As global setup completed it (the embedded server's URL, the kind of target).
+    const run = resolvedRun();
+    const env = {
+      API_BASE_URL: run.config.baseURL,
+      API_TOKEN: run.config.token,
+      CONFORMANCE_TARGET_KIND: run.targetKind,
+      WRITABLE_COUNTERPARTY_REF: run.config.writableRef,
+      CONFORMANCE_SEED: String(run.config.seed),
+      CONFORMANCE_RUNS: String(run.config.runs),
+    };
     const record = buildRecord({
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
-      env: process.env,
+      env,
       // In a merged report, the start of the earliest shard.
       startedAt: result.startTime ?? this.startedAt,
       durationMs: result.duration,
       waivers: {
         ...this.waivers,
-        file: this.waivers.file && displayPath(this.waivers.file, process.cwd()),
+        file: this.waivers.file && displayPath(this.waivers.file, run.dir),
       },
       strict: this.strict,
-      expectedProbes: PROBES.map((p) => p.id),
+      expectedProbes: run.probes ?? PROBES.map((p) => p.id),
+      ...(run.probes ? { selectedProbes: run.probes } : {}),
       endedTests: [...this.endedTests],
     });
-    const secrets = secretsFromEnv(process.env);
+    const secrets = secretsFromEnv(env);
     const write = (name: string, text: string): string => {
       const path = join(this.outputDir, name);
       writeFileSync(path, redactText(text, secrets));
@@ -106,12 +118,11 @@ export default class ConformanceReporter implements Reporter {
     ];
     const playwrightReport = join(this.outputDir, 'playwright', 'index.html');
     if (existsSync(playwrightReport)) written.push(playwrightReport);
-    const cwd = process.cwd();
     console.log(
       redactText(
         formatSummary(
           record,
-          written.map((p) => displayPath(p, cwd)),
+          written.map((p) => displayPath(p, run.dir)),
         ),
         secrets,
       ),

@@ -83,10 +83,12 @@ export function buildRecord(input: {
   expectedProbes?: readonly string[];
   /** The titles of every test that ended in this run ("<probe id>: <title>"). */
   endedTests?: readonly string[];
+  /** The probes the run was limited to (--probe); undefined: every probe. */
+  selectedProbes?: readonly string[];
   /** "Today", for waiver expiry (default: now). */
   now?: Date;
 }): ConformanceRecord {
-  const vs = verdicts(input.outcomes);
+  const vs = verdicts(input.outcomes, input.selectedProbes);
   const strict = input.strict ?? false;
   const gate = applyWaivers(vs, input.waivers?.waivers ?? [], input.now ?? new Date());
   const incomplete = [...input.incomplete];

@@ -1,46 +1,41 @@
 /**
- * Resolves the configuration once for the whole run: starts the embedded reference server when
- * no API_BASE_URL is configured, and fixes the seed (and the account fixture) so every worker
- * generates the same inputs. It also fixes the run's limits for every worker (politeness, a
- * deadline, a request ledger shared by the workers), prints them, and at the end prints how many
- * requests the run sent.
+ * Completes the configuration resolved once for the run (config/resolve.ts) before the workers
+ * start: starts the embedded reference server when no API_BASE_URL is configured and puts its
+ * URL in the configuration, and fixes the run's shared state (a request ledger shared by the
+ * workers, a deadline, the worker count), handed down with the rest. It prints the run's limits,
+ * and at the end how many requests the run sent.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import { FileLedger } from '../../transport/session.ts';
-import { describePoliteness, loadEnvFile, parseConfig, politenessEnv } from '../../config/config.ts';
-import { EMBEDDED_TARGET } from '../../config/embedded.ts';
+import { describePoliteness } from '../../config/config.ts';
+import { handDown, resolvedRun } from '../../config/resolve.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
 
 export default async function globalSetup(fullConfig: FullConfig): Promise<() => Promise<void>> {
-  loadEnvFile();
-  const config = parseConfig(process.env, EMBEDDED_TARGET);
+  const run = resolvedRun();
+  const config = { ...run.config };
   let server: ReferenceServer | undefined;
+  let targetKind = 'configured deployment';
   if (config.baseURL === undefined) {
     server = new ReferenceServer({ token: config.token });
-    process.env.API_BASE_URL = await server.start(0);
-    process.env.API_TOKEN = config.token;
-    process.env.COUNTERPARTY_REF = config.counterpartyRef;
-    process.env.CONFORMANCE_TARGET_KIND = 'embedded reference server';
-  } else {
-    process.env.CONFORMANCE_TARGET_KIND = 'configured deployment';
+    config.baseURL = await server.start(0);
+    targetKind = 'embedded reference server';
   }
-  process.env.CONFORMANCE_SEED = String(config.seed);
-  process.env.CONFORMANCE_RUNS = String(config.runs);
-  process.env.CONFORMANCE_ACCOUNT_BUDGET = String(config.accountBudget);
-  if (config.writableRef === undefined) delete process.env.WRITABLE_COUNTERPARTY_REF;
-  else process.env.WRITABLE_COUNTERPARTY_REF = config.writableRef;
-  if (config.accountFixture === undefined) delete process.env.ACCOUNT_FIXTURE;
-  else process.env.ACCOUNT_FIXTURE = JSON.stringify(config.accountFixture);
-  // The limits of the kind of target, fixed for the workers (which see API_BASE_URL set).
   const politeness = config.politeness;
-  Object.assign(process.env, politenessEnv(politeness));
   const state = mkdtempSync(join(tmpdir(), 'payflow-run-'));
-  process.env.CONFORMANCE_RUN_STATE = state;
-  process.env.CONFORMANCE_DEADLINE = String(Date.now() + politeness.runTimeoutMs);
-  process.env.CONFORMANCE_PROCESSES = String(Math.max(1, fullConfig.workers));
+  handDown({
+    ...run,
+    config,
+    targetKind,
+    state: {
+      dir: state,
+      deadline: Date.now() + politeness.runTimeoutMs,
+      processes: Math.max(1, fullConfig.workers),
+    },
+  });
   console.log(`Limits: ${describePoliteness(politeness)}`);
   return async () => {
     const sent = Math.min(FileLedger.count(state), politeness.maxRequests);

@@ -1,20 +1,22 @@
 /**
- * The target of a conformance run, as global setup resolved it into the environment that the
- * workers inherit (API_BASE_URL always set, CONFORMANCE_SEED fixed for the whole run), and the
- * session every check of this worker sends through: the run's limits, its shared request ledger
- * (CONFORMANCE_RUN_STATE) and its deadline (CONFORMANCE_DEADLINE).
+ * The target of a conformance run, as the configuration resolved once for the run holds it
+ * (config/resolve.ts; global setup filled in the embedded server's URL and the run's shared
+ * state), and the session every check of this worker sends through: the run's limits, its
+ * shared request ledger and its deadline. Nothing here reads .env or a raw variable.
  */
 import { RunContext } from '../../engine/run.ts';
 import type { TargetConfig } from '../../engine/types.ts';
 import { FileLedger, MemoryLedger, TargetSession } from '../../transport/session.ts';
-import { parseConfig } from '../../config/config.ts';
+import { resolvedRun } from '../../config/resolve.ts';
 
 export function targetFromEnv(env: Record<string, string | undefined> = process.env): TargetConfig {
-  if (!env.API_BASE_URL)
-    throw new Error('API_BASE_URL is not set: run through global setup (npm run conformance)');
-  const config = parseConfig(env, { token: '', counterpartyRef: '' });
+  const { config } = resolvedRun(env);
+  if (config.baseURL === undefined)
+    throw new Error(
+      'no target URL in the resolved configuration: run through global setup (npm run conformance)',
+    );
   return {
-    baseURL: config.baseURL!,
+    baseURL: config.baseURL,
     token: config.token,
     counterpartyRef: config.counterpartyRef,
     writableRef: config.writableRef,
@@ -37,13 +39,12 @@ export function runContextFromEnv(env: Record<string, string | undefined> = proc
 /** This worker's session, created once: every check of the worker shares its limits and ledger. */
 export function sessionFromEnv(env: Record<string, string | undefined> = process.env): TargetSession {
   if (session) return session;
-  const config = parseConfig(env, { token: '', counterpartyRef: '' });
-  const deadline = Number(env.CONFORMANCE_DEADLINE);
+  const run = resolvedRun(env);
   session = new TargetSession({
-    politeness: config.politeness,
-    ledger: env.CONFORMANCE_RUN_STATE ? new FileLedger(env.CONFORMANCE_RUN_STATE) : new MemoryLedger(),
-    processes: Number(env.CONFORMANCE_PROCESSES) || 1,
-    ...(Number.isFinite(deadline) && deadline > 0 ? { deadline } : {}),
+    politeness: run.config.politeness,
+    ledger: run.state ? new FileLedger(run.state.dir) : new MemoryLedger(),
+    processes: run.state?.processes ?? 1,
+    ...(run.state && run.state.deadline > 0 ? { deadline: run.state.deadline } : {}),
   });
   return session;
 }

@@ -6,7 +6,7 @@
  * bearer token back to the suite; and a leak scan that also reads the zip archives Playwright writes.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -144,10 +144,13 @@ export function removeTemporaryDirectories(): void {
   for (const dir of temporary.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-/** Runs `npm run conformance` (bin/conformance.ts) in a fresh temporary directory. */
+/**
+ * Runs `npm run conformance` (bin/conformance.ts) in a fresh temporary directory, or in `cwd`;
+ * `project`: the CLI of that copy of the project (projectCopy()) instead of this one.
+ */
 export async function runCli(
   env: Record<string, string | undefined>,
-  options: { args?: string[]; setup?: (work: string) => void } = {},
+  options: { args?: string[]; setup?: (work: string) => void; cwd?: string; project?: string } = {},
 ): Promise<CliRun> {
   const work = temporaryDirectory('payflow-cli-');
   options.setup?.(work);
@@ -155,9 +158,9 @@ export async function runCli(
   const results = join(work, 'test-results');
   const started = performance.now();
   const run = await runNode(
-    tsx('bin/conformance.ts', ...(options.args ?? [])),
+    [TSX, join(options.project ?? ROOT, 'bin', 'conformance.ts'), ...(options.args ?? [])],
     { CONFORMANCE_REPORTS_DIR: reports, CONFORMANCE_RESULTS_DIR: results, ...RUN_SETTINGS, ...env },
-    work,
+    options.cwd ?? work,
   );
   return { ...run, work, reports, results, ms: performance.now() - started };
 }
@@ -170,6 +173,31 @@ export function targetEnv(baseURL: string, token: string, write = true): Record<
     COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
     WRITABLE_COUNTERPARTY_REF: write ? WRITABLE_COUNTERPARTY : undefined,
   };
+}
+
+/** What of the project a copy leaves out: installed, generated or local files. */
+const NOT_COPIED = new Set([
+  'node_modules',
+  '.git',
+  '.env',
+  'reports',
+  'test-results',
+  'blob-report',
+  'playwright-report',
+  'all-blob-reports',
+]);
+
+/**
+ * A copy of the project in a temporary directory, its node_modules a link to this one's: a
+ * project root of its own, where a test may put a .env without touching this one.
+ */
+export function projectCopy(): string {
+  const copy = temporaryDirectory('payflow-project-');
+  for (const name of readdirSync(ROOT)) {
+    if (!NOT_COPIED.has(name)) cpSync(join(ROOT, name), join(copy, name), { recursive: true });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  return copy;
 }
 
 /** Every file below `dir`, recursively. */
@@ -240,16 +268,22 @@ export async function recordingProxy(target: string): Promise<{
   url: string;
   arrivals: number[];
   methods: Set<string>;
+  /** Every request, with its body as text. */
+  requests: { method: string; url: string; body: string }[];
   maxInFlight: () => number;
   close: () => Promise<void>;
 }> {
   const arrivals: number[] = [];
   const methods = new Set<string>();
+  const requests: { method: string; url: string; body: string }[] = [];
   let inFlight = 0;
   let max = 0;
   const server: Server = createServer((req, res) => {
     arrivals.push(performance.now());
     methods.add(req.method ?? '?');
+    const seen = { method: req.method ?? '?', url: req.url ?? '', body: '' };
+    requests.push(seen);
+    req.on('data', (chunk: Buffer) => (seen.body += chunk.toString()));
     inFlight++;
     max = Math.max(max, inFlight);
     res.on('close', () => inFlight--);
@@ -274,6 +308,7 @@ export async function recordingProxy(target: string): Promise<{
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     arrivals,
     methods,
+    requests,
     maxInFlight: () => max,
     close: () =>
       new Promise((resolve) => {

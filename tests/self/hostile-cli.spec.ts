@@ -1,6 +1,7 @@
 /**
  * `npm run conformance` end to end against a hostile target and with the run's limits: a server
- * that stops answering mid-run still yields a full report and exit 1 in bounded time; the request
+ * that stops answering mid-run, or never answers at all, still yields a full report and exit 1 in
+ * bounded time; the request
  * budget stops the run; the rate and concurrency limits hold across the suite's workers; and a
  * bad limit is a one-line error (exit 2) before any request is sent.
  */
@@ -36,41 +37,54 @@ function record(r: CliRun): RecordShape {
   return JSON.parse(readFileSync(path, 'utf8')) as RecordShape;
 }
 
-test('a server that stops answering mid-run: a full report, exit 1, in bounded time', async () => {
-  test.setTimeout(150_000);
-  // The first request (the CLI's reachability check) is answered; everything after it hangs.
-  const server = hangsAfter(1);
-  const baseURL = await server.start();
-  try {
-    const r = await conformance({
-      ...TARGET,
-      API_BASE_URL: baseURL,
-      CONFORMANCE_TIMEOUT_MS: '500',
-      CONFORMANCE_CONCURRENCY: '2',
-    });
-    expect(r.code, r.stdout + r.stderr).toBe(1);
-    // Three timeouts in a row open the circuit for both workers; the rest of the run sends nothing
-    // (a fourth may have left from the other worker meanwhile).
-    expect(r.stdout).toMatch(/Requests sent: [34] /);
-    // Without the circuit breaker it would be a timeout per request: well over ten minutes.
-    expect(r.ms).toBeLessThan(90_000);
-    const rec = record(r);
-    expect(rec.verdict).toBe('fail');
-    // Every read probe (a read-only run): none could complete.
-    expect(rec.incomplete.length).toBe(PROBES.filter((p) => p.access === 'read').length);
-    for (const i of rec.incomplete)
-      expect(i.error).toMatch(/could not complete: .*(no complete answer|target unreachable)/);
-    // The unanswered requests are the finding, listed with their requests; nothing the suite could
-    // not judge is reported failed.
-    const failed = rec.requirements.filter((q) => q.status === 'failed');
-    expect(failed.map((q) => q.id)).toEqual(['request-answered']);
-    expect(failed[0]!.findings.length).toBeGreaterThanOrEqual(1);
-    for (const f of failed[0]!.findings) expect(f.received).toMatch(/no response \(timeout/);
-    expect(r.stdout).not.toContain(REFERENCE_TOKEN);
-  } finally {
-    await server.stop();
-  }
-});
+/**
+ * Answering the reachability check or not, a server that hangs is the suite's to judge, never a
+ * configuration error: the connection opens, so the run goes on and reports the unanswered requests.
+ */
+const HANGING: [string, number][] = [
+  ['stops answering mid-run (after the reachability check)', 1],
+  ['accepts connections and never answers, not even the reachability check', 0],
+];
+for (const [name, answered] of HANGING) {
+  test(`a server that ${name}: a full report, exit 1, in bounded time`, async () => {
+    test.setTimeout(150_000);
+    const server = hangsAfter(answered);
+    const baseURL = await server.start();
+    try {
+      const r = await conformance({
+        ...TARGET,
+        API_BASE_URL: baseURL,
+        CONFORMANCE_TIMEOUT_MS: '500',
+        CONFORMANCE_CONCURRENCY: '2',
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      // The reachability check waits CONFORMANCE_TIMEOUT_MS, no longer, and says why the run goes on.
+      const note = /Reachability check: the connection to \S+ opened but no answer came within 500 ms/;
+      if (answered === 0) expect(r.stdout).toMatch(note);
+      else expect(r.stdout).not.toMatch(note);
+      // Three timeouts in a row open the circuit for both workers; the rest of the run sends nothing
+      // (a fourth may have left from the other worker meanwhile).
+      expect(r.stdout).toMatch(/Requests sent: [34] /);
+      // Without the circuit breaker it would be a timeout per request: well over ten minutes.
+      expect(r.ms).toBeLessThan(90_000);
+      const rec = record(r);
+      expect(rec.verdict).toBe('fail');
+      // Every read probe (a read-only run): none could complete.
+      expect(rec.incomplete.length).toBe(PROBES.filter((p) => p.access === 'read').length);
+      for (const i of rec.incomplete)
+        expect(i.error).toMatch(/could not complete: .*(no complete answer|target unreachable)/);
+      // The unanswered requests are the finding, listed with their requests; nothing the suite could
+      // not judge is reported failed.
+      const failed = rec.requirements.filter((q) => q.status === 'failed');
+      expect(failed.map((q) => q.id)).toEqual(['request-answered']);
+      expect(failed[0]!.findings.length).toBeGreaterThanOrEqual(1);
+      for (const f of failed[0]!.findings) expect(f.received).toMatch(/no response \(timeout/);
+      expect(r.stdout).not.toContain(REFERENCE_TOKEN);
+    } finally {
+      await server.stop();
+    }
+  });
+}
 
 test('the request budget stops the run and is reported', async () => {
   const reference = new ReferenceServer();

@@ -151,9 +151,9 @@ test.describe('configuration of the limits', () => {
   }
 
   test('the suite runs one worker per request in flight, and outlasts the run budget', () => {
-    expect(suiteLimits({}).workers).toBe(EMBEDDED_POLITENESS.concurrency);
-    expect(suiteLimits({ API_BASE_URL: 'https://x.example' }).workers).toBe(REMOTE_POLITENESS.concurrency);
-    const limits = suiteLimits({ API_BASE_URL: 'https://x.example', CONFORMANCE_RUN_TIMEOUT_MS: '90000' });
+    expect(suiteLimits(parsePoliteness({}, false)).workers).toBe(EMBEDDED_POLITENESS.concurrency);
+    expect(suiteLimits(parsePoliteness({}, true)).workers).toBe(REMOTE_POLITENESS.concurrency);
+    const limits = suiteLimits(parsePoliteness({ CONFORMANCE_RUN_TIMEOUT_MS: '90000' }, true));
     expect(limits.testTimeoutMs).toBeGreaterThan(90_000);
   });
 });

@@ -92,7 +92,8 @@ test('a faulty server: exit 1, a record that matches its schema, the waivers jud
     '1 SHOULD requirement(s) warned in strict mode: sunset-document-format',
   ]);
   expect(run.stdout).toMatch(/seed 7 \(given\), 15 case\(s\) per property, strict/);
-  expect(record.waivers.file).toBe(join(run.work, 'conformance-waivers.yaml'));
+  // Shown as the user named it: relative to the directory the run was started from.
+  expect(record.waivers.file).toBe('conformance-waivers.yaml');
   expect(record.waivers.entries.map((w) => [w.requirement, w.line, w.status])).toEqual([
     ['reference-invalid-400', 3, 'applied'],
     ['timestamp-format', 6, 'expired'],
