@@ -10,6 +10,7 @@ import { probeFile } from '../probes/index.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, type Quote } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';
+import { escapeControlsIn } from '../exchange/escape.ts';
 import { redactValue, secretsFromEnv } from './redact.ts';
 import { sectionTitle } from './sections.ts';
 import type { WaiverFile } from './waivers.ts';
@@ -147,8 +148,10 @@ export function buildRecord(input: {
     probes: input.outcomes.map(({ findings: _f, ...rest }) => rest),
     incomplete,
   };
-  // A server may echo the token back (in a body, a header, an error): never let it through.
-  return redactValue(record, secretsFromEnv(input.env));
+  // A server may echo the token back (in a body, a header, an error): never let it through. Nor
+  // its control characters: the outcomes were escaped where they were made (engine/run.ts), and
+  // this holds for outcomes from elsewhere (merged shards) and for Playwright's error texts.
+  return escapeControlsIn(redactValue(record, secretsFromEnv(input.env)));
 }
 
 /** "oracle x (oracles/x.ts)" or "probe y (probes/z.ts)": one hop from a report line to the code. */

@@ -32,3 +32,27 @@ test('curl commands read the token from $API_TOKEN', () => {
   expect(echoed).toContain("http://127.0.0.1:1/api/v1/counterparties/o'k");
   expect(echoed).toContain(`{"remarks":"it's"}`);
 });
+
+test("a value with control characters is quoted as $'...': one printable line that bash reads back byte for byte", () => {
+  const body = 'line 1\nline 2\r\n\x1b[2J\x07\u009b\u202e \\ \' "$HOME" é中';
+  const quoted = shellQuote(body);
+  expect(quoted.startsWith("$'")).toBe(true);
+  expect(quoted).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+  expect(quoted).toContain('\\x1b[2J\\x07\\xc2\\x9b\\xe2\\x80\\xae');
+  const read = execFileSync('bash', ['-c', `printf %s ${quoted}`]);
+  expect(read.equals(Buffer.from(body, 'utf8'))).toBe(true);
+  const cmd = curlCommand({ method: 'PATCH', url: 'http://127.0.0.1:1/x', headers: {}, body });
+  expect(cmd).not.toContain('\n');
+});
+
+test('in a curl command only $API_TOKEN expands, however the recorded Authorization goes on', () => {
+  const cmd = curlCommand({
+    method: 'GET',
+    url: 'http://127.0.0.1:1/x',
+    headers: { Authorization: `Bearer ${REDACTED_TOKEN}suffix $HOME` },
+  });
+  const echoed = execFileSync('sh', ['-c', `set -- ${cmd.replace(/^curl /, '')}; printf '%s\\n' "$@"`], {
+    env: { API_TOKEN: 'secret-123', HOME: '/home/x', PATH: process.env.PATH },
+  }).toString();
+  expect(echoed).toContain('Authorization: Bearer secret-123suffix $HOME');
+});

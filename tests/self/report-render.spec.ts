@@ -7,6 +7,7 @@
  */
 import { expect, test } from '@playwright/test';
 import type { Finding, ProbeOutcome } from '../../engine/types.ts';
+import { escapeControls, escapeControlsKeepingLines } from '../../exchange/escape.ts';
 import { REDACTED_TOKEN } from '../../exchange/redact.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { escapeHtml, renderHtml } from '../../reporter/html.ts';
@@ -292,5 +293,32 @@ test.describe('redaction', () => {
     expect(partial).toBe('progress 10% ');
     held.push('related');
     expect(partial).toBe('progress 10% tok-unrelated');
+  });
+});
+
+test.describe('escaping what the target sent', () => {
+  test('every control, format and separator character becomes a visible escape, and nothing else changes', () => {
+    expect(
+      escapeControls('\x1b[2J\x07\r\n\t\x00\x7f\u0085\u009b\u202e\u2066\u200b\u00ad\ufeff\u2028\u2029'),
+    ).toBe('\\x1b[2J\\x07\\r\\n\\t\\x00\\x7f\\x85\\x9b\\u202e\\u2066\\u200b\\xad\\ufeff\\u2028\\u2029');
+    expect(escapeControls('\u{e0041}\ud800')).toBe('\\u{e0041}\\ud800');
+    const plain = "Müller & Søn, 中文, ١٢٣, 😀, a\u00a0b, C:\\path, O'Neill";
+    expect(escapeControls(plain)).toBe(plain);
+    // Idempotent: an escaped text (or a JSON body's own escapes) reads as it is.
+    const once = escapeControls('\x1b]0;title\x07');
+    expect(escapeControls(once)).toBe(once);
+    expect(escapeControlsKeepingLines('line 1\n\tline 2\r\x1b[1A')).toBe('line 1\n\tline 2\\r\\x1b[1A');
+  });
+
+  test('the record carries no raw control character, whatever a finding quoted', () => {
+    const r = record();
+    const text = JSON.stringify(r);
+    expect(text).not.toMatch(/\\u001b|\\u0000/);
+    const received = r.requirements.flatMap((q) => q.findings.map((f) => f.received));
+    expect(received.length).toBeGreaterThan(0);
+    for (const line of received) {
+      expect(line).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+      expect(line.endsWith('\\x00\\x1b[31m')).toBe(true);
+    }
   });
 });
