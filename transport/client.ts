@@ -10,7 +10,7 @@
 import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
 import { parseJsonBody } from '../exchange/exchange.ts';
 import type { ExchangeLog } from '../exchange/log.ts';
-import { REDACTED_TOKEN, redact } from '../exchange/redact.ts';
+import { REDACTED_TOKEN, redact, redactHeaderValue } from '../exchange/redact.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
 
 export { TargetUnavailable } from './session.ts';
@@ -88,7 +88,7 @@ export class HttpClient {
       recordedHeaders.Authorization = `Bearer ${REDACTED_TOKEN}`;
     } else if (auth !== 'none') {
       headers.Authorization = auth.authorization;
-      recordedHeaders.Authorization = redact(auth.authorization, this.options.token);
+      recordedHeaders.Authorization = redactHeaderValue(auth.authorization, this.options.token);
     }
     let body: string | undefined;
     if (req.json !== undefined) {
@@ -147,12 +147,13 @@ export class HttpClient {
     }
     this.sent += answer.attempts;
     const { response } = answer;
-    // A server may echo the token (in an error message, a header): it is redacted on arrival, so
-    // it cannot reach a finding, a report, Playwright's own output or a log.
+    // A server may echo the token (in an error message, a header): where it stands as the token
+    // it is redacted on arrival (exchange/redact.ts), so it cannot reach a finding, a report,
+    // Playwright's own output or a log. Data that merely contains a short token is left alone.
     const token = this.options.token;
     const text = redact(response.body.toString('utf8'), token);
     const responseHeaders = Object.fromEntries(
-      Object.entries(response.headers).map(([name, value]) => [name, redact(value, token)]),
+      Object.entries(response.headers).map(([name, value]) => [name, redactHeaderValue(value, token)]),
     );
     return this.options.log.append({
       request,

@@ -276,8 +276,26 @@ test.describe('redaction', () => {
       $API_TOKEN: ['x$API_TOKEN', 1, null, { y: '$API_TOKEN' }],
     });
     expect(secretsFromEnv({ API_TOKEN: TOKEN })).toEqual([TOKEN]);
-    expect(secretsFromEnv({ API_TOKEN: 't' })).toEqual([]);
+    expect(secretsFromEnv({ API_TOKEN: ' Acme ' })).toEqual(['Acme']);
+    expect(secretsFromEnv({ API_TOKEN: '' })).toEqual([]);
     expect(secretsFromEnv({})).toEqual([]);
+  });
+
+  test('a short token is replaced only where it stands as the token, never inside data', () => {
+    const text = '{"name":"Acme Ltd","echo":"Authorization: Bearer Acme","other":"bearer\tAcme."}';
+    expect(redactText(text, ['Acme'])).toBe(
+      '{"name":"Acme Ltd","echo":"Authorization: Bearer $API_TOKEN","other":"bearer\t$API_TOKEN."}',
+    );
+    // Another token that begins like it is not it.
+    expect(redactText('Bearer Acme2, Bearer Acme-x, Bearer Acme_, Bearer Acme.x', ['Acme'])).toBe(
+      'Bearer Acme2, Bearer Acme-x, Bearer Acme_, Bearer Acme.x',
+    );
+    expect(redactValue({ name: 'Acme Ltd', auth: 'Bearer Acme' }, ['Acme'])).toEqual({
+      name: 'Acme Ltd',
+      auth: 'Bearer $API_TOKEN',
+    });
+    // The same text with a realistic token: every occurrence goes, inside words too.
+    expect(redactText(`x${TOKEN}y ${TOKEN}`, [TOKEN])).toBe('x$API_TOKENy $API_TOKEN');
   });
 
   test('a stream catches a token split across chunks and holds back only a possible start of it', () => {
@@ -293,6 +311,25 @@ test.describe('redaction', () => {
     expect(partial).toBe('progress 10% ');
     held.push('related');
     expect(partial).toBe('progress 10% tok-unrelated');
+  });
+
+  test('a stream catches `Bearer <short token>` split across chunks and leaves the data', () => {
+    const text = 'Acme Ltd: you sent Authorization: Bearer  Acme\nBearer Acme Ltd\nBearer Acmex\n';
+    for (const size of [1, 2, 3, 5, 7]) {
+      let out = '';
+      const stream = new RedactingStream(['Acme'], (t) => (out += t));
+      for (let i = 0; i < text.length; i += size) stream.push(text.slice(i, i + size));
+      stream.end();
+      expect(out, `chunks of ${size}`).toBe(
+        'Acme Ltd: you sent Authorization: Bearer  $API_TOKEN\nBearer $API_TOKEN Ltd\nBearer Acmex\n',
+      );
+    }
+    let partial = '';
+    const held = new RedactingStream(['Acme'], (t) => (partial += t));
+    held.push('progress Acme 10% Bear');
+    expect(partial).toBe('progress Acme 10% ');
+    held.push('ing up');
+    expect(partial).toBe('progress Acme 10% Bearing up');
   });
 });
 
