@@ -207,6 +207,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     }
   });
   outcome.requests = http.requestCount;
+  outcome.tokenAnswers = http.tokenAnswers;
   outcome.durationMs = performance.now() - started;
   const retries = run.session.stats.retries - before.retries;
   if (retries > 0) {

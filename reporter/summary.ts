@@ -10,6 +10,7 @@ import { probeFile } from '../probes/index.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, type Quote } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';
+import { setupHints } from './hints.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
 import { redactValue, secretsFromEnv } from './redact.ts';
 import { sectionTitle } from './sections.ts';
@@ -59,6 +60,11 @@ export interface ConformanceRecord {
   strict: boolean;
   /** Why the gate failed, one line each (empty when it passed). */
   gateReasons: string[];
+  /**
+   * What the answers say about the setup rather than the deployment, one line each: every
+   * request sent with API_TOKEN answered 401 (the token looks wrong or expired) or 403.
+   */
+  hints: string[];
   counts: Record<'MUST' | 'SHOULD', Record<GateStatus, number>>;
   requests: number;
   requirements: RequirementRecord[];
@@ -141,6 +147,7 @@ export function buildRecord(input: {
     verdict: reasons.length === 0 ? 'pass' : 'fail',
     strict,
     gateReasons: reasons,
+    hints: setupHints(input.outcomes),
     counts,
     requests: input.outcomes.reduce((n, o) => n + o.requests, 0),
     requirements,
@@ -248,6 +255,8 @@ export function formatSummary(
       lines.push(`  [${w.status} waiver] line ${w.line}, ${w.requirement}: ${w.note}`);
     }
   }
+  // Just above the gate's reasons: the likely cause of all of them.
+  for (const hint of record.hints) lines.push(`  Hint: ${hint}`);
   for (const reason of record.gateReasons) lines.push(`  Gate: ${reason}`);
   lines.push(`  Seed ${record.seed}: replay with CONFORMANCE_SEED=${record.seed} npm run conformance`);
   lines.push(`  Reports: ${reports.join(', ')}`);

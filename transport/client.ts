@@ -32,6 +32,18 @@ export interface HttpRequest {
   role?: string;
 }
 
+/**
+ * How the requests sent with the configured token were answered: how many got a complete answer,
+ * how many of those succeeded (2xx), and how many were 401 and 403. None succeeding and most
+ * refused says the token is wrong, not the deployment (reporter/hints.ts).
+ */
+export interface TokenAnswers {
+  answered: number;
+  succeeded: number;
+  unauthorized: number;
+  forbidden: number;
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Transport failures that mean a request went out and got no complete answer. */
@@ -55,6 +67,7 @@ const USER_AGENT = 'payflow-conformance';
 
 export class HttpClient {
   private sent = 0;
+  private readonly withToken: TokenAnswers = { answered: 0, succeeded: 0, unauthorized: 0, forbidden: 0 };
 
   constructor(
     private readonly session: TargetSession,
@@ -64,6 +77,11 @@ export class HttpClient {
   /** The number of requests sent so far, retries included. */
   get requestCount(): number {
     return this.sent;
+  }
+
+  /** How the requests sent with the configured token were answered so far. */
+  get tokenAnswers(): TokenAnswers {
+    return { ...this.withToken };
   }
 
   url(path: string): string {
@@ -147,6 +165,12 @@ export class HttpClient {
     }
     this.sent += answer.attempts;
     const { response } = answer;
+    if (auth === 'token') {
+      this.withToken.answered++;
+      if (response.status >= 200 && response.status <= 299) this.withToken.succeeded++;
+      if (response.status === 401) this.withToken.unauthorized++;
+      if (response.status === 403) this.withToken.forbidden++;
+    }
     // A server may echo the token (in an error message, a header): where it stands as the token
     // it is redacted on arrival (exchange/redact.ts), so it cannot reach a finding, a report,
     // Playwright's own output or a log. Data that merely contains a short token is left alone.

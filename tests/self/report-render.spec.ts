@@ -11,6 +11,7 @@ import { escapeControls, escapeControlsKeepingLines } from '../../exchange/escap
 import { REDACTED_TOKEN } from '../../exchange/redact.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { escapeHtml, renderHtml } from '../../reporter/html.ts';
+import { setupHints } from '../../reporter/hints.ts';
 import { escapeXml, renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import { RedactingStream, redactText, redactValue, secretsFromEnv } from '../../reporter/redact.ts';
@@ -153,6 +154,47 @@ test.describe('the record', () => {
     const text = JSON.stringify(record());
     expect(text).not.toContain(TOKEN);
     expect(text).toContain(`Bearer ${REDACTED_TOKEN}`);
+  });
+});
+
+test.describe('setup hints', () => {
+  const answers = (
+    answered: number,
+    succeeded: number,
+    unauthorized: number,
+    forbidden = 0,
+  ): Pick<ProbeOutcome, 'tokenAnswers'> => ({
+    tokenAnswers: { answered, succeeded, unauthorized, forbidden },
+  });
+
+  test('no request sent with the token succeeded and most were refused: the token is named, in the record, the page and junit.xml', () => {
+    expect(setupHints([answers(3, 0, 3), answers(2, 0, 2), {}])).toEqual([
+      'every request sent with API_TOKEN (5) was answered 401: API_TOKEN looks wrong or expired',
+    ]);
+    // A raw slash is answered 404 by the router before the token is looked at.
+    expect(setupHints([answers(10, 0, 8), answers(4, 0, 0)])).toEqual([
+      'no request sent with API_TOKEN succeeded, and 8 of 14 were answered 401: API_TOKEN looks wrong or expired',
+    ]);
+    expect(setupHints([answers(2, 0, 0, 2)])[0]).toMatch(/answered 403: API_TOKEN is refused/);
+    expect(setupHints([answers(2, 0, 1, 1)])[0]).toMatch(/answered 401 or 403: API_TOKEN looks wrong/);
+    const refused = {
+      ...outcome('c-main', []),
+      tokenAnswers: { answered: 4, succeeded: 0, unauthorized: 4, forbidden: 0 },
+    };
+    const r = record({ outcomes: [refused] });
+    expect(recordErrors(r)).toEqual([]);
+    expect(r.hints).toEqual(setupHints([refused]));
+    expect(renderHtml(r)).toContain(`<p class="hint"><strong>Hint:</strong> ${r.hints[0]}</p>`);
+    expect(renderJunit(r)).toContain(`<property name="hint" value="${r.hints[0]}"/>`);
+  });
+
+  test('a request with the token succeeded, few were refused, or none was answered: no hint', () => {
+    expect(setupHints([answers(5, 1, 4)])).toEqual([]);
+    expect(setupHints([answers(5, 0, 2)])).toEqual([]);
+    expect(setupHints([answers(5, 0, 0)])).toEqual([]);
+    expect(setupHints([answers(0, 0, 0)])).toEqual([]);
+    expect(setupHints([])).toEqual([]);
+    expect(record().hints).toEqual([]);
   });
 });
 

@@ -8,9 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
 import {
   REFERENCE_COUNTERPARTY,
+  REFERENCE_TOKEN,
   ReferenceServer,
   type Counterparty,
   type RequestContext,
@@ -84,6 +86,8 @@ test('a short token that is also data: no false schema failure, the data intact,
     ).toEqual(['reference-invalid-400']);
     expect(r.code).toBe(1);
     expect(record.requirements.find((q) => q.id === 'counterparty-schema')!.status).toBe('passed');
+    expect(record.hints).toEqual([]);
+    expect(r.stdout).not.toContain('Hint:');
     // The data as the deployment sent it; the echoed token (body, Content-Type) as $API_TOKEN.
     const received = failed[0]!.findings.map((f) => f.received).join('\n');
     expect(received).toContain(
@@ -101,6 +105,37 @@ test('a short token that is also data: no false schema failure, the data intact,
     const asToken = places.filter((p) => /\bAcme\b/.test(p.text.replace(/Acme Ltd/g, '')));
     expect(asToken.map((p) => p.where)).toEqual([]);
     expect(readFileSync(join(r.reports, 'conformance.html'), 'utf8')).toContain('Acme Ltd is');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a wrong token: every authenticated request answered 401, and the console and the reports say the token looks wrong', async () => {
+  test.setTimeout(90_000);
+  const server = new ReferenceServer({ token: REFERENCE_TOKEN });
+  const baseURL = await server.start(0);
+  try {
+    const r = await runCli(targetEnv(baseURL, 'expired-token-0042', false));
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const record = readJson(join(r.reports, 'conformance.json')) as ConformanceRecord;
+    expect(recordErrors(record)).toEqual([]);
+    expect(record.hints).toHaveLength(1);
+    const hint = record.hints[0]!;
+    // Every reference the router can route was refused; those holding a raw slash were not routed.
+    expect(hint).toMatch(
+      /^no request sent with API_TOKEN succeeded, and \d+ of \d+ were answered 401: API_TOKEN looks wrong or expired$/,
+    );
+    // The console: one line, next to the gate's reasons it explains.
+    const lines = r.stdout.split('\n');
+    const at = lines.indexOf(`  Hint: ${hint}`);
+    expect(at, r.stdout).toBeGreaterThan(0);
+    expect(lines[at + 1]).toMatch(/^ {2}Gate: /);
+    expect(readFileSync(join(r.reports, 'conformance.html'), 'utf8')).toContain(
+      `<p class="hint"><strong>Hint:</strong> ${hint}</p>`,
+    );
+    expect(readFileSync(join(r.reports, 'junit.xml'), 'utf8')).toContain(
+      `<property name="hint" value="${hint}"/>`,
+    );
   } finally {
     await server.stop();
   }
