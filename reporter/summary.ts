@@ -5,13 +5,13 @@
  */
 import type { Finding, ProbeOutcome } from '../engine/types.ts';
 import { verdicts, type Verdict } from '../engine/verdicts.ts';
+import { escapeControlsIn } from '../exchange/escape.ts';
 import { oracleFile } from '../oracles/index.ts';
 import { probeFile } from '../probes/index.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, type Quote } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';
 import { setupHints } from './hints.ts';
-import { escapeControlsIn } from '../exchange/escape.ts';
 import { redactValue, secretsFromEnv } from './redact.ts';
 import { sectionTitle } from './sections.ts';
 import type { WaiverFile } from './waivers.ts';
@@ -61,8 +61,8 @@ export interface ConformanceRecord {
   /** Why the gate failed, one line each (empty when it passed). */
   gateReasons: string[];
   /**
-   * What the answers say about the setup rather than the deployment, one line each: every
-   * request sent with API_TOKEN answered 401 (the token looks wrong or expired) or 403.
+   * What the answers say about the setup rather than the deployment, one line each: no request
+   * sent with API_TOKEN succeeded and most were answered 401 or 403 (reporter/hints.ts).
    */
   hints: string[];
   counts: Record<'MUST' | 'SHOULD', Record<GateStatus, number>>;
