@@ -9,6 +9,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { curlCommand } from '../exchange/curl.ts';
+import { escapeControlsIn } from '../exchange/escape.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { ExchangeLog } from '../exchange/log.ts';
 import { redact } from '../exchange/redact.ts';
@@ -117,7 +118,10 @@ export function incompleteReason(error: unknown): string {
 /**
  * Runs one probe against the target. A probe that cannot complete (the target unreachable or
  * rate-limited, a budget spent, an error) is returned with `incomplete` set and what was judged
- * before: it never throws.
+ * before: it never throws. The outcome is where the target's text becomes the suite's words (a
+ * finding's message and evidence, a note, why the probe stopped): every string of it leaves
+ * here with its control characters escaped (exchange/escape.ts), before it reaches Playwright's
+ * output, the attachments, the reports or the console.
  */
 export async function runProbe(probe: Probe, target: TargetConfig, run: RunContext): Promise<ProbeOutcome> {
   const started = performance.now();
@@ -203,6 +207,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     }
   });
   outcome.requests = http.requestCount;
+  outcome.tokenAnswers = http.tokenAnswers;
   outcome.durationMs = performance.now() - started;
   const retries = run.session.stats.retries - before.retries;
   if (retries > 0) {
@@ -214,5 +219,5 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
       outcome.notes.push(`${id}: ${n - MAX_FINDINGS_PER_REQUIREMENT} more finding(s) not kept`);
     }
   }
-  return outcome;
+  return escapeControlsIn(outcome);
 }

@@ -10,7 +10,7 @@ import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
-import type { HttpClient } from '../transport/client.ts';
+import type { HttpClient, TokenAnswers } from '../transport/client.ts';
 
 export interface TargetConfig {
   baseURL: string;
@@ -75,6 +75,8 @@ export interface ProbeOutcome {
   /** Why a requirement the probe aims at could not be judged (no ACCOUNT_FIXTURE, ...). */
   notApplicable: { requirement: RequirementId; reason: string }[];
   requests: number;
+  /** How the requests the probe sent with the configured token were answered (401, 403). */
+  tokenAnswers?: TokenAnswers;
   notes: string[];
   durationMs: number;
   /**

@@ -1,18 +1,41 @@
-/** A curl command that reproduces a recorded request; the token is read from $API_TOKEN. */
+/**
+ * A curl command that reproduces a recorded request; the token is read from $API_TOKEN. The
+ * command is one line that is safe to print: a value holding a control, format or separator
+ * character (a raw body sent to test malformed input) is written in ANSI-C quotes, $'...', with
+ * each such character as the \xHH escapes of its UTF-8 bytes, so it neither reaches the terminal
+ * raw nor changes what curl sends (bash, zsh, ksh and busybox sh read $'...'; POSIX sh since
+ * the 2024 edition).
+ */
+import { hasControls } from './escape.ts';
 import type { RecordedRequest } from './exchange.ts';
 import { REDACTED_TOKEN } from './redact.ts';
 
-/** Quotes a string for a POSIX shell. */
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+
+/** Quotes a string for a shell: single quotes, or $'...' when it holds a control character. */
 export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
+  if (!hasControls(value)) return `'${value.replace(/'/g, `'\\''`)}'`;
+  let out = '';
+  for (const char of value) {
+    if (char === '\\' || char === "'") out += `\\${char}`;
+    else if (UNSAFE.test(char))
+      out += [...Buffer.from(char, 'utf8')].map((b) => `\\x${b.toString(16).padStart(2, '0')}`).join('');
+    else out += char;
+  }
+  return `$'${out}'`;
 }
 
 export function curlCommand(req: RecordedRequest): string {
   const parts = ['curl', '-sS', '-i', '--path-as-is', '-g', '-X', req.method, shellQuote(req.url)];
   for (const [name, value] of Object.entries(req.headers)) {
-    if (name.toLowerCase() === 'authorization' && value.includes(REDACTED_TOKEN)) {
-      // Double quotes so that the shell expands $API_TOKEN.
-      parts.push('-H', `"${name}: ${value.replace(/["\\`]/g, '\\$&')}"`);
+    if (name.toLowerCase() === 'authorization' && value.includes(REDACTED_TOKEN) && !hasControls(value)) {
+      // Double quotes so that the shell expands $API_TOKEN (as ${API_TOKEN} where a letter,
+      // digit or underscore follows, which would otherwise lengthen the variable's name).
+      const quoted = value
+        .replace(/["\\`]/g, '\\$&')
+        .replace(/\$(?!API_TOKEN)/g, '\\$')
+        .replace(/\$API_TOKEN(?=[A-Za-z0-9_])/g, '${API_TOKEN}');
+      parts.push('-H', `"${name}: ${quoted}"`);
     } else {
       parts.push('-H', shellQuote(`${name}: ${value}`));
     }

@@ -10,6 +10,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { resolvedRun } from '../config/resolve.ts';
 import type { ProbeOutcome } from '../engine/types.ts';
@@ -67,7 +68,9 @@ export default class ConformanceReporter implements Reporter {
         error: `could not complete: ${outcome.incomplete ?? 'unknown'}`,
       });
     } else if (result.status !== 'passed' && result.status !== 'skipped') {
-      const error = (result.error?.message ?? result.status).split('\n')[0] ?? result.status;
+      // Playwright's own text: its colours are dropped (what came from the target was escaped in the outcome).
+      const message = stripVTControlCharacters(result.error?.message ?? result.status);
+      const error = message.split('\n')[0] ?? result.status;
       this.incomplete.set(test.id, {
         test: test.title,
         error: `did not complete (${result.status}): ${error}`,

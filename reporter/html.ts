@@ -235,6 +235,7 @@ details.req .body{padding:0 12px 8px}
 .evidence{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 pre.expected{border-color:#8fd19e;background:#f0fff4}pre.received{border-color:#f5a3a9;background:#fff5f5}
 pre.curl{user-select:all;background:#1f2328;color:#e6edf3;border-color:#1f2328}
+.hint{padding:8px 12px;border-radius:6px;background:#fff8c5;border:1px solid #d4a72c}
 .waiver{padding:6px 10px;border-radius:6px;background:#f5f0ff}.waiver.expired{background:#fff5f5}
 .wstatus{font-weight:700}table.waivers td:nth-child(4){white-space:nowrap}.wstatus.expired{color:var(--fail)}.wstatus.stale,.wstatus.unused{color:var(--warn)}.wstatus.applied{color:var(--waive)}
 figure.quote{margin:6px 0 8px;padding:4px 10px;border-left:3px solid #8c959f;background:var(--bg);border-radius:0 6px 6px 0}
@@ -264,6 +265,7 @@ export function renderHtml(record: ConformanceRecord): string {
   );
   body.push('<main>');
   body.push('<section id="summary"><h2>Summary</h2>');
+  for (const hint of record.hints) body.push(`<p class="hint"><strong>Hint:</strong> ${esc(hint)}</p>`);
   if (record.gateReasons.length > 0)
     body.push(
       `<p><strong>The gate failed:</strong></p><ul class="reasons">${record.gateReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`,

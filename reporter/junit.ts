@@ -92,6 +92,7 @@ export function renderJunit(record: ConformanceRecord): string {
     ['runs', String(record.runs)],
     ['strict', String(record.strict)],
     ['verdict', record.verdict],
+    ...record.hints.map((h) => ['hint', h]),
   ]
     .map(([k, v]) => `<property name="${x(k)}" value="${x(v)}"/>`)
     .join('');

@@ -5,11 +5,13 @@
  */
 import type { Finding, ProbeOutcome } from '../engine/types.ts';
 import { verdicts, type Verdict } from '../engine/verdicts.ts';
+import { escapeControlsIn } from '../exchange/escape.ts';
 import { oracleFile } from '../oracles/index.ts';
 import { probeFile } from '../probes/index.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, type Quote } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';
+import { setupHints } from './hints.ts';
 import { redactValue, secretsFromEnv } from './redact.ts';
 import { sectionTitle } from './sections.ts';
 import type { WaiverFile } from './waivers.ts';
@@ -58,6 +60,11 @@ export interface ConformanceRecord {
   strict: boolean;
   /** Why the gate failed, one line each (empty when it passed). */
   gateReasons: string[];
+  /**
+   * What the answers say about the setup rather than the deployment, one line each: no request
+   * sent with API_TOKEN succeeded and most were answered 401 or 403 (reporter/hints.ts).
+   */
+  hints: string[];
   counts: Record<'MUST' | 'SHOULD', Record<GateStatus, number>>;
   requests: number;
   requirements: RequirementRecord[];
@@ -142,6 +149,7 @@ export function buildRecord(input: {
     verdict: reasons.length === 0 ? 'pass' : 'fail',
     strict,
     gateReasons: reasons,
+    hints: setupHints(input.outcomes),
     counts,
     requests: input.outcomes.reduce((n, o) => n + o.requests, 0),
     requirements,
@@ -149,8 +157,10 @@ export function buildRecord(input: {
     probes: input.outcomes.map(({ findings: _f, ...rest }) => rest),
     incomplete,
   };
-  // A server may echo the token back (in a body, a header, an error): never let it through.
-  return redactValue(record, secretsFromEnv(input.env));
+  // A server may echo the token back (in a body, a header, an error): never let it through. Nor
+  // its control characters: the outcomes were escaped where they were made (engine/run.ts), and
+  // this holds for outcomes from elsewhere (merged shards) and for Playwright's error texts.
+  return escapeControlsIn(redactValue(record, secretsFromEnv(input.env)));
 }
 
 /** "oracle x (oracles/x.ts)" or "probe y (probes/z.ts)": one hop from a report line to the code. */
@@ -247,6 +257,8 @@ export function formatSummary(
       lines.push(`  [${w.status} waiver] line ${w.line}, ${w.requirement}: ${w.note}`);
     }
   }
+  // Just above the gate's reasons: the likely cause of all of them.
+  for (const hint of record.hints) lines.push(`  Hint: ${hint}`);
   for (const reason of record.gateReasons) lines.push(`  Gate: ${reason}`);
   lines.push(`  Seed ${record.seed}: replay with CONFORMANCE_SEED=${record.seed} npm run conformance`);
   lines.push(`  Reports: ${reports.join(', ')}`);

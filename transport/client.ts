@@ -10,7 +10,7 @@
 import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
 import { parseJsonBody } from '../exchange/exchange.ts';
 import type { ExchangeLog } from '../exchange/log.ts';
-import { REDACTED_TOKEN, redact } from '../exchange/redact.ts';
+import { REDACTED_TOKEN, redact, redactHeaderValue } from '../exchange/redact.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
 
 export { TargetUnavailable } from './session.ts';
@@ -30,6 +30,18 @@ export interface HttpRequest {
   rawBody?: string;
   /** What the request is for in its probe ('read before PATCH', 'restore', ...), for the report. */
   role?: string;
+}
+
+/**
+ * How the requests sent with the configured token were answered: how many got a complete answer,
+ * how many of those succeeded (2xx), and how many were 401 and 403. None succeeding and most
+ * refused says the token is wrong, not the deployment (reporter/hints.ts).
+ */
+export interface TokenAnswers {
+  answered: number;
+  succeeded: number;
+  unauthorized: number;
+  forbidden: number;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -55,6 +67,7 @@ const USER_AGENT = 'payflow-conformance';
 
 export class HttpClient {
   private sent = 0;
+  private readonly withToken: TokenAnswers = { answered: 0, succeeded: 0, unauthorized: 0, forbidden: 0 };
 
   constructor(
     private readonly session: TargetSession,
@@ -64,6 +77,11 @@ export class HttpClient {
   /** The number of requests sent so far, retries included. */
   get requestCount(): number {
     return this.sent;
+  }
+
+  /** How the requests sent with the configured token were answered so far. */
+  get tokenAnswers(): TokenAnswers {
+    return { ...this.withToken };
   }
 
   url(path: string): string {
@@ -88,7 +106,7 @@ export class HttpClient {
       recordedHeaders.Authorization = `Bearer ${REDACTED_TOKEN}`;
     } else if (auth !== 'none') {
       headers.Authorization = auth.authorization;
-      recordedHeaders.Authorization = redact(auth.authorization, this.options.token);
+      recordedHeaders.Authorization = redactHeaderValue(auth.authorization, this.options.token);
     }
     let body: string | undefined;
     if (req.json !== undefined) {
@@ -147,12 +165,19 @@ export class HttpClient {
     }
     this.sent += answer.attempts;
     const { response } = answer;
-    // A server may echo the token (in an error message, a header): it is redacted on arrival, so
-    // it cannot reach a finding, a report, Playwright's own output or a log.
+    if (auth === 'token') {
+      this.withToken.answered++;
+      if (response.status >= 200 && response.status <= 299) this.withToken.succeeded++;
+      if (response.status === 401) this.withToken.unauthorized++;
+      if (response.status === 403) this.withToken.forbidden++;
+    }
+    // A server may echo the token (in an error message, a header): where it stands as the token
+    // it is redacted on arrival (exchange/redact.ts), so it cannot reach a finding, a report,
+    // Playwright's own output or a log. Data that merely contains a short token is left alone.
     const token = this.options.token;
     const text = redact(response.body.toString('utf8'), token);
     const responseHeaders = Object.fromEntries(
-      Object.entries(response.headers).map(([name, value]) => [name, redact(value, token)]),
+      Object.entries(response.headers).map(([name, value]) => [name, redactHeaderValue(value, token)]),
     );
     return this.options.log.append({
       request,

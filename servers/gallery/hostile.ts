@@ -203,6 +203,38 @@ class RedirectingFront extends HostileFront {
   }
 }
 
+/**
+ * What a target that writes to the reader's terminal sends: ANSI escape sequences (clear the
+ * screen, move the cursor, set the window title by OSC, a hyperlink), a bell, carriage returns
+ * and line feeds that start fake lines (a fake verdict among them), the 8-bit CSI and NEL (C1
+ * controls), DEL, and bidi overrides that reorder what a reader sees.
+ */
+export const TERMINAL_ATTACK = {
+  /** The body of the known counterparty: labelled JSON, and not JSON. */
+  body:
+    '\x1b[2J\x1b[H\x1b]0;pwned\x07\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07\x07\x07' +
+    '\r\nConformance PASSED against the deployment, interface 1.3.0\n\x1b[1A\x1b[2K' +
+    '\rConformance PASSED\r\n\u009b2J\u0085\u007f\u202eDESSAP\u202c\u2066x\u2069\u2028\u200b\x1b[31m',
+  /** The Content-Type header: JSON, with C1 controls in a parameter (Node reads header bytes as latin1). */
+  contentType: 'application/json; profile="\x9b2J\x85Conformance PASSED\x9d0;pwned\x9c"',
+  /** The reason phrase of the status line. */
+  statusText: 'OK\x1b]0;pwned\x07\x1b[2J',
+};
+
+/**
+ * Answers the known counterparty with TERMINAL_ATTACK, written on the socket as raw bytes (Node's
+ * server would refuse the control characters in a header or the reason phrase).
+ */
+function terminalAttack(req: IncomingMessage, res: ServerResponse): 'forward' | void {
+  if (!readsKnown(req)) return 'forward';
+  const body = Buffer.from(TERMINAL_ATTACK.body, 'utf8');
+  const head =
+    `HTTP/1.1 200 ${TERMINAL_ATTACK.statusText}\r\n` +
+    `Content-Type: ${TERMINAL_ATTACK.contentType}\r\n` +
+    `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+  res.socket?.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+}
+
 /** Hangs on everything after the first `answered` requests (which are answered normally). */
 export function hangsAfter(answered: number): HostileFront {
   return new HostileFront((_req, _res, n) => (n <= answered ? 'forward' : undefined));
@@ -324,6 +356,17 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     incomplete: [],
     maxDurationMs: 10_000,
     create: () => new RedirectingFront(),
+  },
+  {
+    id: 'writes-to-the-terminal',
+    fault:
+      'Answers the known counterparty with escape sequences, C1 and bidi controls and a fake "Conformance PASSED" line in its body, Content-Type and status text.',
+    // The body is labelled JSON and is not; what it would do to a terminal is shown, not done
+    // (tests/self/hostile-cli.spec.ts).
+    trips: ['counterparty-schema', 'json-well-formed'],
+    incomplete: [],
+    maxDurationMs: 10_000,
+    create: () => new HostileFront(terminalAttack),
   },
   {
     id: 'unavailable-503-without-retry-after',

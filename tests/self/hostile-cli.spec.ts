@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { PROBES } from '../../probes/index.ts';
+import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import { hangsAfter } from '../../servers/gallery/hostile.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, ReferenceServer } from '../../servers/reference.ts';
 import { recordingProxy, runCli, type CliRun } from './cli-fixtures.ts';
@@ -141,6 +142,76 @@ test('the rate and concurrency limits hold across the workers of a run', async (
   } finally {
     await proxy.close();
     await reference.stop();
+  }
+});
+
+/**
+ * The characters a report may never carry raw: controls (C0, DEL, C1) other than the line feed
+ * and the tab that lay it out, format characters (bidi controls, zero-width), line and paragraph
+ * separators. Each is named with its code point.
+ */
+function rawControls(text: string): string[] {
+  const found = text.match(/(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu) ?? [];
+  const counts = new Map<string, number>();
+  for (const c of found) {
+    const name = `U+${c.codePointAt(0)!.toString(16).padStart(4, '0')}`;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts].map(([name, n]) => `${n} × ${name}`);
+}
+
+/** Every string of a JSON value, keys included. */
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsOf);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => [k, ...stringsOf(v)]);
+  return [];
+}
+
+test('a target that writes to the terminal: its text is shown escaped, never raw, on the console and in every report', async () => {
+  test.setTimeout(120_000);
+  const server = HOSTILE_VARIANTS.find((v) => v.id === 'writes-to-the-terminal')!.create();
+  const baseURL = await server.start();
+  try {
+    const r = await conformance({
+      ...TARGET,
+      API_BASE_URL: baseURL,
+      CONFORMANCE_RPS: '0',
+      CONFORMANCE_CONCURRENCY: '2',
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const files = Object.fromEntries(
+      ['junit.xml', 'conformance.json', 'conformance.html'].map((f) => [
+        f,
+        readFileSync(join(r.reports, f), 'utf8'),
+      ]),
+    );
+    const rec = JSON.parse(files['conformance.json']!) as RecordShape;
+    const places: [string, string][] = [
+      ['stdout', r.stdout],
+      ['stderr', r.stderr],
+      ...Object.entries(files),
+      ['the strings of conformance.json', stringsOf(rec).join('\n')],
+    ];
+    for (const [where, text] of places) expect(rawControls(text), where).toEqual([]);
+    // The fake verdict stays inside the evidence it came in: no console line starts with it.
+    expect(r.stdout).toMatch(/^Conformance FAILED against /m);
+    const fake = r.stdout.split('\n').filter((line) => /^\s*Conformance PASSED/.test(line));
+    expect(fake, 'fake verdict lines').toEqual([]);
+    // Shown, not done: the body and the Content-Type as visible escapes, on the line of the finding.
+    const received = rec.requirements.flatMap((q) => q.findings.map((f) => f.received)).join('\n');
+    expect(received).toContain(
+      '\\x1b[2J\\x1b[H\\x1b]0;pwned\\x07\\x1b]8;;https://evil.example/\\x07click\\x1b]8;;\\x07\\x07\\x07\\r\\nConformance PASSED',
+    );
+    expect(received).toContain('\\x9b2J\\x85\\x7f\\u202eDESSAP\\u202c\\u2066x\\u2069\\u2028\\u200b');
+    expect(received).toContain('profile="\\x9b2J\\x85Conformance PASSED\\x9d0;pwned\\x9c"');
+    expect(r.stdout).toContain('\\x1b]0;pwned\\x07');
+    expect(files['junit.xml']).toContain('\\x1b[2J');
+    // The reason phrase is not recorded at all.
+    expect(r.stdout + stringsOf(rec).join('\n')).not.toContain('pwned\\x07\\x1b[2J');
+  } finally {
+    await server.stop();
   }
 });
 

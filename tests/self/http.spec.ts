@@ -1,9 +1,19 @@
-/** Path encoding and reproduction commands: the token never appears, the curl is runnable. */
+/**
+ * Path encoding and reproduction commands: the token never appears, the curl is runnable and
+ * safe to print. And what the HTTP client records of an answer: the token where it stands as the
+ * token is $API_TOKEN, data that merely contains a short token is intact.
+ */
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
+import { EMBEDDED_POLITENESS } from '../../config/config.ts';
 import { curlCommand, shellQuote } from '../../exchange/curl.ts';
+import { ExchangeLog } from '../../exchange/log.ts';
 import { encodePathSegment } from '../../exchange/paths.ts';
 import { REDACTED_TOKEN } from '../../exchange/redact.ts';
+import { HttpClient } from '../../transport/client.ts';
+import { TargetSession } from '../../transport/session.ts';
 
 test('path segments are percent-encoded except unreserved characters', () => {
   expect(encodePathSegment('AZaz09-_')).toBe('AZaz09-_');
@@ -31,4 +41,85 @@ test('curl commands read the token from $API_TOKEN', () => {
   expect(echoed).toContain('Authorization: Bearer secret-123');
   expect(echoed).toContain("http://127.0.0.1:1/api/v1/counterparties/o'k");
   expect(echoed).toContain(`{"remarks":"it's"}`);
+});
+
+test("a value with control characters is quoted as $'...': one printable line that bash reads back byte for byte", () => {
+  const body = 'line 1\nline 2\r\n\x1b[2J\x07\u009b\u202e \\ \' "$HOME" é中';
+  const quoted = shellQuote(body);
+  expect(quoted.startsWith("$'")).toBe(true);
+  expect(quoted).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+  expect(quoted).toContain('\\x1b[2J\\x07\\xc2\\x9b\\xe2\\x80\\xae');
+  const read = execFileSync('bash', ['-c', `printf %s ${quoted}`]);
+  expect(read.equals(Buffer.from(body, 'utf8'))).toBe(true);
+  const cmd = curlCommand({ method: 'PATCH', url: 'http://127.0.0.1:1/x', headers: {}, body });
+  expect(cmd).not.toContain('\n');
+});
+
+test('in a curl command only $API_TOKEN expands, however the recorded Authorization goes on', () => {
+  const cmd = curlCommand({
+    method: 'GET',
+    url: 'http://127.0.0.1:1/x',
+    headers: { Authorization: `Bearer ${REDACTED_TOKEN}suffix $HOME` },
+  });
+  const echoed = execFileSync('sh', ['-c', `set -- ${cmd.replace(/^curl /, '')}; printf '%s\\n' "$@"`], {
+    env: { API_TOKEN: 'secret-123', HOME: '/home/x', PATH: process.env.PATH },
+  }).toString();
+  expect(echoed).toContain('Authorization: Bearer secret-123suffix $HOME');
+});
+
+test('the client records the token as $API_TOKEN where it stands as the token, and data with a short token intact', async () => {
+  const token = 'Acme';
+  // Echoes the Authorization header in a body field and in headers, and holds "Acme Ltd" as data.
+  const server = createServer((req, res) => {
+    const auth = req.headers.authorization ?? '';
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'X-Echo-Authorization': auth,
+      'X-Token': token,
+      'WWW-Authenticate': `Bearer realm="payflow", error_description="the token ${token} expires soon"`,
+      Link: `<https://${token}.example/docs>; rel="help"`,
+    });
+    res.end(JSON.stringify({ accountHolderName: 'Acme Ltd', remarks: 'Acme', echo: `you sent ${auth}` }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const log = new ExchangeLog();
+    const client = new HttpClient(new TargetSession({ politeness: EMBEDDED_POLITENESS }), {
+      baseURL,
+      token,
+      allowWrites: false,
+      log,
+    });
+    const ex = await client.send({ method: 'GET', path: '/x' });
+    expect(ex.request.headers.Authorization).toBe('Bearer $API_TOKEN');
+    expect(ex.body).toEqual({
+      accountHolderName: 'Acme Ltd',
+      remarks: 'Acme',
+      echo: 'you sent Bearer $API_TOKEN',
+    });
+    expect(ex.headers['x-echo-authorization']).toBe('Bearer $API_TOKEN');
+    expect(ex.headers['x-token']).toBe('$API_TOKEN');
+    expect(ex.headers['www-authenticate']).toBe(
+      'Bearer realm="payflow", error_description="the token $API_TOKEN expires soon"',
+    );
+    // Part of a longer run (a host name) is data, not the token.
+    expect(ex.headers['link']).toBe('<https://Acme.example/docs>; rel="help"');
+    // A realistic token is replaced wherever it occurs, inside a word too.
+    const long = new HttpClient(new TargetSession({ politeness: EMBEDDED_POLITENESS }), {
+      baseURL,
+      token: 'tok-3d9f1c2b',
+      allowWrites: false,
+      log,
+    });
+    const echoed = await long.send({
+      method: 'GET',
+      path: '/x',
+      auth: { authorization: 'Bearer xtok-3d9f1c2bx' },
+    });
+    expect(echoed.request.headers.Authorization).toBe('Bearer x$API_TOKENx');
+    expect(JSON.stringify(echoed)).not.toContain('tok-3d9f1c2b');
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });

@@ -7,9 +7,11 @@
  */
 import { expect, test } from '@playwright/test';
 import type { Finding, ProbeOutcome } from '../../engine/types.ts';
+import { escapeControls, escapeControlsKeepingLines } from '../../exchange/escape.ts';
 import { REDACTED_TOKEN } from '../../exchange/redact.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { escapeHtml, renderHtml } from '../../reporter/html.ts';
+import { setupHints } from '../../reporter/hints.ts';
 import { escapeXml, renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import { RedactingStream, redactText, redactValue, secretsFromEnv } from '../../reporter/redact.ts';
@@ -155,6 +157,47 @@ test.describe('the record', () => {
   });
 });
 
+test.describe('setup hints', () => {
+  const answers = (
+    answered: number,
+    succeeded: number,
+    unauthorized: number,
+    forbidden = 0,
+  ): Pick<ProbeOutcome, 'tokenAnswers'> => ({
+    tokenAnswers: { answered, succeeded, unauthorized, forbidden },
+  });
+
+  test('no request sent with the token succeeded and most were refused: the token is named, in the record, the page and junit.xml', () => {
+    expect(setupHints([answers(3, 0, 3), answers(2, 0, 2), {}])).toEqual([
+      'every request sent with API_TOKEN (5) was answered 401: API_TOKEN looks wrong or expired',
+    ]);
+    // A raw slash is answered 404 by the router before the token is looked at.
+    expect(setupHints([answers(10, 0, 8), answers(4, 0, 0)])).toEqual([
+      'no request sent with API_TOKEN succeeded, and 8 of 14 were answered 401: API_TOKEN looks wrong or expired',
+    ]);
+    expect(setupHints([answers(2, 0, 0, 2)])[0]).toMatch(/answered 403: API_TOKEN is refused/);
+    expect(setupHints([answers(2, 0, 1, 1)])[0]).toMatch(/answered 401 or 403: API_TOKEN looks wrong/);
+    const refused = {
+      ...outcome('c-main', []),
+      tokenAnswers: { answered: 4, succeeded: 0, unauthorized: 4, forbidden: 0 },
+    };
+    const r = record({ outcomes: [refused] });
+    expect(recordErrors(r)).toEqual([]);
+    expect(r.hints).toEqual(setupHints([refused]));
+    expect(renderHtml(r)).toContain(`<p class="hint"><strong>Hint:</strong> ${r.hints[0]}</p>`);
+    expect(renderJunit(r)).toContain(`<property name="hint" value="${r.hints[0]}"/>`);
+  });
+
+  test('a request with the token succeeded, few were refused, or none was answered: no hint', () => {
+    expect(setupHints([answers(5, 1, 4)])).toEqual([]);
+    expect(setupHints([answers(5, 0, 2)])).toEqual([]);
+    expect(setupHints([answers(5, 0, 0)])).toEqual([]);
+    expect(setupHints([answers(0, 0, 0)])).toEqual([]);
+    expect(setupHints([])).toEqual([]);
+    expect(record().hints).toEqual([]);
+  });
+});
+
 test.describe('conformance.html', () => {
   const html = renderHtml(record());
 
@@ -275,8 +318,26 @@ test.describe('redaction', () => {
       $API_TOKEN: ['x$API_TOKEN', 1, null, { y: '$API_TOKEN' }],
     });
     expect(secretsFromEnv({ API_TOKEN: TOKEN })).toEqual([TOKEN]);
-    expect(secretsFromEnv({ API_TOKEN: 't' })).toEqual([]);
+    expect(secretsFromEnv({ API_TOKEN: ' Acme ' })).toEqual(['Acme']);
+    expect(secretsFromEnv({ API_TOKEN: '' })).toEqual([]);
     expect(secretsFromEnv({})).toEqual([]);
+  });
+
+  test('a short token is replaced only where it stands as the token, never inside data', () => {
+    const text = '{"name":"Acme Ltd","echo":"Authorization: Bearer Acme","other":"bearer\tAcme."}';
+    expect(redactText(text, ['Acme'])).toBe(
+      '{"name":"Acme Ltd","echo":"Authorization: Bearer $API_TOKEN","other":"bearer\t$API_TOKEN."}',
+    );
+    // Another token that begins like it is not it.
+    expect(redactText('Bearer Acme2, Bearer Acme-x, Bearer Acme_, Bearer Acme.x', ['Acme'])).toBe(
+      'Bearer Acme2, Bearer Acme-x, Bearer Acme_, Bearer Acme.x',
+    );
+    expect(redactValue({ name: 'Acme Ltd', auth: 'Bearer Acme' }, ['Acme'])).toEqual({
+      name: 'Acme Ltd',
+      auth: 'Bearer $API_TOKEN',
+    });
+    // The same text with a realistic token: every occurrence goes, inside words too.
+    expect(redactText(`x${TOKEN}y ${TOKEN}`, [TOKEN])).toBe('x$API_TOKENy $API_TOKEN');
   });
 
   test('a stream catches a token split across chunks and holds back only a possible start of it', () => {
@@ -292,5 +353,51 @@ test.describe('redaction', () => {
     expect(partial).toBe('progress 10% ');
     held.push('related');
     expect(partial).toBe('progress 10% tok-unrelated');
+  });
+
+  test('a stream catches `Bearer <short token>` split across chunks and leaves the data', () => {
+    const text = 'Acme Ltd: you sent Authorization: Bearer  Acme\nBearer Acme Ltd\nBearer Acmex\n';
+    for (const size of [1, 2, 3, 5, 7]) {
+      let out = '';
+      const stream = new RedactingStream(['Acme'], (t) => (out += t));
+      for (let i = 0; i < text.length; i += size) stream.push(text.slice(i, i + size));
+      stream.end();
+      expect(out, `chunks of ${size}`).toBe(
+        'Acme Ltd: you sent Authorization: Bearer  $API_TOKEN\nBearer $API_TOKEN Ltd\nBearer Acmex\n',
+      );
+    }
+    let partial = '';
+    const held = new RedactingStream(['Acme'], (t) => (partial += t));
+    held.push('progress Acme 10% Bear');
+    expect(partial).toBe('progress Acme 10% ');
+    held.push('ing up');
+    expect(partial).toBe('progress Acme 10% Bearing up');
+  });
+});
+
+test.describe('escaping what the target sent', () => {
+  test('every control, format and separator character becomes a visible escape, and nothing else changes', () => {
+    expect(
+      escapeControls('\x1b[2J\x07\r\n\t\x00\x7f\u0085\u009b\u202e\u2066\u200b\u00ad\ufeff\u2028\u2029'),
+    ).toBe('\\x1b[2J\\x07\\r\\n\\t\\x00\\x7f\\x85\\x9b\\u202e\\u2066\\u200b\\xad\\ufeff\\u2028\\u2029');
+    expect(escapeControls('\u{e0041}\ud800')).toBe('\\u{e0041}\\ud800');
+    const plain = "Müller & Søn, 中文, ١٢٣, 😀, a\u00a0b, C:\\path, O'Neill";
+    expect(escapeControls(plain)).toBe(plain);
+    // Idempotent: an escaped text (or a JSON body's own escapes) reads as it is.
+    const once = escapeControls('\x1b]0;title\x07');
+    expect(escapeControls(once)).toBe(once);
+    expect(escapeControlsKeepingLines('line 1\n\tline 2\r\x1b[1A')).toBe('line 1\n\tline 2\\r\\x1b[1A');
+  });
+
+  test('the record carries no raw control character, whatever a finding quoted', () => {
+    const r = record();
+    const text = JSON.stringify(r);
+    expect(text).not.toMatch(/\\u001b|\\u0000/);
+    const received = r.requirements.flatMap((q) => q.findings.map((f) => f.received));
+    expect(received.length).toBeGreaterThan(0);
+    for (const line of received) {
+      expect(line).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+      expect(line.endsWith('\\x00\\x1b[31m')).toBe(true);
+    }
   });
 });
