@@ -12,6 +12,7 @@ import { parseJsonBody } from '../exchange/exchange.ts';
 import type { ExchangeLog } from '../exchange/log.ts';
 import { REDACTED_TOKEN, redact } from '../exchange/redact.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
+import type { Interruption } from './stop.ts';
 
 export { TargetUnavailable } from './session.ts';
 
@@ -30,6 +31,11 @@ export interface HttpRequest {
   rawBody?: string;
   /** What the request is for in its probe ('read before PATCH', 'restore', ...), for the report. */
   role?: string;
+  /**
+   * Housekeeping: it puts back what the run changed, so it is still sent after the run was
+   * interrupted (transport/session.ts).
+   */
+  housekeeping?: boolean;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -64,6 +70,11 @@ export class HttpClient {
   /** The number of requests sent so far, retries included. */
   get requestCount(): number {
     return this.sent;
+  }
+
+  /** Whether the run was interrupted: then only housekeeping requests are sent. */
+  interruption(): Interruption | undefined {
+    return this.session.interruption();
   }
 
   url(path: string): string {
@@ -122,6 +133,7 @@ export class HttpClient {
         new URL(url),
         headers,
         body !== undefined ? Buffer.from(body, 'utf8') : undefined,
+        { housekeeping: req.housekeeping === true },
       );
     } catch (error) {
       if (error instanceof TargetUnavailable) {
