@@ -92,6 +92,15 @@ export function renderJunit(record: ConformanceRecord): string {
     ['runs', String(record.runs)],
     ['strict', String(record.strict)],
     ['verdict', record.verdict],
+    ...(record.interrupted
+      ? [
+          ['interrupted', `${record.interrupted.signal ?? 'no signal'}: ${record.interrupted.reason}`],
+          [
+            'interrupted.restore',
+            `${record.interrupted.restore.status}: ${record.interrupted.restore.details.join('; ')}`,
+          ],
+        ]
+      : []),
   ]
     .map(([k, v]) => `<property name="${x(k)}" value="${x(v)}"/>`)
     .join('');
