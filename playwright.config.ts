@@ -8,6 +8,9 @@ import { defineConfig } from '@playwright/test';
 import { loadEnvFile, suiteLimits } from './config/config.ts';
 
 const reports = process.env.CONFORMANCE_REPORTS_DIR || 'reports';
+// Set by bin/conformance.ts: every report is written there first, then moved into `reports` as
+// one set (reporter/report-set.ts), so a run that does not finish leaves the previous set.
+const staging = process.env.CONFORMANCE_REPORTS_STAGING || undefined;
 loadEnvFile();
 // One worker per request in flight (CONFORMANCE_CONCURRENCY); the run's own time budget ends a
 // check before Playwright's timeout could.
@@ -24,8 +27,11 @@ export default defineConfig({
   timeout: limits.testTimeoutMs,
   reporter: [
     ['list'],
-    ['html', { outputFolder: join(reports, 'playwright'), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: reports }],
+    ['html', { outputFolder: join(staging ?? reports, 'playwright'), open: 'never' }],
+    [
+      './reporter/conformance-reporter.ts',
+      { outputDir: reports, ...(staging ? { stagingDir: staging } : {}) },
+    ],
   ],
   use: {
     trace: 'off',

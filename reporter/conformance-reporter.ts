@@ -7,17 +7,24 @@
  * Configuration from the environment: CONFORMANCE_WAIVERS (waiver file), CONFORMANCE_STRICT,
  * API_TOKEN (redacted wherever it would appear), and the run's target, mode and seed as global
  * setup (or bin/merge-shards.ts) resolved them.
+ *
+ * With a staging directory (CONFORMANCE_REPORTS_STAGING, set by bin/conformance.ts), the reports
+ * are written there, Playwright's HTML report too, and moved into the output directory as one
+ * set (reporter/report-set.ts). An interrupted run (transport/stop.ts, or Playwright's own
+ * SIGINT) gets a partial record that says so and what was restored.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import type { ProbeOutcome } from '../engine/types.ts';
 import { PROBES } from '../probes/index.ts';
+import { interruptionFromEnv, type Interruption } from '../transport/stop.ts';
 import { REPORT_FILES } from './files.ts';
 import { parseStrict } from './gate.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { redactText, secretsFromEnv } from './redact.ts';
+import { commitReports, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
 import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
 import { displayPath, loadWaivers, type WaiverFile } from './waivers.ts';
 
@@ -28,6 +35,11 @@ export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
 export interface ConformanceReporterOptions {
   /** Where conformance.json, conformance.html and junit.xml go (default: reports). */
   outputDir?: string;
+  /**
+   * Where they are written first, with Playwright's HTML report (its outputFolder must be
+   * `<stagingDir>/playwright`), to be moved into outputDir together once all are written.
+   */
+  stagingDir?: string;
 }
 
 export default class ConformanceReporter implements Reporter {
@@ -36,11 +48,14 @@ export default class ConformanceReporter implements Reporter {
   private readonly endedTests = new Set<string>();
   private startedAt = new Date();
   private readonly outputDir: string;
+  private readonly stagingDir: string | undefined;
+  private interruption: Interruption | undefined;
   private readonly waivers: WaiverFile;
   private readonly strict: boolean;
 
   constructor(options: ConformanceReporterOptions = {}) {
     this.outputDir = resolve(options.outputDir ?? 'reports');
+    this.stagingDir = options.stagingDir ? resolve(options.stagingDir) : undefined;
     // A malformed waiver file or CONFORMANCE_STRICT stops the run here, before any request.
     this.waivers = loadWaivers(process.env);
     this.strict = parseStrict(process.env.CONFORMANCE_STRICT);
@@ -51,6 +66,8 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
+    // Read while the run-state directory exists (global teardown removes it).
+    this.interruption ??= interruptionFromEnv(process.env);
     this.endedTests.add(test.title);
     const attachment = result.attachments.find((a) => a.name === OUTCOME_ATTACHMENT && a.body);
     const partial = result.attachments.find((a) => a.name === INCOMPLETE_ATTACHMENT && a.body);
@@ -75,6 +92,9 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onEnd(result: FullResult): void {
+    this.interruption ??= interruptionFromEnv(process.env);
+    if (this.interruption === undefined && result.status === 'interrupted')
+      this.interruption = { signal: 'SIGINT', reason: 'Playwright was interrupted' };
     const record = buildRecord({
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
@@ -89,14 +109,16 @@ export default class ConformanceReporter implements Reporter {
       strict: this.strict,
       expectedProbes: PROBES.map((p) => p.id),
       endedTests: [...this.endedTests],
+      ...(this.interruption ? { interrupted: this.interruption } : {}),
+      writeProbes: PROBES.filter((p) => p.access === 'write').map((p) => p.id),
     });
     const secrets = secretsFromEnv(process.env);
+    const dir = this.stagingDir ?? this.outputDir;
     const write = (name: string, text: string): string => {
-      const path = join(this.outputDir, name);
-      writeFileSync(path, redactText(text, secrets));
-      return path;
+      writeFileSync(join(dir, name), redactText(text, secrets));
+      return join(this.outputDir, name);
     };
-    mkdirSync(this.outputDir, { recursive: true });
+    mkdirSync(dir, { recursive: true });
     // The record first: the exit status is derived from it, whatever happens to the others.
     const json = write(REPORT_FILES.json, `${JSON.stringify(record, null, 2)}\n`);
     const written = [
@@ -104,8 +126,10 @@ export default class ConformanceReporter implements Reporter {
       json,
       write(REPORT_FILES.junit, renderJunit(record)),
     ];
-    const playwrightReport = join(this.outputDir, 'playwright', 'index.html');
-    if (existsSync(playwrightReport)) written.push(playwrightReport);
+    if (existsSync(join(dir, PLAYWRIGHT_REPORT_DIR, 'index.html')))
+      written.push(join(this.outputDir, PLAYWRIGHT_REPORT_DIR, 'index.html'));
+    // Every report is written: they replace the previous set together.
+    if (this.stagingDir) commitReports(this.stagingDir, this.outputDir);
     const cwd = process.cwd();
     console.log(
       redactText(
