@@ -6,12 +6,14 @@
  *   1  the gate failed: a MUST requirement failed (or a SHOULD one in strict mode), or a check
  *      could not complete
  *   2  configuration or usage error (one line on stderr says what to fix)
+ *   130, 143  interrupted by SIGINT, SIGTERM: the run stopped sending, restored the writable
+ *      counterparty's details and wrote a partial report (bin/interrupt.ts)
  */
-import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadEnvFile, parseConfig } from '../config/config.ts';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
+import { RunGuard } from './interrupt.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
 import { exitFromRecord, fail, gateEnv, orFail, ROOT, runPlaywright } from './run-support.ts';
@@ -31,7 +33,7 @@ server when API_BASE_URL is unset. Configuration comes from the environment and 
               waivers), CONFORMANCE_STRICT, CONFORMANCE_REPORTS_DIR
   --strict   SHOULD failures fail the gate too (same as CONFORMANCE_STRICT=1)
 Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one) or a
-check could not complete, 2 configuration error.`;
+check could not complete, 2 configuration error, 130/143 interrupted (SIGINT/SIGTERM).`;
 
 async function preflight(baseURL: string, token: string, reference: string): Promise<void> {
   const url = `${baseURL}/api/v1/counterparties/${encodeURIComponent(reference)}`;
@@ -72,19 +74,26 @@ async function main(): Promise<void> {
   );
   const reportsDir = resolve(process.env.CONFORMANCE_REPORTS_DIR || join(ROOT, 'reports'));
   const REPORT = join(reportsDir, REPORT_FILES.json);
-  for (const file of Object.values(REPORT_FILES)) rmSync(join(reportsDir, file), { force: true });
+  // The previous reports stay until a new set replaces them whole.
+  const guard = new RunGuard(reportsDir);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CONFORMANCE_SEED: String(config.seed),
     CONFORMANCE_RUNS: String(config.runs),
     CONFORMANCE_REPORTS_DIR: reportsDir,
     ...gate,
+    ...guard.env(),
   };
   const code = await runPlaywright(
     ['test', '--config', join(ROOT, 'playwright.config.ts')],
     env,
     config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
+    { detached: true, onSpawn: (child) => guard.watch(child) },
   );
+  if (!guard.finish(reportsDir))
+    fail(
+      `the suite did not complete (playwright exited ${code}); the previous reports are left as they were`,
+    );
   exitFromRecord(REPORT, code, 'the suite');
 }
 

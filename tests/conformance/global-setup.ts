@@ -4,12 +4,19 @@
  * generates the same inputs. It also fixes the run's limits for every worker (politeness, a
  * deadline, a request ledger shared by the workers), prints them, and at the end prints how many
  * requests the run sent.
+ *
+ * The run-state directory (a `payflow-run-*` directory in the OS temp dir) holds the ledger and
+ * the run-wide stop state (transport/stop.ts). bin/conformance.ts creates it, so that it can stop
+ * the run on a signal, and passes it in CONFORMANCE_RUN_STATE; run without the CLI, it is created
+ * here. Either way it is removed at the end, once the interruption, if any, is handed on to the
+ * conformance reporter.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import { FileLedger } from '../../transport/session.ts';
+import { INTERRUPTED_ENV, readStop } from '../../transport/stop.ts';
 import { describePoliteness, loadEnvFile, parseConfig, politenessEnv } from '../../config/config.ts';
 import { EMBEDDED_TARGET } from '../../config/embedded.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
@@ -37,7 +44,13 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
   // The limits of the kind of target, fixed for the workers (which see API_BASE_URL set).
   const politeness = config.politeness;
   Object.assign(process.env, politenessEnv(politeness));
-  const state = mkdtempSync(join(tmpdir(), 'payflow-run-'));
+  const given = process.env.CONFORMANCE_RUN_STATE;
+  const state = given && existsSync(given) ? given : mkdtempSync(join(tmpdir(), 'payflow-run-'));
+  if (process.env.CONFORMANCE_CLI_PID) {
+    // The CLI reads this process's output; if it is gone, the run still ends (its workers stop
+    // sending, and restore) rather than dying on a write to a closed pipe.
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  }
   process.env.CONFORMANCE_RUN_STATE = state;
   process.env.CONFORMANCE_DEADLINE = String(Date.now() + politeness.runTimeoutMs);
   process.env.CONFORMANCE_PROCESSES = String(Math.max(1, fullConfig.workers));
@@ -45,6 +58,8 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
   return async () => {
     const sent = Math.min(FileLedger.count(state), politeness.maxRequests);
     console.log(`Requests sent: ${sent} (at most ${politeness.maxRequests}, CONFORMANCE_MAX_REQUESTS)`);
+    const interruption = readStop(state);
+    if (interruption) process.env[INTERRUPTED_ENV] = JSON.stringify(interruption);
     rmSync(state, { recursive: true, force: true });
     await server?.stop();
   };

@@ -3,6 +3,13 @@
  * workers inherit (API_BASE_URL always set, CONFORMANCE_SEED fixed for the whole run), and the
  * session every check of this worker sends through: the run's limits, its shared request ledger
  * (CONFORMANCE_RUN_STATE) and its deadline (CONFORMANCE_DEADLINE).
+ *
+ * The session stops sending (but for the restore) once the run is interrupted: by the CLI on
+ * SIGINT or SIGTERM, by the CLI being gone (CONFORMANCE_CLI_PID), or by a signal reaching this
+ * worker. Playwright's workers ignore SIGINT and SIGTERM and stop when the runner tells them to
+ * (on its own SIGINT) or when it is gone, abandoning the running test: these listeners make a
+ * signal to a worker stop the run, and define.ts stops it, and waits for the restore, when
+ * Playwright abandons a test whose probe is still running.
  */
 import { RunContext } from '../../engine/run.ts';
 import type { TargetConfig } from '../../engine/types.ts';
@@ -39,11 +46,17 @@ export function sessionFromEnv(env: Record<string, string | undefined> = process
   if (session) return session;
   const config = parseConfig(env, { token: '', counterpartyRef: '' });
   const deadline = Number(env.CONFORMANCE_DEADLINE);
-  session = new TargetSession({
+  const supervisorPid = Number(env.CONFORMANCE_CLI_PID);
+  const created = new TargetSession({
     politeness: config.politeness,
     ledger: env.CONFORMANCE_RUN_STATE ? new FileLedger(env.CONFORMANCE_RUN_STATE) : new MemoryLedger(),
     processes: Number(env.CONFORMANCE_PROCESSES) || 1,
     ...(Number.isFinite(deadline) && deadline > 0 ? { deadline } : {}),
+    ...(Number.isInteger(supervisorPid) && supervisorPid > 0 ? { supervisorPid } : {}),
   });
-  return session;
+  session = created;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => created.interrupt({ signal, reason: `${signal} reached a Playwright worker` }));
+  }
+  return created;
 }
