@@ -93,8 +93,13 @@ export default class ConformanceReporter implements Reporter {
 
   onEnd(result: FullResult): void {
     this.interruption ??= interruptionFromEnv(process.env);
-    if (this.interruption === undefined && result.status === 'interrupted')
-      this.interruption = { signal: 'SIGINT', reason: 'Playwright was interrupted' };
+    // Playwright's runner ends 'interrupted' on SIGINT; it may have stopped the workers before a
+    // worker's own listener recorded the signal.
+    if (result.status === 'interrupted')
+      this.interruption = {
+        signal: this.interruption?.signal ?? 'SIGINT',
+        reason: this.interruption?.reason ?? 'Playwright was interrupted',
+      };
     const record = buildRecord({
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
