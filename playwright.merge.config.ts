@@ -7,11 +7,16 @@ import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 
 const reports = process.env.CONFORMANCE_REPORTS_DIR || 'reports';
+// Set by bin/merge-shards.ts: the reports are written there, then replace the previous set whole.
+const staging = process.env.CONFORMANCE_REPORTS_STAGING || undefined;
 
 export default defineConfig({
   testDir: './tests/conformance',
   reporter: [
-    ['html', { outputFolder: join(reports, 'playwright'), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: reports }],
+    ['html', { outputFolder: join(staging ?? reports, 'playwright'), open: 'never' }],
+    [
+      './reporter/conformance-reporter.ts',
+      { outputDir: reports, ...(staging ? { stagingDir: staging } : {}) },
+    ],
   ],
 });

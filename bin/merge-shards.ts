@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { loadEnvFile, parseConfig } from '../config/config.ts';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
+import { createStaging } from '../reporter/report-set.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
 import { exitFromRecord, fail, gateEnv, orFail, ROOT, runPlaywright } from './run-support.ts';
 
@@ -51,7 +52,8 @@ async function main(): Promise<void> {
   if (blobs.length === 0) fail(`no blob reports (*.zip) in ${blobDir}`);
 
   const reportsDir = resolve(process.env.CONFORMANCE_REPORTS_DIR || join(ROOT, 'reports'));
-  for (const file of Object.values(REPORT_FILES)) rmSync(join(reportsDir, file), { force: true });
+  // The previous reports stay until the merged set replaces them whole (reporter/report-set.ts).
+  const staging = createStaging(reportsDir);
   console.log(
     `payflow-conformance: merging ${blobs.length} blob report(s) from ${blobDir}, seed ${config.seed}` +
       `${gate.CONFORMANCE_STRICT === '1' ? ', strict' : ''}`,
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
     CONFORMANCE_TARGET_KIND:
       config.baseURL !== undefined ? 'configured deployment' : 'embedded reference server, one per shard',
     ...gate,
+    CONFORMANCE_REPORTS_STAGING: staging,
   };
   if (config.writableRef === undefined) delete env.WRITABLE_COUNTERPARTY_REF;
   else env.WRITABLE_COUNTERPARTY_REF = config.writableRef;
@@ -72,6 +75,13 @@ async function main(): Promise<void> {
     env,
     config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
   );
+  // The reporter removes the staging directory once its set is in place.
+  const written = !existsSync(staging);
+  rmSync(staging, { recursive: true, force: true });
+  if (!written)
+    fail(
+      `the merge did not complete (playwright exited ${code}); the previous reports are left as they were`,
+    );
   exitFromRecord(join(reportsDir, REPORT_FILES.json), code, 'the merge');
 }
 
