@@ -23,9 +23,10 @@
  *     stop the same way (CONFORMANCE_CLI_PID).
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REPORT_FILES } from '../reporter/files.ts';
 import { createStaging } from '../reporter/report-set.ts';
 import { requestStop } from '../transport/stop.ts';
 
@@ -129,10 +130,18 @@ export class RunGuard {
     const written = !existsSync(this.stagingDir);
     this.removeTemporaryFiles();
     if (this.signal !== undefined) {
+      let partial = false;
+      try {
+        partial = 'interrupted' in JSON.parse(readFileSync(join(reportsDir, REPORT_FILES.json), 'utf8'));
+      } catch {
+        // No record: said below.
+      }
       say(
-        written
-          ? `interrupted by ${this.signal}: the partial report in ${reportsDir} says what ran and what was restored`
-          : `interrupted by ${this.signal}: no report was written; the previous reports are left as they were`,
+        !written
+          ? `interrupted by ${this.signal}: no report was written; the previous reports are left as they were`
+          : partial
+            ? `interrupted by ${this.signal}: the partial report in ${reportsDir} says what ran and what was restored`
+            : `${this.signal} came as the run ended: its report in ${reportsDir} is complete`,
       );
       process.exit(signalStatus(this.signal));
     }
