@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import { FileLedger } from '../../transport/session.ts';
-import { INTERRUPTED_ENV, readStop } from '../../transport/stop.ts';
+import { INTERRUPTED_ENV, readStop, requestStop } from '../../transport/stop.ts';
 import { describePoliteness, loadEnvFile, parseConfig, politenessEnv } from '../../config/config.ts';
 import { EMBEDDED_TARGET } from '../../config/embedded.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
@@ -52,10 +52,20 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   }
   process.env.CONFORMANCE_RUN_STATE = state;
+  // Playwright's runner handles SIGINT (it stops its workers and ends the run 'interrupted', with
+  // its reports and this teardown) but dies at once on SIGTERM, leaving no report and this
+  // directory behind. A SIGTERM that reaches it (a run without the CLI, or a signal to its
+  // process group) is recorded, then handled as SIGINT.
+  const onTerm = (): void => {
+    requestStop(state, { signal: 'SIGTERM', reason: 'SIGTERM reached the Playwright runner' });
+    process.kill(process.pid, 'SIGINT');
+  };
+  process.on('SIGTERM', onTerm);
   process.env.CONFORMANCE_DEADLINE = String(Date.now() + politeness.runTimeoutMs);
   process.env.CONFORMANCE_PROCESSES = String(Math.max(1, fullConfig.workers));
   console.log(`Limits: ${describePoliteness(politeness)}`);
   return async () => {
+    process.off('SIGTERM', onTerm);
     const sent = Math.min(FileLedger.count(state), politeness.maxRequests);
     console.log(`Requests sent: ${sent} (at most ${politeness.maxRequests}, CONFORMANCE_MAX_REQUESTS)`);
     const interruption = readStop(state);

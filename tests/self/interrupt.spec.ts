@@ -9,7 +9,8 @@
  * report replaces the previous set and says it was interrupted and what was restored, no temp
  * dir is left, and the status is 130 or 143. A second signal stops at once, kills every child and
  * leaves the previous reports as they were. A CLI killed outright (SIGKILL) cannot do any of
- * that itself: its workers find it gone before their next request, and restore.
+ * that itself: its workers find it gone before their next request, and restore. Playwright run
+ * without the CLI (conformance:shard) and signalled as a group stops the same way.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -178,26 +179,31 @@ test('a CLI killed outright: its workers find it gone before their next request,
   expect(leftovers(cli.tmp, cli.reports)).toEqual([]);
 });
 
-test('Playwright run directly (conformance:shard), SIGINT to its group: its workers stop, restore, and report', async () => {
-  // Playwright's runner abandons the running test on SIGINT, and its workers ignore the signal:
-  // the workers' own listeners stop the run, and the abandoned probe is waited for.
-  const original = await target.details();
-  const run = startCli(target.url, { detached: true, playwright: true });
-  await target.firstPatch;
-  process.kill(-run.pid, 'SIGINT');
-  await expect
-    .poll(() =>
-      readdirSync(run.tmp).some(
-        (n) => n.startsWith('payflow-run-') && existsSync(join(run.tmp, n, 'interrupted')),
-      ),
-    )
-    .toBe(true);
-  const stop = target.log.length;
-  target.release();
-  await run.exited;
-  expectOnlyTheRestore(target.log.slice(stop), original);
-  expect(await target.details()).toEqual(original);
-  const record = JSON.parse(readFileSync(join(run.reports, 'conformance.json'), 'utf8')) as ConformanceRecord;
-  expect(record.interrupted).toMatchObject({ signal: 'SIGINT', restore: { status: 'restored' } });
-  expect(leftovers(run.tmp, run.reports)).toEqual([]);
-});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  test(`Playwright run directly (conformance:shard), ${signal} to its group: its workers stop, restore, and report`, async () => {
+    // Playwright's runner abandons the running test on SIGINT (and dies on SIGTERM, which global
+    // setup turns into SIGINT), and its workers ignore both: the workers' own listeners stop the
+    // run, and the abandoned probe is waited for.
+    const original = await target.details();
+    const run = startCli(target.url, { detached: true, playwright: true });
+    await target.firstPatch;
+    process.kill(-run.pid, signal);
+    await expect
+      .poll(() =>
+        readdirSync(run.tmp).some(
+          (n) => n.startsWith('payflow-run-') && existsSync(join(run.tmp, n, 'interrupted')),
+        ),
+      )
+      .toBe(true);
+    const stop = target.log.length;
+    target.release();
+    await run.exited;
+    expectOnlyTheRestore(target.log.slice(stop), original);
+    expect(await target.details()).toEqual(original);
+    const record = JSON.parse(
+      readFileSync(join(run.reports, 'conformance.json'), 'utf8'),
+    ) as ConformanceRecord;
+    expect(record.interrupted).toMatchObject({ signal, restore: { status: 'restored' } });
+    expect(leftovers(run.tmp, run.reports)).toEqual([]);
+  });
+}
