@@ -25,6 +25,10 @@ function resolved(): ResolvedRun {
 }
 
 const run = resolved();
+// Set by bin/conformance.ts (run plumbing, not configuration): every report is written there
+// first, then moved into the reports directory as one set (reporter/report-set.ts), so a run that
+// does not finish leaves the previous set.
+const staging = process.env.CONFORMANCE_REPORTS_STAGING || undefined;
 // One worker per request in flight (CONFORMANCE_CONCURRENCY); the run's own time budget ends a
 // check before Playwright's timeout could.
 const limits = suiteLimits(run.config.politeness);
@@ -48,8 +52,11 @@ export default defineConfig({
   ...(only ? { grep: only } : {}),
   reporter: [
     ['list'],
-    ['html', { outputFolder: join(run.reportsDir, 'playwright'), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir }],
+    ['html', { outputFolder: join(staging ?? run.reportsDir, 'playwright'), open: 'never' }],
+    [
+      './reporter/conformance-reporter.ts',
+      { outputDir: run.reportsDir, ...(staging ? { stagingDir: staging } : {}) },
+    ],
   ],
   use: {
     trace: 'off',

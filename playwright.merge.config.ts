@@ -10,11 +10,16 @@ import { EMBEDDED_TARGET } from './config/embedded.ts';
 import { resolveOnce } from './config/resolve.ts';
 
 const run = resolveOnce(EMBEDDED_TARGET);
+// Set by bin/merge-shards.ts: the reports are written there, then replace the previous set whole.
+const staging = process.env.CONFORMANCE_REPORTS_STAGING || undefined;
 
 export default defineConfig({
   testDir: './tests/conformance',
   reporter: [
-    ['html', { outputFolder: join(run.reportsDir, 'playwright'), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir }],
+    ['html', { outputFolder: join(staging ?? run.reportsDir, 'playwright'), open: 'never' }],
+    [
+      './reporter/conformance-reporter.ts',
+      { outputDir: run.reportsDir, ...(staging ? { stagingDir: staging } : {}) },
+    ],
   ],
 });

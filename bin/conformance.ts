@@ -9,13 +9,15 @@
  *   1  the gate failed: a MUST requirement failed (or a SHOULD one in strict mode), or a check
  *      could not complete
  *   2  configuration or usage error (one line on stderr says what to fix)
+ *   130, 143  interrupted by SIGINT, SIGTERM: the run stopped sending, restored the writable
+ *      counterparty's details and wrote a partial report (bin/interrupt.ts)
  */
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
 import { PROBES } from '../probes/index.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
+import { RunGuard } from './interrupt.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
@@ -40,7 +42,7 @@ then the .env file of the directory you run it from (README.md says what each on
                 exercises are reported as not exercised. Replay a finding with
                 CONFORMANCE_SEED=<seed> npm run conformance -- --probe <id>
 Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one) or a
-check could not complete, 2 configuration or usage error.`;
+check could not complete, 2 configuration or usage error, 130/143 interrupted (SIGINT/SIGTERM).`;
 
 interface Flags {
   help: boolean;
@@ -103,12 +105,18 @@ async function main(): Promise<void> {
       `${run.probes ? `, only --probe ${run.probes.join(', ')}` : ''}`,
   );
   if (note !== undefined) console.log(note);
-  for (const file of Object.values(REPORT_FILES)) rmSync(join(run.reportsDir, file), { force: true });
+  // The previous reports stay until a new set replaces them whole.
+  const guard = new RunGuard(run.reportsDir);
   const code = await runPlaywright(
     ['test', '--config', join(ROOT, 'playwright.config.ts')],
-    playwrightEnv(run),
+    { ...playwrightEnv(run), ...guard.env() },
     config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
+    { detached: true, onSpawn: (child) => guard.watch(child) },
   );
+  if (!guard.finish(run.reportsDir))
+    fail(
+      `the suite did not complete (playwright exited ${code}); the previous reports are left as they were`,
+    );
   exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the suite');
 }
 

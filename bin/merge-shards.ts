@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
+import { createStaging } from '../reporter/report-set.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
 import { lockReportsDir } from './reports-lock.ts';
 import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
@@ -53,7 +54,8 @@ async function main(): Promise<void> {
   if (blobs.length === 0) fail(`no blob reports (*.zip) in ${blobDir}`);
 
   orFail(() => lockReportsDir(run.reportsDir));
-  for (const file of Object.values(REPORT_FILES)) rmSync(join(run.reportsDir, file), { force: true });
+  // The previous reports stay until the merged set replaces them whole (reporter/report-set.ts).
+  const staging = createStaging(run.reportsDir);
   console.log(
     `payflow-conformance: merging ${blobs.length} blob report(s) from ${blobDir}, seed ${config.seed}` +
       `${run.strict ? ', strict' : ''}`,
@@ -62,9 +64,16 @@ async function main(): Promise<void> {
     config.baseURL !== undefined ? 'configured deployment' : 'embedded reference server, one per shard';
   const code = await runPlaywright(
     ['merge-reports', '--config', join(ROOT, 'playwright.merge.config.ts'), blobDir],
-    playwrightEnv({ ...run, targetKind }),
+    { ...playwrightEnv({ ...run, targetKind }), CONFORMANCE_REPORTS_STAGING: staging },
     config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
   );
+  // The reporter removes the staging directory once its set is in place.
+  const written = !existsSync(staging);
+  rmSync(staging, { recursive: true, force: true });
+  if (!written)
+    fail(
+      `the merge did not complete (playwright exited ${code}); the previous reports are left as they were`,
+    );
   exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the merge');
 }
 

@@ -3,7 +3,7 @@
  * configuration errors (exit 2), Playwright run as a child whose output passes through the token
  * redaction, and the exit status derived from the written record.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
@@ -33,11 +33,13 @@ export function orFail<T>(fn: () => T): T {
 /**
  * Runs the Playwright CLI with `args` in the project root. Its output is passed through with
  * `secrets` replaced by $API_TOKEN; colours are kept when this process writes to a terminal.
+ * `detached`: in a process group of its own (bin/interrupt.ts says why), without stdin.
  */
 export async function runPlaywright(
   args: string[],
   env: NodeJS.ProcessEnv,
   secrets: readonly string[],
+  options: { detached?: boolean; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<number> {
   const cli = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
   const childEnv: NodeJS.ProcessEnv = { ...env };
@@ -45,8 +47,10 @@ export async function runPlaywright(
   const child = spawn(process.execPath, [cli, ...args], {
     cwd: ROOT,
     env: childEnv,
-    stdio: ['inherit', 'pipe', 'pipe'],
+    stdio: [options.detached ? 'ignore' : 'inherit', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
+  options.onSpawn?.(child);
   const pipe = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream): Promise<void> => {
     const decoder = new StringDecoder('utf8');
     const out = new RedactingStream(secrets, (text) => to.write(text));

@@ -29,6 +29,9 @@ import type {
   TargetConfig,
 } from './types.ts';
 
+/** Why a requirement or a probe was not judged in an interrupted run. */
+export const INTERRUPTED_REASON = 'interrupted';
+
 /** At most this many findings are kept per requirement and probe; the rest are counted. */
 export const MAX_FINDINGS_PER_REQUIREMENT = 5;
 
@@ -142,6 +145,13 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     outcome.skipReason = 'read-only run: set WRITABLE_COUNTERPARTY_REF to let the suite send writes';
     return outcome;
   }
+  if (run.session.interruption() !== undefined) {
+    // Not a check's own choice: the verdicts name the interruption as why it was not judged.
+    outcome.status = 'skipped';
+    outcome.skipReason = INTERRUPTED_REASON;
+    outcome.interrupted = true;
+    return outcome;
+  }
   const counts = new Map<RequirementId, number>();
   const scope: Scope = {
     record(finding) {
@@ -191,6 +201,10 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
         outcome.notApplicable.push({ requirement: id, reason });
     },
     note: (text) => outcome.notes.push(text),
+    restored(record) {
+      (outcome.restores ??= []).push(record);
+      outcome.notes.push(record.detail);
+    },
   };
   const before = { ...run.session.stats };
   await scopes.run(scope, async () => {
@@ -198,6 +212,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
       await probe.run(ctx);
     } catch (error) {
       outcome.incomplete = redact(incompleteReason(error), target.token);
+      if (error instanceof TargetUnavailable && error.kind === 'interrupted') outcome.interrupted = true;
       if (error instanceof TargetUnavailable && error.request) {
         outcome.notes.push(`could not complete at: ${curlCommand(error.request)}`);
       }

@@ -62,6 +62,19 @@ export interface Finding {
   context?: FindingContext[];
 }
 
+/** A restore of what a probe changed (the writable counterparty's details), and how it went. */
+export interface RestoreRecord {
+  /** The counterparty reference. */
+  counterparty: string;
+  /** The fields put back. */
+  fields: string[];
+  status: 'restored' | 'failed';
+  /** One line: what was restored, or why it could not be. */
+  detail: string;
+  /** Sent after the run was interrupted (housekeeping). */
+  afterInterrupt: boolean;
+}
+
 export interface ProbeOutcome {
   probe: string;
   title: string;
@@ -85,6 +98,10 @@ export interface ProbeOutcome {
    * are kept.
    */
   incomplete?: string;
+  /** Set when the probe stopped (or was not run) because the run was interrupted. */
+  interrupted?: boolean;
+  /** The restores the probe sent, if any. */
+  restores?: RestoreRecord[];
 }
 
 /** A violation with the oracle or probe that judged it. */
@@ -119,6 +136,8 @@ export interface ProbeContext {
   /** Marks a requirement the probe aims at as not applicable to this target, with the reason. */
   notApplicable(requirement: RequirementId, reason: string): void;
   note(text: string): void;
+  /** Records a restore of what the probe changed (it goes to the report, interrupted or not). */
+  restored(record: RestoreRecord): void;
 }
 
 export interface Probe {

@@ -4,10 +4,14 @@
  * otherwise it is reported as not exercised, with the reasons: the probes aiming at it were
  * skipped (read-only run) or could not complete (the target stopped answering), a probe found
  * it not applicable, nothing in the run's traffic was what its oracle judges, or the run was
- * limited to other probes (--probe).
+ * limited to other probes (--probe). In an interrupted run, a requirement left unjudged by the
+ * interruption (its probes stopped or were not run, its oracle saw nothing) is not exercised with
+ * the reason "interrupted"; one a run would not have judged anyway (a read-only run, not
+ * applicable) keeps that reason.
  */
 import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
+import { INTERRUPTED_REASON } from './run.ts';
 import type { Finding, ProbeOutcome } from './types.ts';
 
 export type VerdictStatus = 'passed' | 'failed' | 'warned' | 'not-exercised';
@@ -28,9 +32,14 @@ export interface Verdict {
 
 /**
  * `selected`: the probes the run was limited to (--probe); a requirement none of them aims at and
- * nothing judged says so.
+ * nothing judged says so. `interrupted`: the run was stopped by a signal.
  */
-export function verdicts(outcomes: readonly ProbeOutcome[], selected?: readonly string[]): Verdict[] {
+export function verdicts(
+  outcomes: readonly ProbeOutcome[],
+  options: { interrupted?: boolean; selected?: readonly string[] } = {},
+): Verdict[] {
+  const interrupted = options.interrupted ?? false;
+  const selected = options.selected;
   return REQUIREMENTS.map((r) => {
     const id = r.id as RequirementId;
     const findings = outcomes.flatMap((o) =>
@@ -53,13 +62,22 @@ export function verdicts(outcomes: readonly ProbeOutcome[], selected?: readonly 
       for (const o of aiming) if (o.status === 'skipped') add(o.skipReason ?? `${o.probe} was skipped`);
       for (const o of outcomes) for (const n of o.notApplicable) if (n.requirement === id) add(n.reason);
       for (const o of aiming)
-        if (o.incomplete !== undefined) add(`${o.probe} could not complete: ${o.incomplete}`);
-      for (const o of oracles) {
-        const why = o.unexercised[id];
-        if (why !== undefined) add(why);
+        if (o.incomplete !== undefined)
+          add(o.interrupted ? INTERRUPTED_REASON : `${o.probe} could not complete: ${o.incomplete}`);
+      // What an oracle did not see says nothing about a run that stopped before sending it.
+      if (!interrupted) {
+        for (const o of oracles) {
+          const why = o.unexercised[id];
+          if (why !== undefined) add(why);
+        }
       }
-      if (reasons.length === 0)
-        add(aiming.length === 0 ? 'no probe of this run aims at it' : 'nothing in this run judged it');
+      if (reasons.length === 0) {
+        if (interrupted) add(INTERRUPTED_REASON);
+        else add(aiming.length === 0 ? 'no probe of this run aims at it' : 'nothing in this run judged it');
+      }
+      // The interruption first: it is why the others did not get their turn.
+      const at = reasons.indexOf(INTERRUPTED_REASON);
+      if (at > 0) reasons.unshift(...reasons.splice(at, 1));
     }
     return {
       id,

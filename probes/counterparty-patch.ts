@@ -15,6 +15,7 @@ import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { counterpartyPath } from '../exchange/paths.ts';
 import { runProperty } from '../engine/property.ts';
+import { incompleteReason } from '../engine/run.ts';
 import type { Probe, ProbeContext } from '../engine/types.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import { validReference } from '../generators/counterparty-reference.ts';
@@ -107,7 +108,9 @@ const DETAIL_FIELDS = Object.keys(spec().schema('PatchCounterpartyDetails').prop
 /**
  * Puts back the detail fields the writable counterparty had when a probe started, and reads it
  * once more, so that the restore is judged like any PATCH. Fields it did not have cannot be
- * removed again (the interface has no way to), and accounts added stay.
+ * removed again (the interface has no way to), and accounts added stay. The restore is
+ * housekeeping: it is sent even after the run was interrupted (it runs in the probes' finally),
+ * and then it is the only request sent: the read after it is left out.
  */
 async function restoreDetails(ctx: ProbeContext, ref: string, original: Obj): Promise<void> {
   // Only what the document lets a PATCH carry: a service may return fields of its own, in the
@@ -119,17 +122,30 @@ async function restoreDetails(ctx: ProbeContext, ref: string, original: Obj): Pr
     ]),
   );
   if (Object.keys(details).length === 0) return;
-  const ex = await ctx.http.send({
-    method: 'PATCH',
-    path: counterpartyPath(ref),
-    json: { counterpartyDetails: details },
-    role: 'restore',
-  });
-  ctx.note(
+  const fields = Object.keys(details);
+  const afterInterrupt = ctx.http.interruption() !== undefined;
+  const record = (status: 'restored' | 'failed', detail: string): void =>
+    ctx.restored({ counterparty: ref, fields, status, detail, afterInterrupt });
+  let ex: Exchange;
+  try {
+    ex = await ctx.http.send({
+      method: 'PATCH',
+      path: counterpartyPath(ref),
+      json: { counterpartyDetails: details },
+      role: 'restore',
+      housekeeping: true,
+    });
+  } catch (error) {
+    record('failed', `could not restore the original details of ${ref}: ${incompleteReason(error)}`);
+    throw error;
+  }
+  record(
+    is2xx(ex.status) ? 'restored' : 'failed',
     is2xx(ex.status)
-      ? `restored the original ${Object.keys(details).join(', ')} of ${ref}`
+      ? `restored the original ${fields.join(', ')} of ${ref}`
       : `could not restore the original details of ${ref}: ${describeResponse(ex)}`,
   );
+  if (ctx.http.interruption() !== undefined) return;
   await ctx.http.send({ method: 'GET', path: counterpartyPath(ref), role: 'read after restore' });
 }
 

@@ -7,6 +7,11 @@
  * Its configuration is the run's, resolved once (config/resolve.ts): the waiver file, strict
  * mode, the token (redacted wherever it would appear), the probes the run is limited to, and the
  * target, mode and seed as global setup (or bin/merge-shards.ts) completed them.
+ *
+ * With a staging directory (CONFORMANCE_REPORTS_STAGING, set by bin/conformance.ts), the reports
+ * are written there, Playwright's HTML report too, and moved into the output directory as one
+ * set (reporter/report-set.ts). An interrupted run (transport/stop.ts, or Playwright's own
+ * SIGINT) gets a partial record that says so and what was restored.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,10 +20,12 @@ import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@pl
 import { resolvedRun } from '../config/resolve.ts';
 import type { ProbeOutcome } from '../engine/types.ts';
 import { PROBES } from '../probes/index.ts';
+import { interruptionFromEnv, type Interruption } from '../transport/stop.ts';
 import { REPORT_FILES } from './files.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { redactText, secretsFromEnv } from './redact.ts';
+import { commitReports, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
 import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from './waivers.ts';
 
@@ -29,6 +36,11 @@ export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
 export interface ConformanceReporterOptions {
   /** Where conformance.json, conformance.html and junit.xml go (default: reports). */
   outputDir?: string;
+  /**
+   * Where they are written first, with Playwright's HTML report (its outputFolder must be
+   * `<stagingDir>/playwright`), to be moved into outputDir together once all are written.
+   */
+  stagingDir?: string;
 }
 
 export default class ConformanceReporter implements Reporter {
@@ -37,11 +49,14 @@ export default class ConformanceReporter implements Reporter {
   private readonly endedTests = new Set<string>();
   private startedAt = new Date();
   private readonly outputDir: string;
+  private readonly stagingDir: string | undefined;
+  private interruption: Interruption | undefined;
   private readonly waivers: WaiverFile;
   private readonly strict: boolean;
 
   constructor(options: ConformanceReporterOptions = {}) {
     this.outputDir = resolve(options.outputDir ?? 'reports');
+    this.stagingDir = options.stagingDir ? resolve(options.stagingDir) : undefined;
     // The waiver file was validated when the configuration was resolved; read it again here.
     const run = resolvedRun();
     this.waivers = loadWaivers({ CONFORMANCE_WAIVERS: run.waivers ?? NO_WAIVERS }, run.dir);
@@ -53,6 +68,8 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
+    // Read while the run-state directory exists (global teardown removes it).
+    this.interruption ??= interruptionFromEnv(process.env);
     this.endedTests.add(test.title);
     const attachment = result.attachments.find((a) => a.name === OUTCOME_ATTACHMENT && a.body);
     const partial = result.attachments.find((a) => a.name === INCOMPLETE_ATTACHMENT && a.body);
@@ -89,6 +106,14 @@ export default class ConformanceReporter implements Reporter {
       CONFORMANCE_SEED: String(run.config.seed),
       CONFORMANCE_RUNS: String(run.config.runs),
     };
+    this.interruption ??= interruptionFromEnv(process.env);
+    // Playwright's runner ends 'interrupted' on SIGINT; it may have stopped the workers before a
+    // worker's own listener recorded the signal.
+    if (result.status === 'interrupted')
+      this.interruption = {
+        signal: this.interruption?.signal ?? 'SIGINT',
+        reason: this.interruption?.reason ?? 'Playwright was interrupted',
+      };
     const record = buildRecord({
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
@@ -104,14 +129,16 @@ export default class ConformanceReporter implements Reporter {
       expectedProbes: run.probes ?? PROBES.map((p) => p.id),
       ...(run.probes ? { selectedProbes: run.probes } : {}),
       endedTests: [...this.endedTests],
+      ...(this.interruption ? { interrupted: this.interruption } : {}),
+      writeProbes: PROBES.filter((p) => p.access === 'write').map((p) => p.id),
     });
     const secrets = secretsFromEnv(env);
+    const dir = this.stagingDir ?? this.outputDir;
     const write = (name: string, text: string): string => {
-      const path = join(this.outputDir, name);
-      writeFileSync(path, redactText(text, secrets));
-      return path;
+      writeFileSync(join(dir, name), redactText(text, secrets));
+      return join(this.outputDir, name);
     };
-    mkdirSync(this.outputDir, { recursive: true });
+    mkdirSync(dir, { recursive: true });
     // The record first: the exit status is derived from it, whatever happens to the others.
     const json = write(REPORT_FILES.json, `${JSON.stringify(record, null, 2)}\n`);
     const written = [
@@ -119,8 +146,10 @@ export default class ConformanceReporter implements Reporter {
       json,
       write(REPORT_FILES.junit, renderJunit(record)),
     ];
-    const playwrightReport = join(this.outputDir, 'playwright', 'index.html');
-    if (existsSync(playwrightReport)) written.push(playwrightReport);
+    if (existsSync(join(dir, PLAYWRIGHT_REPORT_DIR, 'index.html')))
+      written.push(join(this.outputDir, PLAYWRIGHT_REPORT_DIR, 'index.html'));
+    // Every report is written: they replace the previous set together.
+    if (this.stagingDir) commitReports(this.stagingDir, this.outputDir);
     console.log(
       redactText(
         formatSummary(

@@ -244,6 +244,13 @@ ul.reasons{margin:4px 0 12px}nav.toc ul{columns:2;margin:4px 0}
 @media (max-width:760px){.evidence{grid-template-columns:1fr}nav.toc ul{columns:1}}
 `;
 
+/** What an interrupted run says first: that the report is partial, and what was restored. */
+function renderInterrupted(record: ConformanceRecord): string {
+  const i = record.interrupted;
+  if (!i) return '';
+  return `<section id="interrupted"><h2>Interrupted${i.signal ? ` by ${esc(i.signal)}` : ''}</h2><p>${esc(i.reason)}. This report is partial: the checks after the stop were not run, and the requirements they would have judged are not exercised ("interrupted").</p><p><strong>Restore of the writable counterparty's details:</strong> ${esc(i.restore.status)}</p><ul class="reasons">${i.restore.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul></section>`;
+}
+
 /** The whole page. */
 export function renderHtml(record: ConformanceRecord): string {
   const pass = record.verdict === 'pass';
@@ -264,6 +271,7 @@ export function renderHtml(record: ConformanceRecord): string {
     `<header class="verdict ${pass ? 'pass' : 'fail'}"><h1 id="verdict">Conformance ${pass ? 'PASSED' : 'FAILED'}</h1><p>${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}</p></header>`,
   );
   body.push('<main>');
+  body.push(renderInterrupted(record));
   body.push('<section id="summary"><h2>Summary</h2>');
   for (const hint of record.hints) body.push(`<p class="hint"><strong>Hint:</strong> ${esc(hint)}</p>`);
   if (record.gateReasons.length > 0)

@@ -93,6 +93,15 @@ export function renderJunit(record: ConformanceRecord): string {
     ['strict', String(record.strict)],
     ['verdict', record.verdict],
     ...record.hints.map((h) => ['hint', h]),
+    ...(record.interrupted
+      ? [
+          ['interrupted', `${record.interrupted.signal ?? 'no signal'}: ${record.interrupted.reason}`],
+          [
+            'interrupted.restore',
+            `${record.interrupted.restore.status}: ${record.interrupted.restore.details.join('; ')}`,
+          ],
+        ]
+      : []),
   ]
     .map(([k, v]) => `<property name="${x(k)}" value="${x(v)}"/>`)
     .join('');

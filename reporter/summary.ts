@@ -3,7 +3,7 @@
  * requirement catalogue. Written to reports/conformance.json; the CLI's exit status and the
  * console summary are derived from it.
  */
-import type { Finding, ProbeOutcome } from '../engine/types.ts';
+import type { Finding, ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import { verdicts, type Verdict } from '../engine/verdicts.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
 import { oracleFile } from '../oracles/index.ts';
@@ -15,12 +15,27 @@ import { setupHints } from './hints.ts';
 import { redactValue, secretsFromEnv } from './redact.ts';
 import { sectionTitle } from './sections.ts';
 import type { WaiverFile } from './waivers.ts';
+import type { Interruption } from '../transport/stop.ts';
 
 export type { GateStatus } from './gate.ts';
 
 export interface IncompleteCheck {
   test: string;
   error: string;
+}
+
+/** What an interrupted run did before it stopped, and what it put back. */
+export interface InterruptionRecord extends Interruption {
+  /**
+   * The restore of the writable counterparty's details sent after the stop: restored, failed,
+   * none needed (no check was changing them when the run stopped, or a read-only run), or
+   * unknown (a write check ended without an outcome, so whether it restored is not known).
+   */
+  restore: {
+    status: 'restored' | 'failed' | 'none-needed' | 'unknown';
+    /** One line each: what was restored, or why not. */
+    details: string[];
+  };
 }
 
 export interface RequirementRecord extends Omit<Verdict, 'status'> {
@@ -72,6 +87,11 @@ export interface ConformanceRecord {
   waivers: { file: string | null; entries: JudgedWaiver[] };
   probes: Omit<ProbeOutcome, 'findings'>[];
   incomplete: IncompleteCheck[];
+  /**
+   * Present when the run was interrupted (SIGINT or SIGTERM, the CLI gone): the report is
+   * partial, and says what was restored.
+   */
+  interrupted?: InterruptionRecord;
 }
 
 export function buildRecord(input: {
@@ -94,8 +114,15 @@ export function buildRecord(input: {
   selectedProbes?: readonly string[];
   /** "Today", for waiver expiry (default: now). */
   now?: Date;
+  /** Set when the run was interrupted. */
+  interrupted?: Interruption;
+  /** The write probes (default: none): one without an outcome leaves an interrupted restore unknown. */
+  writeProbes?: readonly string[];
 }): ConformanceRecord {
-  const vs = verdicts(input.outcomes, input.selectedProbes);
+  const vs = verdicts(input.outcomes, {
+    interrupted: input.interrupted !== undefined,
+    ...(input.selectedProbes ? { selected: input.selectedProbes } : {}),
+  });
   const strict = input.strict ?? false;
   const gate = applyWaivers(vs, input.waivers?.waivers ?? [], input.now ?? new Date());
   const incomplete = [...input.incomplete];
@@ -134,6 +161,15 @@ export function buildRecord(input: {
     };
   });
   const reasons = gateReasons({ requirements, incomplete, strict });
+  const mode = input.env.WRITABLE_COUNTERPARTY_REF ? 'write' : 'read-only';
+  const interrupted =
+    input.interrupted && interruptionRecord(input.interrupted, input.outcomes, mode, input.writeProbes ?? []);
+  if (interrupted) {
+    const by = interrupted.signal ? ` by ${interrupted.signal}` : '';
+    reasons.unshift(
+      `the run was interrupted${by} (${interrupted.reason}): this report is partial, the checks after the stop were not run`,
+    );
+  }
   const record: ConformanceRecord = {
     tool: 'payflow-conformance',
     interfaceVersion: spec().version,
@@ -141,7 +177,7 @@ export function buildRecord(input: {
       baseURL: input.env.API_BASE_URL ?? '',
       kind: input.env.CONFORMANCE_TARGET_KIND ?? 'configured deployment',
     },
-    mode: input.env.WRITABLE_COUNTERPARTY_REF ? 'write' : 'read-only',
+    mode,
     seed: Number(input.env.CONFORMANCE_SEED ?? 0),
     runs: Number(input.env.CONFORMANCE_RUNS ?? 0),
     startedAt: input.startedAt.toISOString(),
@@ -156,11 +192,48 @@ export function buildRecord(input: {
     waivers: { file: input.waivers?.file ?? null, entries: gate.waivers },
     probes: input.outcomes.map(({ findings: _f, ...rest }) => rest),
     incomplete,
+    ...(interrupted ? { interrupted } : {}),
   };
   // A server may echo the token back (in a body, a header, an error): never let it through. Nor
   // its control characters: the outcomes were escaped where they were made (engine/run.ts), and
   // this holds for outcomes from elsewhere (merged shards) and for Playwright's error texts.
   return escapeControlsIn(redactValue(record, secretsFromEnv(input.env)));
+}
+
+/** The interruption with the restore sent after it, summed up from the probes' restores. */
+function interruptionRecord(
+  interruption: Interruption,
+  outcomes: readonly ProbeOutcome[],
+  mode: 'read-only' | 'write',
+  writeProbes: readonly string[],
+): InterruptionRecord {
+  const base = { signal: interruption.signal, reason: interruption.reason };
+  const after: RestoreRecord[] = outcomes.flatMap((o) => o.restores ?? []).filter((r) => r.afterInterrupt);
+  if (after.length > 0) {
+    const status = after.every((r) => r.status === 'restored') ? 'restored' : 'failed';
+    return { ...base, restore: { status, details: after.map((r) => r.detail) } };
+  }
+  if (mode === 'read-only')
+    return { ...base, restore: { status: 'none-needed', details: ['read-only run: nothing was written'] } };
+  const ended = new Set(outcomes.map((o) => o.probe));
+  const unknown = writeProbes.filter((p) => !ended.has(p));
+  if (unknown.length > 0)
+    return {
+      ...base,
+      restore: {
+        status: 'unknown',
+        details: [
+          `${unknown.join(', ')} ended without an outcome: whether the writable counterparty's details were put back is not known; compare them with an earlier report`,
+        ],
+      },
+    };
+  return {
+    ...base,
+    restore: {
+      status: 'none-needed',
+      details: ["no check was changing the writable counterparty's details when the run stopped"],
+    },
+  };
 }
 
 /** "oracle x (oracles/x.ts)" or "probe y (probes/z.ts)": one hop from a report line to the code. */
@@ -195,6 +268,19 @@ const MARK: Record<GateStatus, string> = {
   'not-exercised': 'n/e ',
 };
 
+/** One line on an interrupted run: by what, and what was restored. */
+export function interruptionLine(i: InterruptionRecord): string {
+  const restore =
+    i.restore.status === 'restored'
+      ? 'restored'
+      : i.restore.status === 'failed'
+        ? 'RESTORE FAILED'
+        : i.restore.status === 'unknown'
+          ? 'restore unknown'
+          : 'nothing to restore';
+  return `INTERRUPTED${i.signal ? ` by ${i.signal}` : ''} (${i.reason}): partial report; ${restore}: ${i.restore.details.join('; ')}`;
+}
+
 /** The report files a summary points to, by default. */
 export const DEFAULT_REPORT_PATHS = [
   'reports/conformance.html',
@@ -221,6 +307,7 @@ export function formatSummary(
   lines.push(
     `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed${waived(c.MUST.waived)}, ${c.MUST['not-exercised']} not exercised | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned${waived(c.SHOULD.waived)}, ${c.SHOULD['not-exercised']} not exercised | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
   );
+  if (record.interrupted) lines.push(`  ${interruptionLine(record.interrupted)}`);
   const jsonReport = reports.find((r) => r.endsWith('.json')) ?? 'reports/conformance.json';
   for (const v of record.requirements) {
     if (v.status === 'passed') continue;

@@ -12,6 +12,7 @@ import { parseJsonBody } from '../exchange/exchange.ts';
 import type { ExchangeLog } from '../exchange/log.ts';
 import { REDACTED_TOKEN, redact, redactHeaderValue } from '../exchange/redact.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
+import type { Interruption } from './stop.ts';
 
 export { TargetUnavailable } from './session.ts';
 
@@ -30,6 +31,11 @@ export interface HttpRequest {
   rawBody?: string;
   /** What the request is for in its probe ('read before PATCH', 'restore', ...), for the report. */
   role?: string;
+  /**
+   * Housekeeping: it puts back what the run changed, so it is still sent after the run was
+   * interrupted (transport/session.ts).
+   */
+  housekeeping?: boolean;
 }
 
 /**
@@ -82,6 +88,11 @@ export class HttpClient {
   /** How the requests sent with the configured token were answered so far. */
   get tokenAnswers(): TokenAnswers {
     return { ...this.withToken };
+  }
+
+  /** Whether the run was interrupted: then only housekeeping requests are sent. */
+  interruption(): Interruption | undefined {
+    return this.session.interruption();
   }
 
   url(path: string): string {
@@ -140,6 +151,7 @@ export class HttpClient {
         new URL(url),
         headers,
         body !== undefined ? Buffer.from(body, 'utf8') : undefined,
+        { housekeeping: req.housekeeping === true },
       );
     } catch (error) {
       if (error instanceof TargetUnavailable) {

@@ -15,6 +15,10 @@
  *     which is never a verdict on what the check verifies. After BREAKER_THRESHOLD of those in a
  *     row, the run stops sending (circuit open), so a hanging server costs a few timeouts, not
  *     one per request. Past the run's deadline or request budget it stops sending too.
+ *   - An interrupted run (SIGINT or SIGTERM to the CLI, a signal to a worker, the CLI gone: see
+ *     transport/stop.ts) sends nothing more but housekeeping (the restore of the writable
+ *     counterparty's details). A request already on the wire is let finish, so that nothing the
+ *     run sent lands after the restore; waits (the rate, a Retry-After pause) end early.
  */
 import {
   closeSync,
@@ -31,12 +35,14 @@ import https from 'node:https';
 import { join } from 'node:path';
 import type { Politeness } from '../config/config.ts';
 import type { RecordedRequest } from '../exchange/exchange.ts';
+import { processAlive, readStop, requestStop, type Interruption } from './stop.ts';
 import { transmit, TransportFailure, type RawResponse, type TransportFailureKind } from './wire.ts';
 
 /** Requests in a row without a judgeable answer after which the run stops sending. */
 export const BREAKER_THRESHOLD = 3;
 
-export type UnavailableKind = TransportFailureKind | 'rate-limited' | 'stopped' | 'budget' | 'deadline';
+export type UnavailableKind =
+  TransportFailureKind | 'rate-limited' | 'stopped' | 'budget' | 'deadline' | 'interrupted';
 
 /** A request could not be judged: the target is unreachable, rate-limited, or the run stopped. */
 export class TargetUnavailable extends Error {
@@ -65,6 +71,9 @@ export interface Ledger {
   /** Until when (epoch ms) the target asked the run to send nothing (Retry-After); 0: no pause. */
   pausedUntil(): number;
   pause(until: number): void;
+  /** Whether the run was interrupted, and why (the first interruption wins). */
+  interrupted(): Interruption | undefined;
+  interrupt(interruption: Interruption): void;
 }
 
 /** A ledger for one process (the gallery, the benchmark). */
@@ -73,8 +82,15 @@ export class MemoryLedger implements Ledger {
   private failures = 0;
   private reason: string | undefined;
   private until = 0;
+  private interruption: Interruption | undefined;
   record(): number {
     return ++this.requests;
+  }
+  interrupted(): Interruption | undefined {
+    return this.interruption;
+  }
+  interrupt(interruption: Interruption): void {
+    this.interruption ??= interruption;
   }
   pausedUntil(): number {
     return this.until;
@@ -110,6 +126,7 @@ export class FileLedger implements Ledger {
   private readonly stopFile: string;
   private readonly pauseFile: string;
   private reason: string | undefined;
+  private interruption: Interruption | undefined;
 
   constructor(readonly dir: string) {
     this.requestsFd = openSync(join(dir, 'requests'), 'a');
@@ -164,6 +181,14 @@ export class FileLedger implements Ledger {
   pause(until: number): void {
     if (until > this.pausedUntil()) writeFileSync(this.pauseFile, String(until));
   }
+  interrupted(): Interruption | undefined {
+    this.interruption ??= readStop(this.dir);
+    return this.interruption;
+  }
+  interrupt(interruption: Interruption): void {
+    requestStop(this.dir, interruption);
+    this.interruption ??= readStop(this.dir) ?? interruption;
+  }
   close(): void {
     closeSync(this.requestsFd);
     closeSync(this.failuresFd);
@@ -178,6 +203,20 @@ export interface SessionOptions {
   processes?: number;
   /** Epoch milliseconds after which nothing is sent (the run's time budget). */
   deadline?: number;
+  /**
+   * The process that started the run (the CLI): once it is gone, the run is interrupted, so that
+   * a CLI killed outright does not leave its workers sending.
+   */
+  supervisorPid?: number;
+}
+
+/** What a request is for, beyond what it carries. */
+export interface ExchangeOptions {
+  /**
+   * Housekeeping: putting back what the run changed (the restore of the writable counterparty's
+   * details). It is still sent after the run was interrupted.
+   */
+  housekeeping?: boolean;
 }
 
 /** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, in milliseconds from now. */
@@ -190,6 +229,9 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How often a wait looks whether the run was interrupted meanwhile. */
+const INTERRUPT_POLL_MS = 100;
 
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
@@ -205,6 +247,7 @@ export class TargetSession {
   readonly politeness: Politeness;
   readonly ledger: Ledger;
   readonly deadline: number | undefined;
+  readonly supervisorPid: number | undefined;
   /** Retries after a 429/503 and the time waited for them, for the checks' notes. */
   readonly stats = { retries: 0, waitedMs: 0 };
   private readonly intervalMs: number;
@@ -220,10 +263,53 @@ export class TargetSession {
     this.politeness = p;
     this.ledger = options.ledger ?? new MemoryLedger();
     this.deadline = options.deadline;
+    this.supervisorPid = options.supervisorPid;
     this.intervalMs = p.rps > 0 ? (1000 * processes) / p.rps : 0;
     this.maxInFlight = Math.max(1, Math.floor(p.concurrency / processes));
     const agentOptions = { keepAlive: true, maxSockets: this.maxInFlight };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+  }
+
+  /**
+   * Whether the run was interrupted (by a signal, or because the CLI that started it is gone),
+   * and why. Every process of the run sees it.
+   */
+  interruption(): Interruption | undefined {
+    const known = this.ledger.interrupted();
+    if (known !== undefined || this.supervisorPid === undefined) return known;
+    if (processAlive(this.supervisorPid)) return undefined;
+    this.ledger.interrupt({
+      signal: null,
+      reason: `the CLI that started the run (pid ${this.supervisorPid}) is gone`,
+    });
+    return this.ledger.interrupted();
+  }
+
+  /** Interrupts the run: from now on, only housekeeping is sent, by any process of the run. */
+  interrupt(interruption: Interruption): void {
+    this.ledger.interrupt(interruption);
+  }
+
+  /** Throws when the run was interrupted, unless the request is housekeeping. */
+  private checkInterrupted(what: string, options: ExchangeOptions): void {
+    if (options.housekeeping) return;
+    const interruption = this.interruption();
+    if (interruption === undefined) return;
+    throw this.unavailable(
+      'interrupted',
+      `${what} not sent: the run was interrupted${interruption.signal ? ` (${interruption.signal})` : ''}: ${interruption.reason}`,
+    );
+  }
+
+  /** Sleeps `ms`, waking early when the run is interrupted (housekeeping sleeps it out). */
+  private async nap(ms: number, options: ExchangeOptions): Promise<void> {
+    const until = performance.now() + ms;
+    for (;;) {
+      const left = until - performance.now();
+      if (left <= 0) return;
+      if (!options.housekeeping && this.interruption() !== undefined) return;
+      await sleep(Math.min(left, INTERRUPT_POLL_MS));
+    }
   }
 
   /** Closes kept-alive connections. */
@@ -254,7 +340,7 @@ export class TargetSession {
   }
 
   /** Waits for a slot (concurrency) and for the rate; false: the slot comes after the deadline. */
-  private async acquire(): Promise<boolean> {
+  private async acquire(options: ExchangeOptions): Promise<boolean> {
     while (this.inFlight >= this.maxInFlight) await new Promise<void>((resolve) => this.queue.push(resolve));
     this.inFlight++;
     if (this.intervalMs > 0) {
@@ -262,7 +348,7 @@ export class TargetSession {
       const at = Math.max(now, this.nextSlot);
       if (this.deadline !== undefined && Date.now() + (at - now) >= this.deadline) return false;
       this.nextSlot = at + this.intervalMs;
-      if (at > now) await sleep(at - now);
+      if (at > now) await this.nap(at - now, options);
     }
     return true;
   }
@@ -278,10 +364,14 @@ export class TargetSession {
     url: URL,
     headers: Record<string, string>,
     body: Buffer | undefined,
+    options: ExchangeOptions = {},
   ): Promise<SessionResponse> {
     const sent = { attempts: 0 };
     try {
-      return { response: await this.attempt(method, url, headers, body, sent), attempts: sent.attempts };
+      return {
+        response: await this.attempt(method, url, headers, body, sent, options),
+        attempts: sent.attempts,
+      };
     } catch (error) {
       if (error instanceof TargetUnavailable) error.attempts = sent.attempts;
       throw error;
@@ -294,12 +384,14 @@ export class TargetSession {
     headers: Record<string, string>,
     body: Buffer | undefined,
     sent: { attempts: number },
+    options: ExchangeOptions,
   ): Promise<RawResponse> {
     const p = this.politeness;
     const what = `${method} ${url.pathname.length > 100 ? `${url.pathname.slice(0, 100)}…` : url.pathname}`;
     const idempotent = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
     let resetRetried = false;
     for (let retry = 0; ; retry++) {
+      this.checkInterrupted(what, options);
       const stopped = this.ledger.stopped();
       if (stopped !== undefined) throw this.unavailable('stopped', `${what} not sent: ${stopped}`);
       // The target asked for a pause (Retry-After): nothing goes out before it ends, from any check.
@@ -312,9 +404,10 @@ export class TargetSession {
           );
         }
         this.stats.waitedMs += pause;
-        await sleep(pause);
+        await this.nap(pause, options);
+        this.checkInterrupted(what, options);
       }
-      const slot = await this.acquire();
+      const slot = await this.acquire(options);
       let response: RawResponse;
       let deadlineBound = false;
       try {
@@ -325,6 +418,7 @@ export class TargetSession {
           );
         }
         // Another check (or worker) may have stopped the run while this one waited for its slot.
+        this.checkInterrupted(what, options);
         const stoppedMeanwhile = this.ledger.stopped();
         if (stoppedMeanwhile !== undefined) {
           throw this.unavailable('stopped', `${what} not sent: ${stoppedMeanwhile}`);

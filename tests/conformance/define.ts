@@ -6,11 +6,11 @@
  */
 import { test as base, expect } from '@playwright/test';
 import { runProbe } from '../../engine/run.ts';
-import type { Finding, Probe, TargetConfig } from '../../engine/types.ts';
+import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../../engine/types.ts';
 import { PROBES, probesIn } from '../../probes/index.ts';
 import { provenance } from '../../reporter/summary.ts';
 import { requirement } from '../../spec/requirements.ts';
-import { runContextFromEnv, targetFromEnv } from './target.ts';
+import { runContextFromEnv, sessionFromEnv, targetFromEnv } from './target.ts';
 
 export const OUTCOME_ATTACHMENT = 'conformance-outcome';
 /**
@@ -19,10 +19,26 @@ export const OUTCOME_ATTACHMENT = 'conformance-outcome';
  */
 export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
 
-export const test = base.extend<{ target: TargetConfig }>({
+/** The probe this worker is running, until it returns. */
+let running: Promise<ProbeOutcome> | undefined;
+
+export const test = base.extend<{ target: TargetConfig; settleProbe: void }>({
   target: async ({}, use) => {
     await use(targetFromEnv());
   },
+  // Playwright abandons a running test when its runner is interrupted (SIGINT) or gone, or the
+  // test times out: the test function is left running while the worker tears down and exits,
+  // which would cut a probe off before the restore in its finally. So a probe still running at
+  // teardown stops the run (nothing more is sent but the restore) and is waited for.
+  settleProbe: [
+    async ({}, use) => {
+      await use();
+      if (running === undefined) return;
+      sessionFromEnv().interrupt({ signal: null, reason: 'Playwright stopped a check while it was running' });
+      await running;
+    },
+    { auto: true },
+  ],
 });
 
 export function formatFinding(f: Finding): string {
@@ -56,7 +72,8 @@ function defineProbe(probe: Probe): void {
       annotation: probe.requirements.map((id) => ({ type: 'requirement', description: id })),
     },
     async ({ target }) => {
-      const outcome = await runProbe(probe, target, runContextFromEnv());
+      running = runProbe(probe, target, runContextFromEnv());
+      const outcome = await running.finally(() => (running = undefined));
       if (outcome.incomplete !== undefined) {
         await test.info().attach(INCOMPLETE_ATTACHMENT, {
           body: JSON.stringify(outcome),

@@ -4,14 +4,21 @@
  * URL in the configuration, and fixes the run's shared state (a request ledger shared by the
  * workers, a deadline, the worker count), handed down with the rest. It prints the run's limits,
  * and at the end how many requests the run sent.
+ *
+ * The run-state directory (a `payflow-run-*` directory in the OS temp dir) holds the ledger and
+ * the run-wide stop state (transport/stop.ts). bin/conformance.ts creates it, so that it can stop
+ * the run on a signal, and passes it in CONFORMANCE_RUN_STATE; run without the CLI, it is created
+ * here. Either way it is removed at the end, once the interruption, if any, is handed on to the
+ * conformance reporter.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import { FileLedger } from '../../transport/session.ts';
 import { describePoliteness } from '../../config/config.ts';
 import { handDown, resolvedRun } from '../../config/resolve.ts';
+import { INTERRUPTED_ENV, readStop, requestStop } from '../../transport/stop.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
 
 export default async function globalSetup(fullConfig: FullConfig): Promise<() => Promise<void>> {
@@ -25,7 +32,23 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     targetKind = 'embedded reference server';
   }
   const politeness = config.politeness;
-  const state = mkdtempSync(join(tmpdir(), 'payflow-run-'));
+  const given = process.env.CONFORMANCE_RUN_STATE;
+  const state = given && existsSync(given) ? given : mkdtempSync(join(tmpdir(), 'payflow-run-'));
+  if (process.env.CONFORMANCE_CLI_PID) {
+    // The CLI reads this process's output; if it is gone, the run still ends (its workers stop
+    // sending, and restore) rather than dying on a write to a closed pipe.
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  }
+  process.env.CONFORMANCE_RUN_STATE = state;
+  // Playwright's runner handles SIGINT (it stops its workers and ends the run 'interrupted', with
+  // its reports and this teardown) but dies at once on SIGTERM, leaving no report and this
+  // directory behind. A SIGTERM that reaches it (a run without the CLI, or a signal to its
+  // process group) is recorded, then handled as SIGINT.
+  const onTerm = (): void => {
+    requestStop(state, { signal: 'SIGTERM', reason: 'SIGTERM reached the Playwright runner' });
+    process.kill(process.pid, 'SIGINT');
+  };
+  process.on('SIGTERM', onTerm);
   handDown({
     ...run,
     config,
@@ -38,8 +61,11 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
   });
   console.log(`Limits: ${describePoliteness(politeness)}`);
   return async () => {
+    process.off('SIGTERM', onTerm);
     const sent = Math.min(FileLedger.count(state), politeness.maxRequests);
     console.log(`Requests sent: ${sent} (at most ${politeness.maxRequests}, CONFORMANCE_MAX_REQUESTS)`);
+    const interruption = readStop(state);
+    if (interruption) process.env[INTERRUPTED_ENV] = JSON.stringify(interruption);
     rmSync(state, { recursive: true, force: true });
     await server?.stop();
   };

@@ -3,6 +3,14 @@
  * (config/resolve.ts; global setup filled in the embedded server's URL and the run's shared
  * state), and the session every check of this worker sends through: the run's limits, its
  * shared request ledger and its deadline. Nothing here reads .env or a raw variable.
+ *
+ * The session stops sending (but for the restore) once the run is interrupted: by the CLI on
+ * SIGINT or SIGTERM, by the CLI being gone (CONFORMANCE_CLI_PID, run state rather than
+ * configuration), or by a signal reaching this worker. Playwright's workers ignore SIGINT and
+ * SIGTERM and stop when the runner tells them to (on its own SIGINT) or when it is gone,
+ * abandoning the running test: these listeners make a signal to a worker stop the run, and
+ * define.ts stops it, and waits for the restore, when Playwright abandons a test whose probe is
+ * still running.
  */
 import { RunContext } from '../../engine/run.ts';
 import type { TargetConfig } from '../../engine/types.ts';
@@ -40,11 +48,17 @@ export function runContextFromEnv(env: Record<string, string | undefined> = proc
 export function sessionFromEnv(env: Record<string, string | undefined> = process.env): TargetSession {
   if (session) return session;
   const run = resolvedRun(env);
-  session = new TargetSession({
+  const supervisorPid = Number(env.CONFORMANCE_CLI_PID);
+  const created = new TargetSession({
     politeness: run.config.politeness,
     ledger: run.state ? new FileLedger(run.state.dir) : new MemoryLedger(),
     processes: run.state?.processes ?? 1,
     ...(run.state && run.state.deadline > 0 ? { deadline: run.state.deadline } : {}),
+    ...(Number.isInteger(supervisorPid) && supervisorPid > 0 ? { supervisorPid } : {}),
   });
-  return session;
+  session = created;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => created.interrupt({ signal, reason: `${signal} reached a Playwright worker` }));
+  }
+  return created;
 }
