@@ -94,13 +94,18 @@ test.describe('the stop state and the session', () => {
 
   test('the run stops when the CLI that started it is gone, or exited and not yet reaped', async () => {
     test.skip(!existsSync('/proc/self/stat'), 'needs /proc to make and see a zombie');
-    // sh starts `sleep 0` and becomes `sleep 5`, which never reaps it: an exited process that
-    // still answers kill(pid, 0), as bin/conformance.ts is until tsx reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5']);
+    // sh starts `sleep 0.3` and becomes `sleep 5`, which never reaps it: an exited process that
+    // still answers kill(pid, 0), as bin/conformance.ts is until tsx reaps it. (The child outlives
+    // the exec, so sh cannot reap it first.)
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 5']);
     const zombie = await new Promise<number>((resolve) =>
       parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
     );
-    await expect.poll(() => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0]).toBe('Z');
+    const state = (): string | undefined =>
+      existsSync(`/proc/${zombie}/stat`)
+        ? readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.[0]
+        : 'gone';
+    await expect.poll(state).toBe('Z');
     expect(processAlive(zombie)).toBe(false);
     expect(processAlive(process.pid)).toBe(true);
     parent.kill();
