@@ -150,7 +150,13 @@ export interface Probe {
   /** The requirements it judges itself (a subset of `requirements`); the engine refuses others. */
   judges: RequirementId[];
   /** Which spec file of the suite runs it. */
-  group: 'counterparty-get' | 'references' | 'authentication' | 'routing' | 'counterparty-patch';
+  group:
+    | 'counterparty-get'
+    | 'references'
+    | 'authentication'
+    | 'routing'
+    | 'counterparty-patch'
+    | 'other-operations';
   /** 'write' probes send PATCH/POST/DELETE and only run with WRITABLE_COUNTERPARTY_REF. */
   access: 'read' | 'write';
   run(ctx: ProbeContext): Promise<void>;

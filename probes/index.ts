@@ -4,6 +4,7 @@ import { AUTHENTICATION_PROBES } from './authentication.ts';
 import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
 import { REFERENCE_PROBES } from './references.ts';
+import { OTHER_OPERATION_PROBES } from './other-operations.ts';
 import { ROUTING_PROBES } from './routing.ts';
 
 /** Each file of probes/ and the probes it defines. */
@@ -13,6 +14,7 @@ const FILES: [string, Probe[]][] = [
   ['probes/authentication.ts', AUTHENTICATION_PROBES],
   ['probes/routing.ts', ROUTING_PROBES],
   ['probes/counterparty-patch.ts', COUNTERPARTY_PATCH_PROBES],
+  ['probes/other-operations.ts', OTHER_OPERATION_PROBES],
 ];
 
 export const PROBES: Probe[] = FILES.flatMap(([, probes]) => probes);

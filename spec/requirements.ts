@@ -717,6 +717,132 @@ export const REQUIREMENTS = [
       },
     ],
   },
+  {
+    id: 'bill-list-filters-accepted',
+    section: 'interface.md §4.3, §3',
+    group: '4.3',
+    level: 'MUST',
+    statement:
+      'GET /api/v1/bills with the documented filters, status (every bill status the document names) and counterpartyReference (a valid reference), each alone and combined, is not answered 400.',
+    rationale:
+      'The filters are named; the statuses OPEN, PROCESSING, PAID and POST are named in §3 (PROCESSING is set only by the system, which bars writing it, not filtering by it); a counterpartyReference keeps the §2.1 rules. type and cashflowType are named without values, and the due-date range without parameter names, so they are not sent. Whether a filter matches anything, and the answer body, are not shown; only a refusal as a bad request is asserted against.',
+    quotes: [
+      {
+        source: 'interface.md §4.3',
+        text: '| GET | `/api/v1/bills` | list bills; filters: status, type, cashflowType, counterpartyReference, due-date range; paginated |',
+      },
+      {
+        source: 'interface.md §3',
+        text: '| Bill | OPEN | system (payment begins) | payment in flight | PROCESSING | PROCESSING is set only by the system and cannot be written by clients |',
+      },
+      { source: 'interface.md §3', text: '| Bill | PAID | system | settled flow | POST | none shown |' },
+    ],
+  },
+  {
+    id: 'bill-list-pagination-zero-accepted',
+    section: 'interface.md §8, §9',
+    group: '8',
+    level: 'SHOULD',
+    statement:
+      'GET /api/v1/bills with page and pageSize at their minimum 0 (zero-based pages) or above is not answered 400.',
+    rationale:
+      'The minimum of 0 is stated, and the names page and pageSize come from the 1.3.0 change note; that they are the query parameters of GET /api/v1/bills is not stated, hence SHOULD. The document shows no maximum, so only values up to 100 are sent.',
+    quotes: [
+      {
+        source: 'interface.md §8',
+        text: 'In paginated bill lists, the page and page-size values in the pagination details have a minimum of 0, which allows zero-based page numbers.',
+      },
+      { source: 'interface.md §9', text: 'Pagination page and pageSize minimum lowered from 1 to 0.' },
+    ],
+  },
+  {
+    id: 'list-without-query-accepted',
+    section: 'interface.md §4.3',
+    group: '4.3',
+    level: 'MUST',
+    statement:
+      'GET /api/v1/mandates (optional filters) and GET /api/v1/direct-debit (cursor-based: the first page has no cursor) without a query are not answered 400.',
+    rationale:
+      'The mandate filters are optional, and a cursor comes from a previous page, so the first request carries none. The filter and cursor parameter names are not shown, so nothing else is sent.',
+    quotes: [
+      { source: 'interface.md §4.3', text: '| GET | `/api/v1/mandates` | list mandates, optional filters |' },
+      {
+        source: 'interface.md §4.3',
+        text: '| GET | `/api/v1/direct-debit` | list collections, cursor-based pagination |',
+      },
+    ],
+  },
+  {
+    id: 'item-reference-pattern-not-success',
+    section: 'interface.md §9, §4.3',
+    group: '9',
+    level: 'MUST',
+    statement:
+      'GET /api/v1/mandates/{ref} and /api/v1/direct-debit/{ref} with a reference breaking its 1.3.0 pattern is not answered 2xx: no mandate or collection can have it.',
+    rationale:
+      'Which 4xx (400 or 404) is not shown: §7 settles 400 for counterpartyReference only. Bill references have no documented pattern, so only invented ones are sent (item-unknown-reference-not-another).',
+    quotes: [
+      { source: 'interface.md §9', text: 'Mandate reference pattern becomes `^[a-zA-Z0-9\\-]+$`.' },
+      { source: 'interface.md §9', text: 'Collection reference pattern becomes `^[a-zA-Z0-9\\-]+$`.' },
+    ],
+  },
+  {
+    id: 'item-unknown-reference-not-another',
+    section: 'interface.md §4.3',
+    group: '4.3',
+    level: 'MUST',
+    statement:
+      'GET of one bill, mandate or collection by an invented, well-formed reference (up to 4096 characters) is never answered 2xx with a body for another reference (a body that does not carry the reference asked for).',
+    rationale:
+      'The payloads are not shown, so the suite cannot read which reference a body is for; a body that does not even contain the reference asked for is not that resource. The status for an unknown reference (404 or another 4xx) is not shown.',
+    quotes: [
+      {
+        source: 'interface.md §4.3',
+        text: '| GET | `/api/v1/bills/{uniqueReferenceIdentifier}` | get one bill |',
+      },
+      {
+        source: 'interface.md §4.3',
+        text: '| GET | `/api/v1/mandates/{mandateReference}` | get one mandate |',
+      },
+      {
+        source: 'interface.md §4.3',
+        text: '| GET | `/api/v1/direct-debit/{collectionReference}` | get one collection |',
+      },
+    ],
+  },
+  {
+    id: 'write-body-malformed-not-success',
+    section: 'interface.md (introduction), §4.3',
+    group: '4.3',
+    level: 'MUST',
+    statement:
+      'POST /api/v1/bills, PATCH /api/v1/bills/{ref}, POST /api/v1/bills/{ref}/document, POST /api/v1/mandates and POST /api/v1/direct-debit with a body that is empty, not JSON, a JSON scalar, or very large and one of these, are never answered 2xx.',
+    rationale:
+      'The payloads are not shown, but a bill, a mandate or a collection is not nothing, not text that fails to parse and not a JSON scalar, and none of these is a PDF, JPEG or PNG. Item operations are sent to invented references. Which 4xx (400, 413, 415, 404 for the unknown bill, 422) is not shown. No JSON object or array is sent: one could be valid.',
+    quotes: [
+      {
+        source: 'interface.md (introduction)',
+        text: 'The interface follows OpenAPI 3.1 and is REST over HTTP with JSON bodies.',
+      },
+      { source: 'interface.md §4.3', text: '| POST | `/api/v1/bills` | ingest a bill |' },
+      {
+        source: 'interface.md §4.3',
+        text: '| PATCH | `/api/v1/bills/{uniqueReferenceIdentifier}` | update bill status, open amount or due date |',
+      },
+      {
+        source: 'interface.md §4.3',
+        text: '| POST | `/api/v1/bills/{uniqueReferenceIdentifier}/document` | upload a PDF, JPEG or PNG and link it to the bill |',
+      },
+      {
+        source: 'interface.md §4.3',
+        text: '| POST | `/api/v1/mandates` | create a SEPA direct-debit mandate |',
+      },
+      {
+        source: 'interface.md §4.3',
+        text: '| POST | `/api/v1/direct-debit` | start a collection against an active mandate |',
+      },
+    ],
+  },
 ] as const satisfies readonly Requirement[];
 
 export type RequirementId = (typeof REQUIREMENTS)[number]['id'];

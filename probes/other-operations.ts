@@ -1,0 +1,298 @@
+/**
+ * The operations of interface.md §4.3 other than the counterparty's: bills, mandates and direct
+ * debit. Reads (any mode, GET only): the documented filters and pagination values of GET
+ * /api/v1/bills, the mandate and collection lists without a query, item references breaking the
+ * 1.3.0 patterns, and invented well-formed ones. Writes (write mode only): bodies no operation can
+ * accept (empty, not JSON, a JSON scalar, very large) to every listed POST and PATCH, item
+ * operations at invented references. Nothing is ever deleted, and no body that could be valid (a
+ * JSON object or array) is sent.
+ *
+ * Each probe judges only what needs its plan ("this filter value is documented, so it must not
+ * be 400"; "this body is not JSON, so it must not succeed"); 5xx, media types and the lifecycle
+ * headers of every answer are the oracles' business. Every finite class is sent in full as
+ * explicit cases; a few random cases of the run's seed explore on top.
+ */
+import { describeResponse } from '../exchange/describe.ts';
+import { is2xx, type Exchange } from '../exchange/exchange.ts';
+import { fillPath } from '../exchange/paths.ts';
+import { runProperty } from '../engine/property.ts';
+import type { Probe, ProbeContext } from '../engine/types.ts';
+import {
+  badBody,
+  badBodyExamples,
+  billFilterExamples,
+  billFilterQuery,
+  invalidItemReference,
+  invalidItemReferenceExamples,
+  ITEM_RESOURCES,
+  paginationExamples,
+  paginationQuery,
+  queryString,
+  unknownItemReference,
+  unknownItemReferenceExamples,
+  type ItemResource,
+  type Query,
+} from '../generators/other-operations.ts';
+import type { Violation } from '../oracles/types.ts';
+import { spec, type Operation } from '../spec/index.ts';
+import type { RequirementId } from '../spec/requirements.ts';
+import { describeOperation } from './operations.ts';
+
+/** Random cases per property on top of the explicit ones: a few, so a run stays modest. */
+const RANDOM_READS = 10;
+const RANDOM_BODIES = 4;
+
+function operation(operationId: string): Operation {
+  const op = spec()
+    .operations()
+    .find((o) => o.operationId === operationId);
+  if (!op) throw new Error(`spec: no operation ${operationId}`);
+  return op;
+}
+
+function randomRuns(ctx: ProbeContext, most: number): number {
+  return Math.min(ctx.target.runs, most);
+}
+
+/** A 400 to a query the document allows is a violation; any other answer holds. */
+function judged400(
+  ctx: ProbeContext,
+  ex: Exchange,
+  requirement: RequirementId,
+  query: Query,
+  why: string,
+): Violation | undefined {
+  if (ex.status !== 400) {
+    ctx.held(requirement);
+    return undefined;
+  }
+  return {
+    requirement,
+    exchange: ex,
+    message: `GET ${operation('listBills').path}${queryString(query)} was answered 400`,
+    expected: `not 400: ${why}`,
+    received: describeResponse(ex),
+  };
+}
+
+export const billListFilters: Probe = {
+  id: 'bill-list-filters',
+  title: 'GET /api/v1/bills with every documented filter value, alone and combined: not 400',
+  requirements: ['bill-list-filters-accepted', 'no-server-error'],
+  judges: ['bill-list-filters-accepted'],
+  group: 'other-operations',
+  access: 'read',
+  async run(ctx) {
+    const path = operation('listBills').path;
+    await runProperty(ctx, {
+      name: 'bill list filters',
+      arbitrary: billFilterQuery(ctx.target.counterpartyRef),
+      examples: billFilterExamples(ctx.target.counterpartyRef),
+      runs: randomRuns(ctx, RANDOM_READS),
+      async probe(input) {
+        const ex = await ctx.http.send({ method: 'GET', path: path + queryString(input.value) });
+        return judged400(
+          ctx,
+          ex,
+          'bill-list-filters-accepted',
+          input.value,
+          'interface.md §4.3 names these filters, §3 these statuses',
+        );
+      },
+    });
+    ctx.note(
+      'type, cashflowType and the due-date range are not sent: the document names no value or parameter for them',
+    );
+  },
+};
+
+export const billListPagination: Probe = {
+  id: 'bill-list-pagination',
+  title: 'GET /api/v1/bills with page and pageSize from their minimum 0: not 400',
+  requirements: ['bill-list-pagination-zero-accepted', 'no-server-error'],
+  judges: ['bill-list-pagination-zero-accepted'],
+  group: 'other-operations',
+  access: 'read',
+  async run(ctx) {
+    const path = operation('listBills').path;
+    await runProperty(ctx, {
+      name: 'bill list pagination',
+      arbitrary: paginationQuery(),
+      examples: paginationExamples(),
+      runs: randomRuns(ctx, RANDOM_READS),
+      async probe(input) {
+        const ex = await ctx.http.send({ method: 'GET', path: path + queryString(input.value) });
+        return judged400(
+          ctx,
+          ex,
+          'bill-list-pagination-zero-accepted',
+          input.value,
+          'interface.md §8: page and page size have a minimum of 0',
+        );
+      },
+    });
+  },
+};
+
+export const listsWithoutQuery: Probe = {
+  id: 'lists-without-query',
+  title: 'GET /api/v1/mandates and /api/v1/direct-debit without a query: not 400',
+  requirements: ['list-without-query-accepted', 'no-server-error'],
+  judges: ['list-without-query-accepted'],
+  group: 'other-operations',
+  access: 'read',
+  async run(ctx) {
+    for (const op of [operation('listMandates'), operation('listDirectDebits')]) {
+      const ex = await ctx.http.send({ method: 'GET', path: op.path });
+      if (ex.status !== 400) {
+        ctx.held('list-without-query-accepted');
+        continue;
+      }
+      ctx.fail({
+        requirement: 'list-without-query-accepted',
+        exchange: ex,
+        message: `${describeOperation(op)} without a query was answered 400`,
+        expected:
+          'not 400: the mandate filters are optional, and the first page of a cursor-based list has no cursor',
+        received: describeResponse(ex),
+      });
+    }
+  },
+};
+
+function itemPath(resource: ItemResource, reference: string): string {
+  return fillPath(operation(resource.operationId).path, { [resource.param]: reference });
+}
+
+export const invalidItemReferences: Probe = {
+  id: 'invalid-item-references',
+  title:
+    'GET of a mandate and a collection by references breaking the 1.3.0 pattern (every forbidden character, very long): not 2xx',
+  requirements: ['item-reference-pattern-not-success', 'no-server-error'],
+  judges: ['item-reference-pattern-not-success'],
+  group: 'other-operations',
+  access: 'read',
+  async run(ctx) {
+    for (const resource of ITEM_RESOURCES.filter((r) => r.schema !== undefined)) {
+      await runProperty(ctx, {
+        name: `invalid ${resource.kind} reference`,
+        arbitrary: invalidItemReference(resource),
+        examples: invalidItemReferenceExamples(resource),
+        runs: randomRuns(ctx, RANDOM_READS),
+        async probe(input) {
+          const ex = await ctx.http.send({ method: 'GET', path: itemPath(resource, input.value) });
+          if (!is2xx(ex.status)) {
+            ctx.held('item-reference-pattern-not-success');
+            return undefined;
+          }
+          return {
+            requirement: 'item-reference-pattern-not-success',
+            exchange: ex,
+            message: `GET of a ${resource.kind} whose ${resource.param} breaks its pattern succeeded (${ex.status})`,
+            expected: `not 2xx: ${input.rule.description}, so no ${resource.kind} can have it (interface.md §9)`,
+            received: describeResponse(ex),
+          };
+        },
+      });
+    }
+    ctx.note(
+      'bill references have no documented pattern: only invented ones are sent (unknown-item-references)',
+    );
+  },
+};
+
+export const unknownItemReferences: Probe = {
+  id: 'unknown-item-references',
+  title:
+    'GET of a bill, a mandate and a collection by invented well-formed references (up to 4096 characters): never 2xx with a body for another reference',
+  requirements: ['item-unknown-reference-not-another', 'no-server-error'],
+  judges: ['item-unknown-reference-not-another'],
+  group: 'other-operations',
+  access: 'read',
+  async run(ctx) {
+    for (const resource of ITEM_RESOURCES) {
+      await runProperty(ctx, {
+        name: `unknown ${resource.kind} reference`,
+        arbitrary: unknownItemReference(resource),
+        examples: unknownItemReferenceExamples(resource, ctx.target.seed),
+        runs: randomRuns(ctx, RANDOM_READS),
+        async probe(input) {
+          const ex = await ctx.http.send({ method: 'GET', path: itemPath(resource, input.value) });
+          if (!is2xx(ex.status) || ex.text === '' || ex.text.includes(input.value)) {
+            ctx.held('item-unknown-reference-not-another');
+            return undefined;
+          }
+          return {
+            requirement: 'item-unknown-reference-not-another',
+            exchange: ex,
+            message: `GET of the invented ${resource.kind} ${resource.param} ${input.value.slice(0, 60)}${input.value.length > 60 ? '…' : ''} was answered ${ex.status} with a body that does not carry it`,
+            expected: `no 2xx with a body for another ${resource.kind}: the reference was invented (interface.md §4.3)`,
+            received: describeResponse(ex),
+          };
+        },
+      });
+    }
+  },
+};
+
+/** The write operations of §4.3 that take a body, counterparties and DELETE aside. */
+const BODY_OPERATIONS = [
+  'ingestBill',
+  'updateBill',
+  'uploadBillDocument',
+  'createMandate',
+  'createDirectDebit',
+];
+
+export const malformedWriteBodies: Probe = {
+  id: 'malformed-write-bodies',
+  title:
+    'POST bills, PATCH a bill, POST a document, POST mandates and direct debits with bodies that are empty, not JSON, a JSON scalar or very large: not 2xx',
+  requirements: ['write-body-malformed-not-success', 'no-server-error'],
+  judges: ['write-body-malformed-not-success'],
+  group: 'other-operations',
+  access: 'write',
+  async run(ctx) {
+    const bill = `conformance-unknown-bill-${(ctx.target.seed >>> 0).toString(36)}`;
+    for (const op of BODY_OPERATIONS.map(operation)) {
+      const path = fillPath(op.path, { uniqueReferenceIdentifier: bill });
+      await runProperty(ctx, {
+        name: `malformed body (${describeOperation(op)})`,
+        arbitrary: badBody(),
+        examples: badBodyExamples(),
+        runs: randomRuns(ctx, RANDOM_BODIES),
+        async probe(input) {
+          const ex = await ctx.http.send({
+            method: op.method,
+            path,
+            rawBody: input.value.text,
+            headers: { 'Content-Type': input.value.contentType },
+          });
+          if (!is2xx(ex.status)) {
+            ctx.held('write-body-malformed-not-success');
+            return undefined;
+          }
+          return {
+            requirement: 'write-body-malformed-not-success',
+            exchange: ex,
+            message: `${describeOperation(op)} with a body that is ${input.rule.description} succeeded (${ex.status})`,
+            expected: 'not 2xx: the body is no bill, mandate, collection or document (interface.md §4.3)',
+            received: describeResponse(ex),
+          };
+        },
+      });
+    }
+    ctx.note(
+      `item operations are sent to the invented bill ${bill}; nothing is deleted, and no JSON object or array is sent`,
+    );
+  },
+};
+
+export const OTHER_OPERATION_PROBES: Probe[] = [
+  billListFilters,
+  billListPagination,
+  listsWithoutQuery,
+  invalidItemReferences,
+  unknownItemReferences,
+  malformedWriteBodies,
+];

@@ -1,0 +1,4 @@
+/** Bills, mandates and direct debit (interface.md §4.3, §8, §9): list queries and item references. */
+import { defineProbes } from './define.ts';
+
+defineProbes('other-operations');
