@@ -292,8 +292,12 @@ export interface RawBody {
   text: string;
 }
 
-/** The size of a very large body: just over 1 MiB, a common limit (the document shows none). */
-export const LARGE_BODY_BYTES = 1024 * 1024 + 1024;
+/**
+ * The size of a very large body: 1 MiB, a common limit (the document shows none). Not over it: a
+ * server may answer a body over its limit early and close the connection while the body is still
+ * being sent, and then no answer could be judged.
+ */
+export const LARGE_BODY_BYTES = 1024 * 1024;
 
 const BODY = 'request body';
 
@@ -346,8 +350,8 @@ export function badBodyExamples(): Labelled<RawBody>[] {
       rule: breaks(BODY, 'json', `${LARGE_BODY_BYTES} bytes, not JSON`),
     },
     {
-      value: raw(JSON.stringify('a'.repeat(LARGE_BODY_BYTES))),
-      rule: breaks(BODY, 'type', `a JSON string of ${LARGE_BODY_BYTES + 2} bytes, not an object`),
+      value: raw(JSON.stringify('a'.repeat(LARGE_BODY_BYTES - 2))),
+      rule: breaks(BODY, 'type', `a JSON string of ${LARGE_BODY_BYTES} bytes, not an object`),
     },
   ];
   return [...empty, ...notJson, plain, ...scalars, ...large];

@@ -5,6 +5,7 @@
 import { ANSWER_VARIANTS } from './answers.ts';
 import { AUTH_VARIANTS } from './auth.ts';
 import { HEADER_VARIANTS } from './headers.ts';
+import { OPERATION_VARIANTS } from './operations.ts';
 import { PATCH_VARIANTS } from './patch.ts';
 import { REFERENCE_VARIANTS } from './references.ts';
 import { ROUTING_VARIANTS } from './routing.ts';
@@ -22,4 +23,5 @@ export const GALLERY: Variant[] = [
   ...ROUTING_VARIANTS,
   ...PATCH_VARIANTS,
   ...ANSWER_VARIANTS,
+  ...OPERATION_VARIANTS,
 ];

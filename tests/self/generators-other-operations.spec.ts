@@ -1,0 +1,184 @@
+/**
+ * The generators of the other operations (generators/other-operations.ts): every member of each
+ * finite class is among the explicit cases, every value is derived from the spec and keeps or
+ * breaks what it claims, the same seed gives the same values, and no body that could be valid (a
+ * JSON object or array) is ever produced.
+ */
+import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
+import { REFERENCE } from '../../generators/counterparty-reference.ts';
+import {
+  allowedItemChars,
+  badBody,
+  badBodyExamples,
+  billFilterExamples,
+  billFilterQuery,
+  billStatusValues,
+  forbiddenItemChars,
+  invalidItemReference,
+  invalidItemReferenceExamples,
+  isJsonText,
+  ITEM_RESOURCES,
+  LARGE_BODY_BYTES,
+  LARGEST_PAGE,
+  LONG_REFERENCE_LENGTHS,
+  paginationExamples,
+  paginationMinimum,
+  paginationQuery,
+  queryString,
+  unknownItemReference,
+  unknownItemReferenceExamples,
+  type ItemResource,
+} from '../../generators/other-operations.ts';
+import { spec } from '../../spec/index.ts';
+
+const SEED = 42;
+const KNOWN = 'ACME-Supplies_0001';
+
+function resource(kind: ItemResource['kind']): ItemResource {
+  return ITEM_RESOURCES.find((r) => r.kind === kind)!;
+}
+
+test('the classes come from the spec: the named bill statuses, the pagination minimum, the 1.3.0 patterns', () => {
+  expect(billStatusValues()).toEqual(['OPEN', 'PROCESSING', 'PAID', 'POST']);
+  expect(paginationMinimum()).toEqual({ page: 0, pageSize: 0 });
+  for (const kind of ['mandate', 'collection'] as const) {
+    const r = resource(kind);
+    expect(allowedItemChars(r.schema!).join('')).toBe(
+      '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',
+    );
+  }
+  expect(resource('bill').schema).toBeUndefined();
+});
+
+test('bill filter examples: every named status alone, the reference bounds alone, every status with every reference', () => {
+  const examples = billFilterExamples(KNOWN).map((e) => e.value);
+  const statuses = billStatusValues();
+  for (const status of statuses) expect(examples).toContainEqual({ status });
+  const refs = examples.filter((q) => q.status === undefined).map((q) => q.counterpartyReference!);
+  expect(refs).toContain(KNOWN);
+  expect(refs.map((r) => r.length)).toEqual(expect.arrayContaining([REFERENCE.min, REFERENCE.max]));
+  for (const status of statuses) {
+    for (const counterpartyReference of refs)
+      expect(examples).toContainEqual({ status, counterpartyReference });
+  }
+  for (const q of examples) {
+    expect(Object.keys(q).every((k) => k === 'status' || k === 'counterpartyReference')).toBe(true);
+  }
+});
+
+test('bill filter values keep the spec: named statuses, valid counterparty references; at least one filter', () => {
+  const values = [
+    ...fc.sample(billFilterQuery(KNOWN), { seed: SEED, numRuns: 300 }),
+    ...billFilterExamples(KNOWN),
+  ];
+  for (const { value, rule } of values) {
+    expect(rule.keeps).toBe(true);
+    expect(Object.keys(value).length).toBeGreaterThan(0);
+    if (value.status !== undefined) expect(billStatusValues()).toContain(value.status);
+    if (value.counterpartyReference !== undefined) {
+      expect(spec().errors('CounterpartyReference', value.counterpartyReference)).toEqual([]);
+    }
+  }
+});
+
+test('pagination examples: page and pageSize at the minimum and one above, alone and in every pair', () => {
+  const examples = paginationExamples().map((e) => e.value);
+  expect(examples).toEqual([
+    { page: '0' },
+    { page: '1' },
+    { pageSize: '0' },
+    { pageSize: '1' },
+    { page: '0', pageSize: '0' },
+    { page: '0', pageSize: '1' },
+    { page: '1', pageSize: '0' },
+    { page: '1', pageSize: '1' },
+  ]);
+  for (const { value } of fc.sample(paginationQuery(), { seed: SEED, numRuns: 300 })) {
+    for (const name of ['page', 'pageSize'] as const) {
+      if (value[name] === undefined) continue;
+      const n = Number(value[name]);
+      expect(Number.isInteger(n) && n >= 0 && n <= LARGEST_PAGE, `${name}=${value[name]}`).toBe(true);
+    }
+  }
+  expect(queryString({})).toBe('');
+  expect(queryString({ status: 'OPEN', pageSize: '0' })).toBe('?status=OPEN&pageSize=0');
+});
+
+test('invalid item references: every forbidden character once and each long length; all break the pattern, none holds a slash', () => {
+  for (const kind of ['mandate', 'collection'] as const) {
+    const r = resource(kind);
+    const forbidden = forbiddenItemChars(r.schema!);
+    expect(forbidden).not.toContain('/');
+    for (const c of ['_', '.', ' ', '~', '%', '?', '#']) expect(forbidden).toContain(c);
+    const examples = invalidItemReferenceExamples(r);
+    for (const c of forbidden)
+      expect(
+        examples.some((e) => e.value === `conformance${c}invalid`),
+        c,
+      ).toBe(true);
+    for (const n of LONG_REFERENCE_LENGTHS) expect(examples.some((e) => e.value.length === n)).toBe(true);
+    const values = [...examples, ...fc.sample(invalidItemReference(r), { seed: SEED, numRuns: 300 })];
+    for (const { value, rule } of values) {
+      expect(rule.keeps).toBe(false);
+      expect(value).not.toContain('/');
+      expect(
+        spec()
+          .errors(r.schema!, value)
+          .map((e) => e.keyword),
+        value,
+      ).toContain('pattern');
+    }
+  }
+  expect(invalidItemReferenceExamples(resource('bill'))).toEqual([]);
+});
+
+test('unknown item references keep the pattern, are invented, and reach every long length', () => {
+  for (const r of ITEM_RESOURCES) {
+    const examples = unknownItemReferenceExamples(r, SEED);
+    for (const n of LONG_REFERENCE_LENGTHS) expect(examples.some((e) => e.value.length === n)).toBe(true);
+    const values = [...examples, ...fc.sample(unknownItemReference(r), { seed: SEED, numRuns: 300 })];
+    for (const { value, rule } of values) {
+      expect(rule.keeps).toBe(true);
+      expect(value.toLowerCase()).toContain('conformance-unknown');
+      expect(/^[a-zA-Z0-9-]+$/.test(value), value).toBe(true);
+      if (r.schema) expect(spec().errors(r.schema, value)).toEqual([]);
+    }
+  }
+});
+
+test('bad bodies: empty, not JSON, every JSON scalar type, very large; never a JSON object or array', () => {
+  const examples = badBodyExamples();
+  const values = [...examples, ...fc.sample(badBody(), { seed: SEED, numRuns: 500 })];
+  for (const { value, rule } of values) {
+    expect(rule.keeps).toBe(false);
+    if (!isJsonText(value.text)) continue;
+    const parsed = JSON.parse(value.text) as unknown;
+    expect(parsed === null || typeof parsed !== 'object', value.text.slice(0, 40)).toBe(true);
+  }
+  const texts = examples.map((e) => e.value.text);
+  expect(examples.filter((e) => e.value.text === '').map((e) => e.value.contentType)).toEqual([
+    'application/json',
+    'text/plain',
+  ]);
+  const types = new Set(
+    texts.filter(isJsonText).map((t) => (JSON.parse(t) === null ? 'null' : typeof JSON.parse(t))),
+  );
+  expect([...types].sort()).toEqual(['boolean', 'null', 'number', 'string']);
+  for (const t of ['true', 'false']) expect(texts).toContain(t);
+  expect(texts.filter((t) => t !== '' && !isJsonText(t)).length).toBeGreaterThanOrEqual(7);
+  expect(texts.filter((t) => Buffer.byteLength(t) === LARGE_BODY_BYTES)).toHaveLength(2);
+});
+
+test('the same seed gives the same values', () => {
+  const arbs = [
+    billFilterQuery(KNOWN),
+    paginationQuery(),
+    invalidItemReference(resource('mandate')),
+    unknownItemReference(resource('bill')),
+    badBody(),
+  ];
+  for (const arb of arbs as fc.Arbitrary<unknown>[]) {
+    expect(fc.sample(arb, { seed: SEED, numRuns: 20 })).toEqual(fc.sample(arb, { seed: SEED, numRuns: 20 }));
+  }
+});
