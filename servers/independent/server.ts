@@ -58,6 +58,10 @@
  * - A percent-encoded slash in a counterparty reference is a pattern violation (400). §4.1 only
  *   settles the raw slash ("A reference containing a forward slash is treated as a path
  *   separator").
+ * - GET /bills checks its query: a status filter other than the four §3 names (OPEN, PROCESSING,
+ *   PAID, POST), a counterpartyReference filter breaking §2.1, a page or pageSize that is not a
+ *   whole number, or a pageSize over 500 is 400; page and pageSize may be 0 (an empty page).
+ *   §3: "The complete list of bill ... statuses: not shown."; §8 shows a minimum, no maximum.
  * - A mandate or collection reference that breaks its 1.3.0 pattern, or a bill identifier
  *   longer than 100 characters, is 404 (no such resource can exist), not 400. §9 gives the
  *   pattern ("Mandate reference pattern becomes ^[a-zA-Z0-9\-]+$"), no status for breaking it;
@@ -121,6 +125,10 @@ const PROBLEM_BASE = 'https://independent.payflow.invalid/problems/';
 const REALM = 'Payflow independent, sandbox and live';
 const SCOPE = 'counterparties bills mandates direct-debit';
 const MAX_BODY_BYTES = 1024 * 1024;
+/** The bill statuses §3 names; a status filter outside them is 400 (the complete list is not shown). */
+const BILL_STATUSES = ['OPEN', 'PROCESSING', 'PAID', 'POST'];
+/** The largest page size (§8 shows a minimum of 0 and no maximum). */
+const MAX_PAGE_SIZE = 500;
 const MAX_ACCOUNTS = 10_000;
 const ID_PATTERN = /^[a-zA-Z0-9-]+$/;
 const TOKEN68 = /^[A-Za-z0-9._~+/-]+=*$/;
@@ -616,6 +624,14 @@ export class IndependentServer {
     };
     const page = number('page', 0);
     const pageSize = number('pageSize', 20);
+    if (pageSize > MAX_PAGE_SIZE) throw badParameter(`pageSize is at most ${MAX_PAGE_SIZE}`, 'pageSize');
+    const status = query.get('status');
+    if (status !== null && !BILL_STATUSES.includes(status)) {
+      throw badParameter(`status is one of ${BILL_STATUSES.join(', ')}`, 'status');
+    }
+    const ref = query.get('counterpartyReference');
+    const refProblem = ref === null ? undefined : referenceProblem(ref);
+    if (refProblem !== undefined) throw badParameter(refProblem, 'counterpartyReference');
     let bills = [...this.store.bills.values()];
     for (const filter of ['status', 'type', 'cashflowType', 'counterpartyReference']) {
       const wanted = query.get(filter);

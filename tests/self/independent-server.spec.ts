@@ -443,6 +443,26 @@ test.describe('independent server over HTTP', () => {
     expect(wrongMethod.headers.get('allow')).toBe('OPTIONS, GET, PATCH, HEAD');
   });
 
+  test('the bill list query: named statuses, valid references, pages from 0; other values 400; bad item references 404', async () => {
+    const status = async (path: string) => (await fetch(base + path, { headers: AUTH })).status;
+    for (const q of [
+      'status=PROCESSING',
+      'status=POST&counterpartyReference=abc',
+      'page=0&pageSize=0',
+      'pageSize=500',
+    ]) {
+      expect(await status(`/api/v1/bills?${q}`), q).toBe(200);
+    }
+    for (const q of ['status=DRAFT', 'counterpartyReference=ab', 'pageSize=501', 'page=-1', 'page=x']) {
+      expect(await status(`/api/v1/bills?${q}`), q).toBe(400);
+    }
+    const empty = (await (await fetch(base + '/api/v1/bills?pageSize=0', { headers: AUTH })).json()) as Json;
+    expect(empty.bills).toEqual([]);
+    expect(await status('/api/v1/mandates/no_such')).toBe(404);
+    expect(await status('/api/v1/direct-debit/no.such')).toBe(404);
+    expect(await status(`/api/v1/bills/${'b'.repeat(101)}`)).toBe(404);
+  });
+
   test('lists: bills by due date, mandates and collections newest first', async () => {
     const call = (method: string, path: string, body?: unknown) =>
       fetch(base + path, {

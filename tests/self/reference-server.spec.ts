@@ -432,6 +432,31 @@ test.describe('the other twelve operations', () => {
     });
   });
 
+  test('the bill list ignores its query: every documented filter value and page 0 are 200', async () => {
+    for (const q of [
+      'status=OPEN',
+      'status=PROCESSING&counterpartyReference=abc',
+      'page=0&pageSize=0',
+      'status=anything&page=x',
+    ]) {
+      expect((await call(base, 'GET', `/api/v1/bills?${q}`, { headers: AUTH })).status, q).toBe(200);
+    }
+  });
+
+  test('a body over 1 MiB is 413, and a JSON scalar 400, on POST bills, mandates and direct debits', async () => {
+    const large = 'x'.repeat(1024 * 1024 + 1);
+    for (const [method, path] of [
+      ['POST', '/api/v1/bills'],
+      ['POST', '/api/v1/mandates'],
+      ['POST', '/api/v1/direct-debit'],
+    ]) {
+      expect((await call(base, method!, path!, { headers: JSON_HEADERS, body: large })).status).toBe(413);
+      for (const body of ['null', 'true', '0', '"a bill"']) {
+        expect((await call(base, method!, path!, { headers: JSON_HEADERS, body })).status, body).toBe(400);
+      }
+    }
+  });
+
   test('single resources that were never created are 404; invalid mandate and collection references are 400', async () => {
     const cases: [string, string, number, string?][] = [
       ['GET', '/api/v1/bills/conformance-probe-bill', 404],
