@@ -57,10 +57,12 @@ function paginationRule(query: Query) {
 
 /** Valid counterparty references for the counterpartyReference filter: the known one and both length bounds. */
 function filterReferences(known: string): string[] {
-  const bounds = validReferenceExamples()
-    .map((l) => l.value)
-    .filter((v) => v.length === REFERENCE.min || v.length === REFERENCE.max);
-  return [...new Set([known, bounds[0]!, bounds.find((v) => v.length === REFERENCE.max)!])];
+  const examples = validReferenceExamples().map((l) => l.value);
+  const shortest = examples.find((v) => v.length === REFERENCE.min);
+  const longest = examples.find((v) => v.length === REFERENCE.max);
+  if (shortest === undefined || longest === undefined)
+    throw new Error('no reference example at a length bound');
+  return [...new Set([known, shortest, longest])];
 }
 
 /**
