@@ -28,6 +28,7 @@ import { createStaging } from '../reporter/report-set.ts';
 import { buildRecord, formatSummary } from '../reporter/summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
+import { spec } from '../spec/index.ts';
 import { ValidatingProxy } from '../transport/proxy.ts';
 import { lockReportsDir } from './reports-lock.ts';
 import { fail, orFail } from './run-support.ts';
@@ -209,19 +210,20 @@ async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
   }
   const validation = new TrafficValidation('proxy', `${url} -> ${upstream}`, basePathOf(upstream));
   session.validation = validation;
-  console.log(
-    `validate: proxy listening on ${url}, forwarding to ${redactText(upstream, secrets())}; stop it with Ctrl-C${flags.duration !== undefined ? ` (or after ${flags.duration} s)` : ''}`,
-  );
   let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
     await proxy.stop();
-    const har = `${JSON.stringify(harOfExchanges(seen, 'proxy'), null, 1)}\n`;
+    const har = `${JSON.stringify(harOfExchanges(seen, spec().version), null, 1)}\n`;
     report(run, validation, secrets(), startedAt, har);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+  // Listening is announced once a stop is handled.
+  console.log(
+    `validate: proxy listening on ${url}, forwarding to ${redactText(upstream, secrets())}; stop it with Ctrl-C${flags.duration !== undefined ? ` (or after ${flags.duration} s)` : ''}`,
+  );
   if (flags.duration !== undefined) setTimeout(() => void stop(), flags.duration * 1000);
 }
 
@@ -232,9 +234,12 @@ async function main(): Promise<void> {
     return;
   }
   const flags = parseFlags(args);
-  const run = orFail(() =>
-    resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, { strict: flags.strict }),
-  );
+  // The proxy reads no counterparty: COUNTERPARTY_REF, required of a suite run, is not asked for.
+  const env =
+    flags.proxy && process.env.COUNTERPARTY_REF === undefined
+      ? { ...process.env, COUNTERPARTY_REF: 'not-read-by-the-proxy' }
+      : process.env;
+  const run = orFail(() => resolveRun(env, invocationDirectory(), EMBEDDED_TARGET, { strict: flags.strict }));
   orFail(() => lockReportsDir(run.reportsDir));
   if (flags.proxy) await validateProxy(run, flags);
   else validateHar(run, flags, flags.har!);

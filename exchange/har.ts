@@ -20,6 +20,9 @@ import { parseJsonBody } from './exchange.ts';
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
+/** The failure kind of an entry recorded without an answer, not judged by request-answered. */
+export const RECORDED_WITHOUT_ANSWER = 'recorded-without-answer';
+
 /** A HAR file that cannot be read: `message` is one line saying where and why. */
 export class HarError extends Error {}
 
@@ -171,6 +174,24 @@ export function entryText(entry: HarEntry, index: number, source: string): strin
   return Buffer.from(text, 'base64').toString('utf8');
 }
 
+/**
+ * Whether the entry is a conditional request the server answered 304 Not Modified, which a
+ * browser recorded as the cached 200 (Chromium does: the 304's headers, the cached body): HAR 1.2
+ * sets response.bodySize to 0 "in case of responses coming from the cache (304)". What went over
+ * the wire is a 304 with no body, and that is what is judged.
+ */
+function fromCacheAfter304(entry: HarEntry): boolean {
+  const conditional = entry.request.headers.some((h) => /^if-(none-match|modified-since)$/i.test(h.name));
+  const bodySize = entry.response.bodySize;
+  return (
+    conditional &&
+    entry.response.status >= 200 &&
+    entry.response.status <= 299 &&
+    bodySize === 0 &&
+    entry.response.content.size > 0
+  );
+}
+
 /** The exchange of entry `index` (from 0): origin.harEntry is that index. */
 export function exchangeOfEntry(entry: HarEntry, index: number, source: string): Omit<Exchange, 'id'> {
   const startedAt = parseDateTime(entry.startedDateTime);
@@ -179,11 +200,14 @@ export function exchangeOfEntry(entry: HarEntry, index: number, source: string):
       `${source}: entry ${index} (log.entries[${index}].startedDateTime): not a date: '${entry.startedDateTime}'`,
     );
   const answered = entry.response.status > 0 && entry.response._error === undefined;
-  const text = answered ? entryText(entry, index, source) : '';
+  const revalidated = answered && fromCacheAfter304(entry);
+  const text = answered && !revalidated ? entryText(entry, index, source) : '';
   const failure: ExchangeFailure | undefined = answered
     ? undefined
     : {
-        kind: entry.response._failureKind ?? 'connection',
+        // A recorder's status 0 (a request the browser cancelled or blocked, CORS) says nothing
+        // about the deployment: only the suite's own HAR names a timeout or a connection failure.
+        kind: entry.response._failureKind ?? RECORDED_WITHOUT_ANSWER,
         message: entry.response._error ?? 'no response was recorded',
       };
   const body = entry.request.postData?.text;
@@ -194,7 +218,7 @@ export function exchangeOfEntry(entry: HarEntry, index: number, source: string):
       headers: headerRecord(entry.request.headers, false),
       ...(body !== undefined && body !== '' ? { body } : {}),
     },
-    status: answered ? entry.response.status : 0,
+    status: revalidated ? 304 : answered ? entry.response.status : 0,
     headers: answered ? headerRecord(entry.response.headers, true) : {},
     text,
     body: parseJsonBody(text),
