@@ -24,7 +24,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import { RunContext, runProbe } from '../engine/run.ts';
 import { ExchangeLog } from '../exchange/log.ts';
@@ -212,16 +212,22 @@ async function proxyLatency(
   rounds: number,
 ): Promise<{ direct: number; proxied: number; code: number; judged: string }> {
   const work = mkdtempSync(join(tmpdir(), 'payflow-bench-proxy-'));
-  const child = spawn(process.execPath, [TSX, join(ROOT, 'bin', 'validate.ts'), '--proxy', '--port', '0'], {
-    cwd: work,
-    env: {
-      ...process.env,
-      API_BASE_URL: serverURL,
-      API_TOKEN: REFERENCE_TOKEN,
-      CONFORMANCE_REPORTS_DIR: join(work, 'reports'),
+  // One process, as `npm run validate` runs it (node --import tsx).
+  const loader = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+  const child = spawn(
+    process.execPath,
+    ['--import', loader, join(ROOT, 'bin', 'validate.ts'), '--proxy', '--port', '0'],
+    {
+      cwd: work,
+      env: {
+        ...process.env,
+        API_BASE_URL: serverURL,
+        API_TOKEN: REFERENCE_TOKEN,
+        CONFORMANCE_REPORTS_DIR: join(work, 'reports'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let out = '';
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const proxyURL = await new Promise<string>((resolve, reject) => {

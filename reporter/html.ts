@@ -288,19 +288,30 @@ export function renderHtml(record: ConformanceRecord): string {
   const pass = record.verdict === 'pass';
   const groups = bySection(record.requirements);
   const broken = record.requirements.filter((r) => r.status === 'failed' || r.status === 'warned');
-  const run: [string, string][] = [
-    ['Target', `${record.target.baseURL || '(no base URL)'} (${record.target.kind})`],
-    ['Interface', `version ${record.interfaceVersion}`],
-    ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
-    ['Seed', `${record.seed} (replay: CONFORMANCE_SEED=${record.seed} npm run conformance)`],
-    ['Cases per property', String(record.runs)],
-    ['Started', record.startedAt],
-    ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} requests`],
-    ['Waiver file', record.waivers.file ?? 'none'],
-  ];
+  const t = record.traffic;
+  const run: [string, string][] = t
+    ? [
+        ['Traffic', `${t.kind === 'har' ? 'HAR file' : 'validating proxy'} ${t.source}`],
+        ['Interface', `version ${record.interfaceVersion}`],
+        ['Gate', record.strict ? 'strict (SHOULD warnings fail the gate)' : 'MUST failures fail the gate'],
+        ['Started', record.startedAt],
+        ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} exchanges`],
+        ['Waiver file', record.waivers.file ?? 'none'],
+      ]
+    : [
+        ['Target', `${record.target.baseURL || '(no base URL)'} (${record.target.kind})`],
+        ['Interface', `version ${record.interfaceVersion}`],
+        ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
+        ['Seed', `${record.seed} (replay: CONFORMANCE_SEED=${record.seed} npm run conformance)`],
+        ['Cases per property', String(record.runs)],
+        ['Started', record.startedAt],
+        ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} requests`],
+        ['Waiver file', record.waivers.file ?? 'none'],
+      ];
+  const title = t ? 'Validation' : 'Conformance';
   const body: string[] = [];
   body.push(
-    `<header class="verdict ${pass ? 'pass' : 'fail'}"><h1 id="verdict">Conformance ${pass ? 'PASSED' : 'FAILED'}</h1><p>${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}</p></header>`,
+    `<header class="verdict ${pass ? 'pass' : 'fail'}"><h1 id="verdict">${title} ${pass ? 'PASSED' : 'FAILED'}</h1><p>${t ? `${esc(t.kind === 'har' ? 'HAR file' : 'proxy')} ${esc(t.source)} · interface ${esc(record.interfaceVersion)}${record.strict ? ' · strict' : ''}` : `${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}`}</p></header>`,
   );
   body.push('<main>');
   body.push(renderInterrupted(record));
@@ -355,7 +366,7 @@ export function renderHtml(record: ConformanceRecord): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>Conformance ${pass ? 'PASSED' : 'FAILED'}: ${esc(record.target.baseURL || record.target.kind)}</title>
+<title>${record.traffic ? 'Validation' : 'Conformance'} ${pass ? 'PASSED' : 'FAILED'}: ${esc(record.target.baseURL || record.target.kind)}</title>
 <style>${CSS}</style>
 </head>
 <body>

@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium, expect, test } from '@playwright/test';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import {
@@ -44,6 +45,7 @@ import {
 test.afterAll(() => removeTemporaryDirectories());
 
 const CHROMIUM = '/usr/bin/chromium';
+const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 interface Call {
   method: string;
@@ -433,15 +435,20 @@ async function startProxy(env: Record<string, string | undefined>): Promise<{
 }> {
   const work = temporaryDirectory('payflow-proxy-');
   const reports = join(work, 'reports');
-  const child = spawn(process.execPath, tsx('bin/validate.ts', '--proxy', '--port', '0'), {
-    cwd: work,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? work,
-      CONFORMANCE_REPORTS_DIR: reports,
-      ...env,
+  // One process, as `npm run validate` runs it (node --import tsx): a signal reaches the proxy itself.
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX_LOADER, join(ROOT, 'bin', 'validate.ts'), '--proxy', '--port', '0'],
+    {
+      cwd: work,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? work,
+        CONFORMANCE_REPORTS_DIR: reports,
+        ...env,
+      },
     },
-  });
+  );
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
