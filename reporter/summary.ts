@@ -176,6 +176,11 @@ export function buildRecord(input: {
     };
   });
   const reasons = gateReasons({ requirements, incomplete, strict });
+  // A gate over traffic that held nothing to judge (a client pointed elsewhere) must not pass.
+  if (input.traffic && input.traffic.judged === 0)
+    reasons.push(
+      `the traffic held no exchange of the interface (${input.traffic.exchanges} exchange(s), none below /api/v1/): nothing was judged`,
+    );
   const mode = input.mode ?? (input.env.WRITABLE_COUNTERPARTY_REF ? 'write' : 'read-only');
   const interrupted =
     input.interrupted && interruptionRecord(input.interrupted, input.outcomes, mode, input.writeProbes ?? []);

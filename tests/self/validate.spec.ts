@@ -36,6 +36,7 @@ import {
   runNode,
   SECRET_TOKEN,
   scannableContents,
+  targetEnv,
   ShowcaseServer,
   temporaryDirectory,
   tsx,
@@ -219,7 +220,8 @@ test.describe('HAR files recorded by Playwright', () => {
     expect(status(v.record, 'request-answered')).toBe('passed');
     // Another base URL: nothing of the file is below it.
     const elsewhere = await validate([encoded, '--base-url', 'http://127.0.0.1:1/prefix']);
-    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(elsewhere.code, elsewhere.stderr).toBe(1);
+    expect(elsewhere.record!.gateReasons.join('\n')).toContain('no exchange of the interface');
     expect(elsewhere.record!.traffic!.judged).toBe(0);
     expect(elsewhere.record!.requirements.every((r) => r.status === 'not-exercised')).toBe(true);
   });
@@ -407,26 +409,51 @@ test.describe('malformed HAR files: exit 2, one line saying where and why, no re
   });
 });
 
-test('the suite writes its traffic as reports/exchanges.har, and validating it gives the same verdicts for every requirement an oracle judges', async () => {
-  const run = await runCli({});
-  expect(run.code, run.stdout + run.stderr).toBe(0);
-  const har = join(run.reports, 'exchanges.har');
-  const suite = JSON.parse(readFileSync(join(run.reports, 'conformance.json'), 'utf8')) as ConformanceRecord;
-  expect(recordErrors(suite)).toEqual([]);
-  expect(suite.coverage!.operations.every((o) => o.exchanges > 0)).toBe(true);
-  const harText = readFileSync(har, 'utf8');
-  expect(harText).not.toContain(REFERENCE_TOKEN);
-  const v = await validate([har]);
-  expect(v.code, v.stdout + v.stderr).toBe(0);
-  expect(v.record!.traffic!.exchanges).toBe(suite.requests);
-  for (const r of suite.requirements) {
-    const got = status(v.record, r.id);
-    if (ORACLE_JUDGED.has(r.id)) expect(`${r.id}: ${got}`).toBe(`${r.id}: ${r.status}`);
-    else expect(`${r.id}: ${got}`).toBe(`${r.id}: not-exercised`);
-  }
-  // The same exchanges per operation.
-  expect(v.record!.coverage!.operations).toEqual(suite.coverage!.operations);
-});
+/**
+ * The suite's run against `variant` (undefined: the embedded reference server), then its
+ * reports/exchanges.har validated: every requirement only oracles judge gets the run's verdict;
+ * one a probe judges too gets the run's verdict wherever the run's findings are the oracles'; the
+ * probe-only ones are not exercised; the exchanges per operation are the run's.
+ */
+for (const variantId of [
+  undefined,
+  'fractional-second-timestamps',
+  'answers-undo-resets-updated-at',
+  'raw-slash-400',
+]) {
+  test(`the suite's own exchanges.har${variantId ? ` (against ${variantId})` : ''} gets the run's verdicts for every requirement an oracle judges`, async () => {
+    const variant = variantId === undefined ? undefined : GALLERY.find((v) => v.id === variantId)!;
+    const server = variant?.create();
+    const base = await server?.start(0);
+    let run;
+    try {
+      run = await runCli(base === undefined ? {} : targetEnv(base, REFERENCE_TOKEN));
+    } finally {
+      await server?.stop();
+    }
+    expect(run.code, run.stdout + run.stderr).toBe(variant ? 1 : 0);
+    const har = join(run.reports, 'exchanges.har');
+    const suite = JSON.parse(
+      readFileSync(join(run.reports, 'conformance.json'), 'utf8'),
+    ) as ConformanceRecord;
+    expect(recordErrors(suite)).toEqual([]);
+    if (!variant) expect(suite.coverage!.operations.every((o) => o.exchanges > 0)).toBe(true);
+    expect(readFileSync(har, 'utf8')).not.toContain(REFERENCE_TOKEN);
+    const v = await validate([har]);
+    expect(v.code, v.stdout + v.stderr).toBe(run.code);
+    expect(v.record!.traffic!.exchanges).toBe(suite.requests);
+    for (const r of suite.requirements) {
+      const got = status(v.record, r.id);
+      const byOracles = r.findings.every((f) => r.oracles.includes(f.judgedBy));
+      if (!ORACLE_JUDGED.has(r.id)) expect(`${r.id}: ${got}`).toBe(`${r.id}: not-exercised`);
+      else if (byOracles) expect(`${r.id}: ${got}`).toBe(`${r.id}: ${r.status}`);
+    }
+    for (const id of variant?.trips.filter((t) => ORACLE_JUDGED.has(t)) ?? [])
+      expect(['failed', 'warned']).toContain(status(v.record, id));
+    // The same exchanges per operation.
+    expect(v.record!.coverage!.operations).toEqual(suite.coverage!.operations);
+  });
+}
 
 /** Starts `npm run validate -- --proxy --port 0` and resolves its URL once it listens. */
 async function startProxy(env: Record<string, string | undefined>): Promise<{
@@ -555,6 +582,36 @@ test.describe('the validating proxy', () => {
       await server.stop();
     }
   });
+});
+
+test('the proxy stops by itself after --duration and reports what it saw: nothing judged fails the gate, exit 1', async () => {
+  const server = new ReferenceServer();
+  const base = await server.start(0);
+  try {
+    const work = temporaryDirectory('payflow-proxy-');
+    const reports = join(work, 'reports');
+    const r = await runNode(
+      [
+        '--import',
+        TSX_LOADER,
+        join(ROOT, 'bin', 'validate.ts'),
+        '--proxy',
+        '--port',
+        '0',
+        '--duration',
+        '0.5',
+      ],
+      { API_BASE_URL: base, API_TOKEN: REFERENCE_TOKEN, CONFORMANCE_REPORTS_DIR: reports },
+      work,
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const record = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as ConformanceRecord;
+    expect(record.traffic!.exchanges).toBe(0);
+    expect(record.gateReasons.join('\n')).toContain('nothing was judged');
+    expect(record.requirements.every((x) => x.status === 'not-exercised')).toBe(true);
+  } finally {
+    await server.stop();
+  }
 });
 
 test('the CLI help names the commands', async () => {
