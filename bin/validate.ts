@@ -234,10 +234,11 @@ async function main(): Promise<void> {
     return;
   }
   const flags = parseFlags(args);
-  // The proxy reads no counterparty: COUNTERPARTY_REF, required of a suite run, is not asked for.
+  // Validation reads no counterparty: COUNTERPARTY_REF, required of a suite run with
+  // API_BASE_URL, is not asked for.
   const env =
-    flags.proxy && process.env.COUNTERPARTY_REF === undefined
-      ? { ...process.env, COUNTERPARTY_REF: 'not-read-by-the-proxy' }
+    process.env.COUNTERPARTY_REF === undefined
+      ? { ...process.env, COUNTERPARTY_REF: 'not-read-by-validation' }
       : process.env;
   const run = orFail(() => resolveRun(env, invocationDirectory(), EMBEDDED_TARGET, { strict: flags.strict }));
   orFail(() => lockReportsDir(run.reportsDir));
