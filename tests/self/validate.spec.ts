@@ -584,6 +584,30 @@ test.describe('the validating proxy', () => {
   });
 });
 
+test('the proxy streams a body over the cap through whole, and leaves it unjudged', async () => {
+  const server = new ReferenceServer();
+  const base = await server.start(0);
+  try {
+    const proxy = await startProxy({
+      API_BASE_URL: base,
+      API_TOKEN: REFERENCE_TOKEN,
+      CONFORMANCE_MAX_RESPONSE_BYTES: '1024',
+    });
+    const path = `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`;
+    const direct = await send(`${base}${path}`, 'GET', REFERENCE_TOKEN);
+    expect(Buffer.byteLength(direct.text)).toBeGreaterThan(1024);
+    const through = await send(`${proxy.url}${path}`, 'GET', REFERENCE_TOKEN);
+    expect(through.text).toBe(direct.text);
+    await send(`${proxy.url}/api/v1/counterparties/x!`, 'GET', REFERENCE_TOKEN);
+    const v = await proxy.stop();
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    expect(v.record!.traffic).toMatchObject({ exchanges: 2, judged: 1, overCap: 1 });
+    expect(v.stdout).toContain('1 over the body cap (not judged)');
+  } finally {
+    await server.stop();
+  }
+});
+
 test('the proxy stops by itself after --duration and reports what it saw: nothing judged fails the gate, exit 1', async () => {
   const server = new ReferenceServer();
   const base = await server.start(0);
