@@ -31,7 +31,22 @@ import { writeReports } from '../reporter/write-reports.ts';
 import { spec } from '../spec/index.ts';
 import { ValidatingProxy } from '../transport/proxy.ts';
 import { lockReportsDir } from './reports-lock.ts';
-import { fail, orFail } from './run-support.ts';
+
+/** Prints one line on stderr and exits 2 (usage, configuration, a malformed HAR file). */
+function fail(message: string): never {
+  process.stderr.write(`validate: ${message.split('\n')[0]}\n`);
+  process.exit(2);
+}
+
+/** Runs `fn`, turning a ConfigError into exit 2 with its one line. */
+function orFail<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+}
 
 const USAGE = `usage: npm run validate -- <file.har> [--base-url URL] [--strict]
        npm run validate -- --proxy [--port N] [--duration S] [--strict]

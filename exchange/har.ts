@@ -116,6 +116,21 @@ function pointerText(pointer: string): string {
     .reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out === '' ? p : `${out}.${p}`), '');
 }
 
+/**
+ * Chromium's devtools write an IPv6 serverIPAddress in brackets ("[::1]"), which the schema's
+ * ipv6 format refuses: the brackets are dropped before validation (the address is not judged).
+ */
+function unbracketAddresses(data: unknown): void {
+  const entries = (data as { log?: { entries?: unknown } } | null)?.log?.entries;
+  if (!Array.isArray(entries)) return;
+  for (const entry of entries) {
+    if (entry === null || typeof entry !== 'object') continue;
+    const e = entry as { serverIPAddress?: unknown };
+    if (typeof e.serverIPAddress === 'string')
+      e.serverIPAddress = e.serverIPAddress.replace(/^\[(.*)\]$/, '$1');
+  }
+}
+
 /** Parses and validates a HAR file; throws a HarError (one line) when it is not a HAR 1.2 file. */
 export function parseHar(text: string, source: string): Har {
   let data: unknown;
@@ -134,6 +149,7 @@ export function parseHar(text: string, source: string): Har {
           : `not JSON (${message.split('\n')[0]})`;
     throw new HarError(`${source}${where}: not a HAR file: ${why}`);
   }
+  unbracketAddresses(data);
   const errors = validate(data);
   if (errors.length > 0) {
     const e = errors[0]!;

@@ -181,7 +181,7 @@ test.describe('HAR files recorded by Playwright', () => {
     expect(html).toContain('Traffic judged');
   });
 
-  test('base64 bodies, an entry without an answer and --base-url are read as such', async () => {
+  test('base64 bodies, an entry without an answer, a bracketed IPv6 address and --base-url are read as such', async () => {
     const server = new ReferenceServer();
     const base = await server.start(0);
     const har = harPath('recorded.har');
@@ -196,6 +196,8 @@ test.describe('HAR files recorded by Playwright', () => {
       };
     };
     for (const e of data.log.entries) {
+      // As Chromium's devtools write an IPv6 address.
+      (e as Record<string, unknown>).serverIPAddress = '[::1]';
       if (e.response.content.text !== undefined) {
         e.response.content.text = Buffer.from(e.response.content.text).toString('base64');
         e.response.content.encoding = 'base64';
