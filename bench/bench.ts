@@ -10,16 +10,21 @@
  *      own HTTP client: the difference is what the suite's HTTP layer adds to each request. And
  *      every check once more, in this process (warm: after one run to load and compile), against
  *      that server in its own process: the suite's own time per request, judging included.
- *   3. The whole gallery (tests/self/gallery.spec.ts: every faulty variant, the whole suite each)
+ *   3. The validating proxy (`npm run validate -- --proxy`, in its own process) in front of that
+ *      server: the median time of one request of the mix sent directly and through the proxy, one
+ *      at a time over a kept-alive connection; the difference is the latency the proxy adds
+ *      (forwarding, and judging beside the stream). BENCH_ONLY=proxy runs this case alone.
+ *   4. The whole gallery (tests/self/gallery.spec.ts: every faulty variant, the whole suite each)
  *      and the hostile gallery (tests/self/hostile.spec.ts): wall time.
  *
  * Not part of npm test. Figures are of this machine and whatever else runs on it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import { RunContext, runProbe } from '../engine/run.ts';
 import { ExchangeLog } from '../exchange/log.ts';
@@ -178,6 +183,92 @@ async function allChecks(baseURL: string): Promise<{ requests: number; ms: numbe
   }
 }
 
+/** One GET over `agent`, its body read; resolves the time it took in milliseconds. */
+function timedGet(url: string, headers: Record<string, string>, agent: Agent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = httpRequest(url, { headers, agent }, (res) => {
+      res.on('data', () => undefined);
+      res.on('end', () => resolve(performance.now() - started));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * The validating proxy in its own process in front of `serverURL`: the median time of a request
+ * of `mix` directly and through the proxy, alternating, one at a time; and the proxy's exit status.
+ */
+async function proxyLatency(
+  serverURL: string,
+  mix: { path: string; headers: Record<string, string> }[],
+  rounds: number,
+): Promise<{ direct: number; proxied: number; code: number; judged: string }> {
+  const work = mkdtempSync(join(tmpdir(), 'payflow-bench-proxy-'));
+  // One process, as `npm run validate` runs it (node --import tsx).
+  const loader = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+  const child = spawn(
+    process.execPath,
+    ['--import', loader, join(ROOT, 'bin', 'validate.ts'), '--proxy', '--port', '0'],
+    {
+      cwd: work,
+      env: {
+        ...process.env,
+        API_BASE_URL: serverURL,
+        API_TOKEN: REFERENCE_TOKEN,
+        CONFORMANCE_REPORTS_DIR: join(work, 'reports'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const proxyURL = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`the proxy exited (${code}): ${out}`)));
+  });
+  const closed = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const direct: number[] = [];
+  const proxied: number[] = [];
+  try {
+    // Warm both paths (connections, JIT) before measuring.
+    for (let i = 0; i < 200; i++) {
+      const m = mix[i % mix.length]!;
+      await timedGet(`${serverURL}${m.path}`, m.headers, agent);
+      await timedGet(`${proxyURL}${m.path}`, m.headers, agent);
+    }
+    for (let i = 0; i < rounds; i++) {
+      const m = mix[i % mix.length]!;
+      direct.push(await timedGet(`${serverURL}${m.path}`, m.headers, agent));
+      proxied.push(await timedGet(`${proxyURL}${m.path}`, m.headers, agent));
+    }
+  } finally {
+    agent.destroy();
+    child.kill('SIGTERM');
+  }
+  const code = await closed;
+  const judged = /(\d+) exchange\(s\): (\d+) judged/.exec(out);
+  rmSync(work, { recursive: true, force: true });
+  return {
+    direct: median(direct),
+    proxied: median(proxied),
+    code,
+    judged: judged ? `${judged[2]} of ${judged[1]} exchanges judged` : 'no summary',
+  };
+}
+
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -191,6 +282,25 @@ function table(rows: [string, string][]): string {
   return rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');
 }
 
+const PROXY_ROUNDS = Number(process.env.BENCH_PROXY_ROUNDS ?? 2000);
+
+/** The GET mix the proxy is measured with: 200, 404, 400, 401. */
+function proxyMix(auth: Record<string, string>): { path: string; headers: Record<string, string> }[] {
+  return [
+    { path: `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`, headers: auth },
+    { path: '/api/v1/counterparties/unknown-reference-0001', headers: auth },
+    { path: '/api/v1/counterparties/a', headers: auth },
+    { path: `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`, headers: {} },
+  ];
+}
+
+function proxyRow(p: { direct: number; proxied: number; code: number; judged: string }): [string, string] {
+  return [
+    'validating proxy, median added latency',
+    `${(p.proxied - p.direct).toFixed(3)} ms (median ${p.direct.toFixed(3)} ms direct, ${p.proxied.toFixed(3)} ms through the proxy; ${p.judged}; proxy exit ${p.code})`,
+  ];
+}
+
 async function main(): Promise<void> {
   const cpu = cpus();
   const started = new Date();
@@ -198,6 +308,19 @@ async function main(): Promise<void> {
     `payflow-conformance benchmark, ${started.toISOString().slice(0, 10)}: ${cpu.length} core(s) ` +
       `(${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}`,
   );
+
+  if (process.env.BENCH_ONLY === 'proxy') {
+    const server = await startServer();
+    const auth = { Authorization: `Bearer ${REFERENCE_TOKEN}` };
+    try {
+      const p = await proxyLatency(server.url, proxyMix(auth), PROXY_ROUNDS);
+      console.log(table([proxyRow(p)]));
+    } finally {
+      server.child.stdin!.end();
+      server.child.kill('SIGTERM');
+    }
+    return;
+  }
 
   // 1. A full conformance run against the embedded server.
   const work = mkdtempSync(join(tmpdir(), 'payflow-bench-'));
@@ -245,6 +368,7 @@ async function main(): Promise<void> {
   let serialAutocannon = Number.NaN;
   let serialSuite = Number.NaN;
   let warm = { requests: 0, ms: Number.NaN };
+  let proxy = { direct: Number.NaN, proxied: Number.NaN, code: -1, judged: 'not run' };
   try {
     const result = await autocannon({
       url: server.url,
@@ -265,12 +389,16 @@ async function main(): Promise<void> {
     console.log('running: every check in this process against that server (warm) ...');
     await allChecks(server.url);
     warm = await allChecks(server.url);
+    console.log(
+      `running: the validating proxy in front of that server (${PROXY_ROUNDS} requests each way) ...`,
+    );
+    proxy = await proxyLatency(server.url, proxyMix(auth), PROXY_ROUNDS);
   } finally {
     server.child.stdin!.end();
     server.child.kill('SIGTERM');
   }
 
-  // 3. The galleries.
+  // 4. The galleries.
   const self = ['test', '--config', join(ROOT, 'playwright.self.config.ts'), '--reporter=dot'];
   console.log('running: the gallery (tests/self/gallery.spec.ts) ...');
   const gallery = await run([PLAYWRIGHT, ...self, 'tests/self/gallery.spec.ts'], process.env);
@@ -314,6 +442,7 @@ async function main(): Promise<void> {
         `autocannon ${(1000 / serialAutocannon).toFixed(3)} ms, the suite's HTTP client ${(1000 / serialSuite).toFixed(3)} ms: ` +
           `${(1000 / serialSuite - 1000 / serialAutocannon).toFixed(3)} ms added per request`,
       ],
+      proxyRow(proxy),
       ['gallery, wall', `${seconds(gallery.ms)} (${galleryCount} tests passed, exit ${gallery.code})`],
       [
         'hostile gallery, wall',
@@ -321,7 +450,8 @@ async function main(): Promise<void> {
       ],
     ]),
   );
-  if (conformance.code !== 0 || gallery.code !== 0 || hostile.code !== 0) process.exitCode = 1;
+  if (conformance.code !== 0 || gallery.code !== 0 || hostile.code !== 0 || proxy.code !== 0)
+    process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

@@ -86,6 +86,8 @@ export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Find
     judgedBy: v.judgedBy,
     ...(ex.origin.probe !== undefined ? { sentBy: ex.origin.probe } : {}),
     ...(ex.origin.role !== undefined ? { role: ex.origin.role } : {}),
+    ...(ex.origin.harEntry !== undefined ? { harEntry: ex.origin.harEntry } : {}),
+    ...(ex.origin.proxied !== undefined ? { proxied: ex.origin.proxied } : {}),
     ...(evidence
       ? {
           input: evidence.input,
@@ -101,6 +103,8 @@ export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Find
       ? {
           context: v.context.map((c) => ({
             ...(c.origin.role !== undefined ? { role: c.origin.role } : {}),
+            ...(c.origin.harEntry !== undefined ? { harEntry: c.origin.harEntry } : {}),
+            ...(c.origin.proxied !== undefined ? { proxied: c.origin.proxied } : {}),
             request: line(c),
             status: c.status,
             curl: curlCommand(c.request),

@@ -28,6 +28,9 @@ export interface TargetConfig {
 /** Another exchange a finding rests on: the read before a PATCH, the PATCH itself, ... */
 export interface FindingContext {
   role?: string;
+  /** Its HAR entry index, or its number in a proxy session, where it came from there. */
+  harEntry?: number;
+  proxied?: number;
   /** "GET http://…/api/v1/counterparties/x" */
   request: string;
   status: number;
@@ -46,6 +49,10 @@ export interface Finding {
   /** The probe that sent the exchange that shows it, and what that request was for there. */
   sentBy?: string;
   role?: string;
+  /** The index (from 0) of the HAR entry that shows it, in a validated HAR file. */
+  harEntry?: number;
+  /** The number of the proxied exchange that shows it, in a proxy session. */
+  proxied?: number;
   /** The (shrunk) generated input that shows it, where the input was generated. */
   input?: unknown;
   /** The rule the input was built to keep or break. */

@@ -29,6 +29,8 @@ export interface ExchangeOrigin {
   role?: string;
   /** The index of the entry in a HAR file. */
   harEntry?: number;
+  /** The number of the exchange in a proxy session, from 1. */
+  proxied?: number;
 }
 
 export interface Exchange {
@@ -45,7 +47,7 @@ export interface Exchange {
   body: unknown;
   /** Set when status is 0. */
   failure?: ExchangeFailure;
-  /** When the request went out (epoch ms) and how long the exchange took. */
+  /** When the request went out (epoch ms, may have a fraction) and how long the exchange took. */
   startedAt: number;
   durationMs: number;
   /** Requests it took, retries of a 429/503 included (1 for a recorded exchange). */

@@ -13,25 +13,38 @@
  * set (reporter/report-set.ts). An interrupted run (transport/stop.ts, or Playwright's own
  * SIGINT) gets a partial record that says so and what was restored.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { resolvedRun } from '../config/resolve.ts';
+import { coverageOf } from '../engine/coverage.ts';
 import type { ProbeOutcome } from '../engine/types.ts';
+import type { Exchange } from '../exchange/exchange.ts';
+import { harOfExchanges } from '../exchange/har.ts';
+import { basePathOf } from '../exchange/route.ts';
 import { PROBES } from '../probes/index.ts';
 import { interruptionFromEnv, type Interruption } from '../transport/stop.ts';
-import { REPORT_FILES } from './files.ts';
-import { renderHtml } from './html.ts';
-import { renderJunit } from './junit.ts';
 import { redactText, secretsFromEnv } from './redact.ts';
-import { commitReports, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
 import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from './waivers.ts';
+import { writeReports } from './write-reports.ts';
 
 export const OUTCOME_ATTACHMENT = 'conformance-outcome';
 /** The outcome of a check that could not complete: its findings count, and the check is incomplete. */
 export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
+/** The exchanges a check sent (JSON array of Exchange), for the run's exchanges.har and its coverage. */
+export const EXCHANGES_ATTACHMENT = 'conformance-exchanges';
+
+/** The exchanges of every check in the order they completed (the order of a check's log breaks ties). */
+export function inCompletionOrder(lists: readonly (readonly Exchange[])[]): Exchange[] {
+  return lists
+    .flatMap((list, l) => list.map((ex, i) => ({ ex, l, i })))
+    .sort(
+      (a, b) =>
+        a.ex.startedAt + a.ex.durationMs - (b.ex.startedAt + b.ex.durationMs) || a.l - b.l || a.i - b.i,
+    )
+    .map(({ ex }) => ex);
+}
 
 export interface ConformanceReporterOptions {
   /** Where conformance.json, conformance.html and junit.xml go (default: reports). */
@@ -47,6 +60,7 @@ export default class ConformanceReporter implements Reporter {
   private readonly outcomes = new Map<string, ProbeOutcome>();
   private readonly incomplete = new Map<string, IncompleteCheck>();
   private readonly endedTests = new Set<string>();
+  private readonly exchanges = new Map<string, Exchange[]>();
   private startedAt = new Date();
   private readonly outputDir: string;
   private readonly stagingDir: string | undefined;
@@ -73,6 +87,8 @@ export default class ConformanceReporter implements Reporter {
     this.endedTests.add(test.title);
     const attachment = result.attachments.find((a) => a.name === OUTCOME_ATTACHMENT && a.body);
     const partial = result.attachments.find((a) => a.name === INCOMPLETE_ATTACHMENT && a.body);
+    const sent = result.attachments.find((a) => a.name === EXCHANGES_ATTACHMENT && a.body);
+    if (sent?.body) this.exchanges.set(test.id, JSON.parse(sent.body.toString('utf8')) as Exchange[]);
     if (attachment?.body) {
       this.outcomes.set(test.id, JSON.parse(attachment.body.toString('utf8')) as ProbeOutcome);
       this.incomplete.delete(test.id);
@@ -114,6 +130,7 @@ export default class ConformanceReporter implements Reporter {
         signal: this.interruption?.signal ?? 'SIGINT',
         reason: this.interruption?.reason ?? 'Playwright was interrupted',
       };
+    const exchanges = inCompletionOrder([...this.exchanges.values()]);
     const record = buildRecord({
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
@@ -131,25 +148,16 @@ export default class ConformanceReporter implements Reporter {
       endedTests: [...this.endedTests],
       ...(this.interruption ? { interrupted: this.interruption } : {}),
       writeProbes: PROBES.filter((p) => p.access === 'write').map((p) => p.id),
+      coverage: coverageOf(exchanges, basePathOf(run.config.baseURL ?? '')),
     });
     const secrets = secretsFromEnv(env);
-    const dir = this.stagingDir ?? this.outputDir;
-    const write = (name: string, text: string): string => {
-      writeFileSync(join(dir, name), redactText(text, secrets));
-      return join(this.outputDir, name);
-    };
-    mkdirSync(dir, { recursive: true });
-    // The record first: the exit status is derived from it, whatever happens to the others.
-    const json = write(REPORT_FILES.json, `${JSON.stringify(record, null, 2)}\n`);
-    const written = [
-      write(REPORT_FILES.html, renderHtml(record)),
-      json,
-      write(REPORT_FILES.junit, renderJunit(record)),
-    ];
-    if (existsSync(join(dir, PLAYWRIGHT_REPORT_DIR, 'index.html')))
-      written.push(join(this.outputDir, PLAYWRIGHT_REPORT_DIR, 'index.html'));
-    // Every report is written: they replace the previous set together.
-    if (this.stagingDir) commitReports(this.stagingDir, this.outputDir);
+    const har = `${JSON.stringify(harOfExchanges(exchanges, record.interfaceVersion), null, 1)}\n`;
+    const written = writeReports(record, {
+      outputDir: this.outputDir,
+      ...(this.stagingDir ? { stagingDir: this.stagingDir } : {}),
+      secrets,
+      har,
+    });
     console.log(
       redactText(
         formatSummary(

@@ -183,6 +183,38 @@ function renderCounts(record: ConformanceRecord): string {
   return `<table class="counts"><caption>Requirements by level and status</caption><thead><tr><th></th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+/** The traffic a validation judged (HAR file, proxy): what was judged and what was outside. */
+function renderTraffic(record: ConformanceRecord): string {
+  const t = record.traffic;
+  if (!t) return '';
+  const what = t.kind === 'har' ? `HAR file ${t.source}` : `validating proxy ${t.source}`;
+  const outside =
+    t.outside.count > 0
+      ? `<details><summary>${t.outside.count} exchange(s) outside the interface, not judged${t.outside.requests.length < t.outside.count ? ` (the first ${t.outside.requests.length} listed)` : ''}</summary><ul>${t.outside.requests.map((r) => `<li><code>${esc(r)}</code></li>`).join('')}</ul></details>`
+      : '';
+  return `<section id="traffic"><h2>Traffic judged</h2><p>${esc(what)}: ${t.exchanges} exchange(s), ${t.judged} judged, ${t.outside.count} outside the interface${t.overCap ? `, ${t.overCap} over the body cap (not judged)` : ''}. Requirements only a probe's plan judges are not exercised in validation.</p>${outside}</section>`;
+}
+
+/** Interface coverage: exchanges per operation, and judgements per requirement. */
+function renderCoverage(record: ConformanceRecord): string {
+  const c = record.coverage;
+  if (!c) return '';
+  const ops = c.operations
+    .map(
+      (o) =>
+        `<tr class="${o.exchanges > 0 ? 'passed' : 'not-exercised'}"><td><code>${esc(o.operationId)}</code></td><td><code>${esc(o.method)} ${esc(o.path)}</code></td><td>${o.exchanges}</td><td>${o.answered}</td></tr>`,
+    )
+    .join('');
+  const reqs = record.requirements
+    .map(
+      (r) =>
+        `<tr class="${r.judged > 0 ? 'passed' : 'not-exercised'}"><td><a href="#${anchor('req', r.id)}"><code>${esc(r.id)}</code></a></td><td>${esc(r.level)}</td><td>${r.judged}</td></tr>`,
+    )
+    .join('');
+  const hit = c.operations.filter((o) => o.exchanges > 0).length;
+  return `<section id="coverage"><h2>Interface coverage</h2><p>${hit} of ${c.operations.length} operations exercised; ${c.unmatched} exchange(s) below /api/v1/ called no operation (judged); ${c.outside} outside the interface (not judged).</p><table class="coverage"><caption>Exchanges per operation</caption><thead><tr><th scope="col">Operation</th><th scope="col">Method and path</th><th scope="col">Exchanges</th><th scope="col">Answered</th></tr></thead><tbody>${ops}</tbody></table><details><summary>Judgements per requirement</summary><table class="coverage"><thead><tr><th scope="col">Requirement</th><th scope="col">Level</th><th scope="col">Judgements</th></tr></thead><tbody>${reqs}</tbody></table></details></section>`;
+}
+
 function renderWaivers(record: ConformanceRecord): string {
   if (record.waivers.file === null) return '';
   const rows = record.waivers.entries.map(
@@ -256,19 +288,30 @@ export function renderHtml(record: ConformanceRecord): string {
   const pass = record.verdict === 'pass';
   const groups = bySection(record.requirements);
   const broken = record.requirements.filter((r) => r.status === 'failed' || r.status === 'warned');
-  const run: [string, string][] = [
-    ['Target', `${record.target.baseURL || '(no base URL)'} (${record.target.kind})`],
-    ['Interface', `version ${record.interfaceVersion}`],
-    ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
-    ['Seed', `${record.seed} (replay: CONFORMANCE_SEED=${record.seed} npm run conformance)`],
-    ['Cases per property', String(record.runs)],
-    ['Started', record.startedAt],
-    ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} requests`],
-    ['Waiver file', record.waivers.file ?? 'none'],
-  ];
+  const t = record.traffic;
+  const run: [string, string][] = t
+    ? [
+        ['Traffic', `${t.kind === 'har' ? 'HAR file' : 'validating proxy'} ${t.source}`],
+        ['Interface', `version ${record.interfaceVersion}`],
+        ['Gate', record.strict ? 'strict (SHOULD warnings fail the gate)' : 'MUST failures fail the gate'],
+        ['Started', record.startedAt],
+        ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} exchanges`],
+        ['Waiver file', record.waivers.file ?? 'none'],
+      ]
+    : [
+        ['Target', `${record.target.baseURL || '(no base URL)'} (${record.target.kind})`],
+        ['Interface', `version ${record.interfaceVersion}`],
+        ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
+        ['Seed', `${record.seed} (replay: CONFORMANCE_SEED=${record.seed} npm run conformance)`],
+        ['Cases per property', String(record.runs)],
+        ['Started', record.startedAt],
+        ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} requests`],
+        ['Waiver file', record.waivers.file ?? 'none'],
+      ];
+  const title = t ? 'Validation' : 'Conformance';
   const body: string[] = [];
   body.push(
-    `<header class="verdict ${pass ? 'pass' : 'fail'}"><h1 id="verdict">Conformance ${pass ? 'PASSED' : 'FAILED'}</h1><p>${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}</p></header>`,
+    `<header class="verdict ${pass ? 'pass' : 'fail'}"><h1 id="verdict">${title} ${pass ? 'PASSED' : 'FAILED'}</h1><p>${t ? `${esc(t.kind === 'har' ? 'HAR file' : 'proxy')} ${esc(t.source)} · interface ${esc(record.interfaceVersion)}${record.strict ? ' · strict' : ''}` : `${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}`}</p></header>`,
   );
   body.push('<main>');
   body.push(renderInterrupted(record));
@@ -293,7 +336,9 @@ export function renderHtml(record: ConformanceRecord): string {
     body.push(
       `<section id="incomplete"><h2>Checks that did not complete</h2><ul>${record.incomplete.map((i) => `<li><code>${esc(i.test)}</code>: ${esc(i.error)}</li>`).join('')}</ul></section>`,
     );
+  body.push(renderTraffic(record));
   body.push(renderWaivers(record));
+  body.push(renderCoverage(record));
   body.push(
     `<nav class="toc"><h2>Requirements by section of interface.md</h2><ul>${groups
       .map(([group, reqs]) => {
@@ -321,7 +366,7 @@ export function renderHtml(record: ConformanceRecord): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>Conformance ${pass ? 'PASSED' : 'FAILED'}: ${esc(record.target.baseURL || record.target.kind)}</title>
+<title>${record.traffic ? 'Validation' : 'Conformance'} ${pass ? 'PASSED' : 'FAILED'}: ${esc(record.target.baseURL || record.target.kind)}</title>
 <style>${CSS}</style>
 </head>
 <body>

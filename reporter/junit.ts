@@ -31,6 +31,9 @@ function evidence(findings: readonly (Finding & { check?: string })[]): string {
   return findings
     .map((f) => {
       const lines = [f.message, `  expected: ${f.expected}`, `  received: ${f.received}`];
+      if (f.harEntry !== undefined)
+        lines.push(`  entry:    HAR entry ${f.harEntry} (log.entries[${f.harEntry}])`);
+      if (f.proxied !== undefined) lines.push(`  exchange: proxied exchange ${f.proxied}`);
       if (f.input !== undefined) lines.push(`  input:    ${JSON.stringify(f.input)}`);
       if (f.rule)
         lines.push(

@@ -3,7 +3,9 @@
  * requirement catalogue. Written to reports/conformance.json; the CLI's exit status and the
  * console summary are derived from it.
  */
+import type { Coverage } from '../engine/coverage.ts';
 import type { Finding, ProbeOutcome, RestoreRecord } from '../engine/types.ts';
+import type { TrafficRecord } from '../engine/validate.ts';
 import { verdicts, type Verdict } from '../engine/verdicts.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
 import { oracleFile } from '../oracles/index.ts';
@@ -92,6 +94,13 @@ export interface ConformanceRecord {
    * partial, and says what was restored.
    */
   interrupted?: InterruptionRecord;
+  /**
+   * Interface coverage: per operation, how many exchanges called it (each judged by every
+   * exchange oracle that applies); with `judged` per requirement.
+   */
+  coverage?: Coverage;
+  /** Present when the record judges traffic the suite did not send: a HAR file or a proxy session. */
+  traffic?: TrafficRecord;
 }
 
 export function buildRecord(input: {
@@ -118,6 +127,12 @@ export function buildRecord(input: {
   interrupted?: Interruption;
   /** The write probes (default: none): one without an outcome leaves an interrupted restore unknown. */
   writeProbes?: readonly string[];
+  /** The interface coverage of the traffic. */
+  coverage?: Coverage;
+  /** The traffic validated (HAR file, proxy), when it is not a run of the suite. */
+  traffic?: TrafficRecord;
+  /** The mode, when the configuration does not say it (validation: whether the traffic wrote). */
+  mode?: 'read-only' | 'write';
 }): ConformanceRecord {
   const vs = verdicts(input.outcomes, {
     interrupted: input.interrupted !== undefined,
@@ -161,7 +176,12 @@ export function buildRecord(input: {
     };
   });
   const reasons = gateReasons({ requirements, incomplete, strict });
-  const mode = input.env.WRITABLE_COUNTERPARTY_REF ? 'write' : 'read-only';
+  // A gate over traffic that held nothing to judge (a client pointed elsewhere) must not pass.
+  if (input.traffic && input.traffic.judged === 0)
+    reasons.push(
+      `the traffic held no exchange of the interface (${input.traffic.exchanges} exchange(s), none below /api/v1/): nothing was judged`,
+    );
+  const mode = input.mode ?? (input.env.WRITABLE_COUNTERPARTY_REF ? 'write' : 'read-only');
   const interrupted =
     input.interrupted && interruptionRecord(input.interrupted, input.outcomes, mode, input.writeProbes ?? []);
   if (interrupted) {
@@ -193,6 +213,8 @@ export function buildRecord(input: {
     probes: input.outcomes.map(({ findings: _f, ...rest }) => rest),
     incomplete,
     ...(interrupted ? { interrupted } : {}),
+    ...(input.coverage ? { coverage: input.coverage } : {}),
+    ...(input.traffic ? { traffic: input.traffic } : {}),
   };
   // A server may echo the token back (in a body, a header, an error): never let it through. Nor
   // its control characters: the outcomes were escaped where they were made (engine/run.ts), and
@@ -246,6 +268,9 @@ export function judgeName(id: string): string {
 
 /** Who judged a finding and who sent the exchange it rests on, in one line. */
 export function provenance(f: Finding & { probe?: string }): string {
+  if (f.harEntry !== undefined)
+    return `judged by ${judgeName(f.judgedBy)}, on HAR entry ${f.harEntry} (log.entries[${f.harEntry}])`;
+  if (f.proxied !== undefined) return `judged by ${judgeName(f.judgedBy)}, on proxied exchange ${f.proxied}`;
   const sent = f.sentBy ?? f.probe;
   return `judged by ${judgeName(f.judgedBy)}${sent ? `, on ${f.role ? `the ${f.role} ` : 'an exchange '}sent by ${judgeName(sent)}` : ''}`;
 }
@@ -255,6 +280,8 @@ export function replayCommand(
   record: Pick<ConformanceRecord, 'seed'>,
   f: Finding & { probe?: string },
 ): string | undefined {
+  // Recorded traffic is not the suite's to replay.
+  if (f.harEntry !== undefined || f.proxied !== undefined) return undefined;
   const probe = f.sentBy ?? f.probe;
   if (probe === undefined) return undefined;
   return `CONFORMANCE_SEED=${f.seed ?? record.seed} npm run conformance -- --probe ${probe}`;
@@ -301,9 +328,19 @@ export function formatSummary(
   const c = record.counts;
   const waived = (n: number): string => (n > 0 ? `, ${n} waived` : '');
   lines.push('');
-  lines.push(
-    `Conformance ${record.verdict === 'pass' ? 'PASSED' : 'FAILED'} against ${record.target.baseURL || '(no base URL)'} (${record.target.kind}), interface ${record.interfaceVersion}, ${record.mode} run${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
-  );
+  const t = record.traffic;
+  if (t) {
+    const what = t.kind === 'har' ? `HAR file ${t.source}` : `proxy ${t.source}`;
+    lines.push(
+      `Validation ${record.verdict === 'pass' ? 'PASSED' : 'FAILED'} for ${what}, interface ${record.interfaceVersion}${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
+    );
+    lines.push(
+      `  ${t.exchanges} exchange(s): ${t.judged} judged, ${t.outside.count} outside the interface (not judged)${t.overCap ? `, ${t.overCap} over the body cap (not judged)` : ''}`,
+    );
+  } else
+    lines.push(
+      `Conformance ${record.verdict === 'pass' ? 'PASSED' : 'FAILED'} against ${record.target.baseURL || '(no base URL)'} (${record.target.kind}), interface ${record.interfaceVersion}, ${record.mode} run${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
+    );
   lines.push(
     `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed${waived(c.MUST.waived)}, ${c.MUST['not-exercised']} not exercised | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned${waived(c.SHOULD.waived)}, ${c.SHOULD['not-exercised']} not exercised | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
   );
@@ -347,7 +384,16 @@ export function formatSummary(
   // Just above the gate's reasons: the likely cause of all of them.
   for (const hint of record.hints) lines.push(`  Hint: ${hint}`);
   for (const reason of record.gateReasons) lines.push(`  Gate: ${reason}`);
-  lines.push(`  Seed ${record.seed}: replay with CONFORMANCE_SEED=${record.seed} npm run conformance`);
+  if (record.coverage) lines.push(`  Coverage: ${coverageLine(record.coverage)}`);
+  if (!t)
+    lines.push(`  Seed ${record.seed}: replay with CONFORMANCE_SEED=${record.seed} npm run conformance`);
   lines.push(`  Reports: ${reports.join(', ')}`);
   return lines.join('\n');
+}
+
+/** "9 of 14 operations exercised; not: createX, deleteY" */
+export function coverageLine(c: Coverage): string {
+  const hit = c.operations.filter((o) => o.exchanges > 0);
+  const missed = c.operations.filter((o) => o.exchanges === 0).map((o) => o.operationId);
+  return `${hit.length} of ${c.operations.length} operations exercised${missed.length > 0 ? `; none for ${missed.join(', ')}` : ''}`;
 }

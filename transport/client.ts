@@ -141,8 +141,10 @@ export class HttpClient {
       ...(this.options.probe !== undefined ? { probe: this.options.probe } : {}),
       ...(req.role !== undefined ? { role: req.role } : {}),
     };
-    const startedAt = Date.now();
     const started = performance.now();
+    // Sub-millisecond, on the same clock as the duration: the start plus the duration orders the
+    // exchanges of a run as they completed, in its exchanges.har too.
+    const startedAt = performance.timeOrigin + started;
     let answer: SessionResponse;
     try {
       // The body goes byte for byte, so malformed JSON reaches the target as written.

@@ -18,6 +18,8 @@ export const OUTCOME_ATTACHMENT = 'conformance-outcome';
  * conformance reporter lists the probe as incomplete (the gate fails) instead of judging it.
  */
 export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
+/** The exchanges the check sent (reporter/conformance-reporter.ts EXCHANGES_ATTACHMENT). */
+export const EXCHANGES_ATTACHMENT = 'conformance-exchanges';
 
 /** The probe this worker is running, until it returns. */
 let running: Promise<ProbeOutcome> | undefined;
@@ -72,8 +74,15 @@ function defineProbe(probe: Probe): void {
       annotation: probe.requirements.map((id) => ({ type: 'requirement', description: id })),
     },
     async ({ target }) => {
-      running = runProbe(probe, target, runContextFromEnv());
+      const run = runContextFromEnv();
+      const first = run.log.size;
+      running = runProbe(probe, target, run);
       const outcome = await running.finally(() => (running = undefined));
+      // What it sent, for the run's exchanges.har and coverage (one check at a time per worker).
+      await test.info().attach(EXCHANGES_ATTACHMENT, {
+        body: JSON.stringify(run.log.all.slice(first)),
+        contentType: 'application/json',
+      });
       if (outcome.incomplete !== undefined) {
         await test.info().attach(INCOMPLETE_ATTACHMENT, {
           body: JSON.stringify(outcome),

@@ -1,0 +1,191 @@
+/**
+ * Validation of traffic the suite did not send: exchanges from a HAR file or a proxy go, in the
+ * order they completed, through the same judge as the suite's own (engine/judge.ts: every
+ * exchange oracle, and the PATCH sequences and read pairs of each counterparty), and the
+ * judgements are folded into one outcome that engine/verdicts.ts turns into verdicts like a run's.
+ *
+ * A requirement passes only when an exchange of the traffic was judged for it. A requirement only
+ * a probe judges (what the probe meant to send: "this body breaks a rule, so it must not be
+ * accepted") is not exercised: a recorded exchange does not carry its sender's intent. Exchanges
+ * outside the interface (not below /api/v1/) are counted and listed, not judged.
+ */
+import type { Exchange } from '../exchange/exchange.ts';
+import { escapeControlsIn } from '../exchange/escape.ts';
+import { redact, redactHeaderValue } from '../exchange/redact.ts';
+import { route } from '../exchange/route.ts';
+import { ORACLES } from '../oracles/index.ts';
+import { REQUIREMENTS, type RequirementId } from '../spec/requirements.ts';
+import { CoverageCounter, type Coverage } from './coverage.ts';
+import { Judge } from './judge.ts';
+import { findingOf, MAX_FINDINGS_PER_REQUIREMENT } from './run.ts';
+import type { ProbeOutcome } from './types.ts';
+
+/** Why a requirement only probes judge is not exercised in validation. */
+export const PROBE_ONLY_REASON =
+  "judged only by a probe's own plan (what it meant to send), which recorded traffic does not carry: not exercised in validation";
+/** Why a requirement an oracle judges got nothing to judge. */
+export const NO_EXCHANGE_REASON = 'the traffic held no exchange it judges';
+
+/** At most this many exchanges outside the interface are listed (all are counted). */
+export const MAX_OUTSIDE_LISTED = 50;
+
+/** What the validated traffic was, for the record. */
+export interface TrafficRecord {
+  kind: 'har' | 'proxy' | 'suite';
+  /** The HAR file, or the proxy's listening URL and its upstream. */
+  source: string;
+  /** Exchanges seen. */
+  exchanges: number;
+  /** Exchanges judged (below /api/v1/). */
+  judged: number;
+  /** Exchanges whose body was over the cap and not judged (the proxy). */
+  overCap?: number;
+  /** Exchanges outside the interface: counted, listed (the first MAX_OUTSIDE_LISTED), not judged. */
+  outside: { count: number; requests: string[] };
+}
+
+/** Bearer tokens an Authorization header of the traffic carries. */
+export function bearerTokens(headers: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== 'authorization') continue;
+    const m = /^\s*bearer\s+(\S+)\s*$/i.exec(value);
+    if (m && m[1] !== '$API_TOKEN') out.push(m[1]!);
+  }
+  return out;
+}
+
+/** An exchange with every token in `tokens` replaced by $API_TOKEN (exchange/redact.ts's rule). */
+export function redactExchange<T extends Omit<Exchange, 'id'>>(ex: T, tokens: readonly string[]): T {
+  if (tokens.length === 0) return ex;
+  const text = (s: string): string => tokens.reduce((out, t) => redact(out, t), s);
+  const header = (s: string): string => tokens.reduce((out, t) => redactHeaderValue(out, t), s);
+  const headers = (h: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(Object.entries(h).map(([k, v]) => [k, header(v)]));
+  const responseText = text(ex.text);
+  return {
+    ...ex,
+    request: {
+      ...ex.request,
+      url: text(ex.request.url),
+      headers: headers(ex.request.headers),
+      ...(ex.request.body !== undefined ? { body: text(ex.request.body) } : {}),
+    },
+    headers: headers(ex.headers),
+    text: responseText,
+    body: responseText === ex.text ? ex.body : parseOr(responseText, ex.body),
+    ...(ex.failure ? { failure: { ...ex.failure, message: text(ex.failure.message) } } : {}),
+  };
+}
+
+function parseOr(text: string, fallback: unknown): unknown {
+  try {
+    return text === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return fallback;
+  }
+}
+
+/** Judges traffic exchange by exchange; `finish()` returns the outcome, the coverage and the traffic. */
+export class TrafficValidation {
+  private readonly judge: Judge;
+  private readonly coverageCounter: CoverageCounter;
+  private readonly outcome: ProbeOutcome;
+  private readonly counts = new Map<RequirementId, number>();
+  private readonly traffic: TrafficRecord;
+  private nextId = 1;
+  private readonly started = performance.now();
+
+  constructor(
+    kind: TrafficRecord['kind'],
+    source: string,
+    private readonly basePath = '',
+    /** Whether a URL is the interface's (--base-url); others are outside it. */
+    private readonly inScope: (url: string) => boolean = () => true,
+  ) {
+    this.judge = new Judge(undefined, basePath);
+    this.coverageCounter = new CoverageCounter(basePath);
+    this.traffic = { kind, source, exchanges: 0, judged: 0, outside: { count: 0, requests: [] } };
+    this.outcome = {
+      probe: kind === 'har' ? 'har-file' : 'proxy',
+      title: kind === 'har' ? `the exchanges of ${source}` : `the exchanges through ${source}`,
+      requirements: REQUIREMENTS.map((r) => r.id as RequirementId),
+      status: 'ran',
+      findings: [],
+      judged: {},
+      notApplicable: [],
+      requests: 0,
+      notes: [],
+      durationMs: 0,
+    };
+  }
+
+  /** Judges one exchange (already redacted), in completion order. */
+  add(exchange: Omit<Exchange, 'id'>): void {
+    const ex: Exchange = { ...exchange, id: this.nextId++ };
+    this.traffic.exchanges++;
+    this.outcome.requests++;
+    if (this.inScope(ex.request.url)) this.coverageCounter.add(ex);
+    else this.coverageCounter.addOutside();
+    if (
+      !this.inScope(ex.request.url) ||
+      !route(ex.request.method, ex.request.url, this.basePath).inInterface
+    ) {
+      this.traffic.outside.count++;
+      if (this.traffic.outside.requests.length < MAX_OUTSIDE_LISTED)
+        this.traffic.outside.requests.push(`${describeOrigin(ex)}${ex.request.method} ${ex.request.url}`);
+      return;
+    }
+    this.traffic.judged++;
+    this.deliver(this.judge.judge(ex));
+  }
+
+  /** An exchange seen but not judged: its body was over the cap. */
+  overCap(exchange: Omit<Exchange, 'id'>): void {
+    this.traffic.exchanges++;
+    this.outcome.requests++;
+    this.coverageCounter.add(exchange);
+    this.traffic.overCap = (this.traffic.overCap ?? 0) + 1;
+  }
+
+  private deliver(judgements: ReturnType<Judge['judge']>): void {
+    for (const { oracle, judgement } of judgements) {
+      const id = judgement.requirement;
+      this.outcome.judged[id] = (this.outcome.judged[id] ?? 0) + 1;
+      if (judgement.held) continue;
+      const { held: _held, ...violation } = judgement;
+      const n = (this.counts.get(id) ?? 0) + 1;
+      this.counts.set(id, n);
+      if (n <= MAX_FINDINGS_PER_REQUIREMENT)
+        this.outcome.findings.push(findingOf({ ...violation, judgedBy: oracle }));
+    }
+  }
+
+  finish(): { outcome: ProbeOutcome; coverage: Coverage; traffic: TrafficRecord } {
+    this.deliver(this.judge.flush());
+    const byOracle = new Set(ORACLES.flatMap((o) => o.requirements));
+    for (const r of REQUIREMENTS) {
+      const id = r.id as RequirementId;
+      if (!byOracle.has(id)) this.outcome.notApplicable.push({ requirement: id, reason: PROBE_ONLY_REASON });
+      else if ((this.outcome.judged[id] ?? 0) === 0)
+        this.outcome.notApplicable.push({ requirement: id, reason: NO_EXCHANGE_REASON });
+    }
+    for (const [id, n] of this.counts)
+      if (n > MAX_FINDINGS_PER_REQUIREMENT)
+        this.outcome.notes.push(`${id}: ${n - MAX_FINDINGS_PER_REQUIREMENT} more finding(s) not kept`);
+    if (this.traffic.overCap)
+      this.outcome.notes.push(`${this.traffic.overCap} exchange(s) not judged: a body over the cap`);
+    this.outcome.durationMs = performance.now() - this.started;
+    return {
+      outcome: escapeControlsIn(this.outcome),
+      coverage: this.coverageCounter.coverage(),
+      traffic: escapeControlsIn(this.traffic),
+    };
+  }
+}
+
+function describeOrigin(ex: Exchange): string {
+  if (ex.origin.harEntry !== undefined) return `entry ${ex.origin.harEntry}: `;
+  if (ex.origin.proxied !== undefined) return `exchange ${ex.origin.proxied}: `;
+  return '';
+}

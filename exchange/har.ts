@@ -1,0 +1,355 @@
+/**
+ * HAR 1.2 files (http://www.softwareishard.com/blog/har-12-spec/) in and out: the structure is
+ * validated with ajv against the published HAR 1.2 JSON schema of the npm package `har-schema`
+ * (draft-06, one file per object of the format), and each entry becomes an Exchange, so the
+ * oracles judge a recorded file (Playwright's recordHar, a browser's devtools, mitmproxy) as they
+ * judge the suite's own traffic. The suite writes its own exchanges as a HAR file the same way.
+ *
+ * Read from an entry: the request (method, URL, headers, postData.text), the response (status,
+ * headers, content.text, base64-decoded when content.encoding says so), startedDateTime and time.
+ * An entry without an answer (status 0, with the `_error` devtools and Playwright write) is an
+ * exchange with status 0 and a failure. Bodies a recorder left out are empty.
+ */
+import { createRequire } from 'node:module';
+import { Ajv, type ErrorObject } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Exchange, ExchangeFailure } from './exchange.ts';
+import { parseJsonBody } from './exchange.ts';
+
+// ajv-formats is CommonJS; under ESM its default export may arrive wrapped.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+
+/** The failure kind of an entry recorded without an answer, not judged by request-answered. */
+export const RECORDED_WITHOUT_ANSWER = 'recorded-without-answer';
+
+/** A HAR file that cannot be read: `message` is one line saying where and why. */
+export class HarError extends Error {}
+
+interface HarHeader {
+  name: string;
+  value: string;
+}
+
+export interface HarEntry {
+  startedDateTime: string;
+  time: number;
+  request: {
+    method: string;
+    url: string;
+    httpVersion: string;
+    headers: HarHeader[];
+    postData?: { mimeType: string; text?: string; [k: string]: unknown };
+    [k: string]: unknown;
+  };
+  response: {
+    status: number;
+    statusText: string;
+    headers: HarHeader[];
+    content: { size: number; mimeType: string; text?: string; encoding?: string };
+    _error?: string;
+    _failureKind?: string;
+    [k: string]: unknown;
+  };
+  _probe?: string;
+  _role?: string;
+  [k: string]: unknown;
+}
+
+export interface Har {
+  log: { version: string; creator: { name: string; version: string }; entries: HarEntry[] };
+}
+
+const HAR_SCHEMAS = [
+  'afterRequest',
+  'beforeRequest',
+  'browser',
+  'cache',
+  'content',
+  'cookie',
+  'creator',
+  'entry',
+  'har',
+  'header',
+  'log',
+  'page',
+  'pageTimings',
+  'postData',
+  'query',
+  'request',
+  'response',
+  'timings',
+] as const;
+
+let validator: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null } = undefined as never;
+
+function validate(data: unknown): ErrorObject[] {
+  if (!validator) {
+    const require = createRequire(import.meta.url);
+    const schemas = require('har-schema') as Record<string, object>;
+    const draft06 = require('ajv/dist/refs/json-schema-draft-06.json') as object;
+    // The package's schemas carry keywords of their own ("min", "optional"): not strict.
+    const ajv = new Ajv({ allErrors: false, strict: false, meta: false, validateSchema: false });
+    ajv.addMetaSchema(draft06);
+    addFormats(ajv);
+    for (const name of HAR_SCHEMAS) ajv.addSchema(schemas[name]!);
+    validator = ajv.getSchema('har.json#')! as typeof validator;
+  }
+  return validator(data) ? [] : (validator.errors ?? []);
+}
+
+/** "line 3, column 14" of an offset in `text`. */
+function position(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return `line ${line}, column ${column}`;
+}
+
+/** "log.entries[3].response" from "/log/entries/3/response". */
+function pointerText(pointer: string): string {
+  if (pointer === '') return 'the top level';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out === '' ? p : `${out}.${p}`), '');
+}
+
+/**
+ * Chromium's devtools write an IPv6 serverIPAddress in brackets ("[::1]"), which the schema's
+ * ipv6 format refuses: the brackets are dropped before validation (the address is not judged).
+ */
+function unbracketAddresses(data: unknown): void {
+  const entries = (data as { log?: { entries?: unknown } } | null)?.log?.entries;
+  if (!Array.isArray(entries)) return;
+  for (const entry of entries) {
+    if (entry === null || typeof entry !== 'object') continue;
+    const e = entry as { serverIPAddress?: unknown };
+    if (typeof e.serverIPAddress === 'string')
+      e.serverIPAddress = e.serverIPAddress.replace(/^\[(.*)\]$/, '$1');
+  }
+}
+
+/** Parses and validates a HAR file; throws a HarError (one line) when it is not a HAR 1.2 file. */
+export function parseHar(text: string, source: string): Har {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    const truncated = /end of JSON input/i.test(message);
+    const at = truncated ? String(text.length) : /position (\d+)/.exec(message)?.[1];
+    const where = at !== undefined ? ` at ${position(text, Number(at))}` : '';
+    const why =
+      text.trim() === ''
+        ? 'the file is empty'
+        : truncated
+          ? 'truncated: the JSON ends before it is complete'
+          : `not JSON (${message.split('\n')[0]})`;
+    throw new HarError(`${source}${where}: not a HAR file: ${why}`);
+  }
+  unbracketAddresses(data);
+  const errors = validate(data);
+  if (errors.length > 0) {
+    const e = errors[0]!;
+    throw new HarError(
+      `${source}: not a HAR 1.2 file: at ${pointerText(e.instancePath)}: ${e.message ?? e.keyword} (the HAR 1.2 schema of har-schema)`,
+    );
+  }
+  return data as Har;
+}
+
+function headerRecord(headers: readonly HarHeader[], lower: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { name, value } of headers) {
+    // HTTP/2 pseudo-headers (:authority, :path, ...) are no header fields.
+    if (name.startsWith(':')) continue;
+    const key = lower ? name.toLowerCase() : name;
+    const existing = lower ? out[key] : Object.keys(out).find((k) => k.toLowerCase() === key.toLowerCase());
+    if (lower) out[key] = existing === undefined ? value : `${existing}, ${value}`;
+    else if (existing !== undefined) out[existing] = `${out[existing]}, ${value}`;
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** The response body of an entry as text: base64-decoded when content.encoding says so. */
+export function entryText(entry: HarEntry, index: number, source: string): string {
+  const content = entry.response.content;
+  const text = content.text ?? '';
+  if (content.encoding === undefined || content.encoding === '') return text;
+  if (content.encoding.toLowerCase() !== 'base64')
+    throw new HarError(
+      `${source}: entry ${index} (log.entries[${index}].response.content): unknown encoding '${content.encoding}' (HAR 1.2 knows base64)`,
+    );
+  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(text))
+    throw new HarError(
+      `${source}: entry ${index} (log.entries[${index}].response.content.text): not base64, though content.encoding says so`,
+    );
+  return Buffer.from(text, 'base64').toString('utf8');
+}
+
+/**
+ * Whether the entry is a conditional request the server answered 304 Not Modified, which a
+ * browser recorded as the cached 200 (Chromium does: the 304's headers, the cached body): HAR 1.2
+ * sets response.bodySize to 0 "in case of responses coming from the cache (304)". What went over
+ * the wire is a 304 with no body, and that is what is judged.
+ */
+function fromCacheAfter304(entry: HarEntry): boolean {
+  const conditional = entry.request.headers.some((h) => /^if-(none-match|modified-since)$/i.test(h.name));
+  const bodySize = entry.response.bodySize;
+  return (
+    conditional &&
+    entry.response.status >= 200 &&
+    entry.response.status <= 299 &&
+    bodySize === 0 &&
+    entry.response.content.size > 0
+  );
+}
+
+/** The exchange of entry `index` (from 0): origin.harEntry is that index. */
+export function exchangeOfEntry(entry: HarEntry, index: number, source: string): Omit<Exchange, 'id'> {
+  const startedAt = parseDateTime(entry.startedDateTime);
+  if (Number.isNaN(startedAt))
+    throw new HarError(
+      `${source}: entry ${index} (log.entries[${index}].startedDateTime): not a date: '${entry.startedDateTime}'`,
+    );
+  const answered = entry.response.status > 0 && entry.response._error === undefined;
+  const revalidated = answered && fromCacheAfter304(entry);
+  const text = answered && !revalidated ? entryText(entry, index, source) : '';
+  const failure: ExchangeFailure | undefined = answered
+    ? undefined
+    : {
+        // A recorder's status 0 (a request the browser cancelled or blocked, CORS) says nothing
+        // about the deployment: only the suite's own HAR names a timeout or a connection failure.
+        kind: entry.response._failureKind ?? RECORDED_WITHOUT_ANSWER,
+        message: entry.response._error ?? 'no response was recorded',
+      };
+  const body = entry.request.postData?.text;
+  return {
+    request: {
+      method: entry.request.method.toUpperCase(),
+      url: entry.request.url,
+      headers: headerRecord(entry.request.headers, false),
+      ...(body !== undefined && body !== '' ? { body } : {}),
+    },
+    status: revalidated ? 304 : answered ? entry.response.status : 0,
+    headers: answered ? headerRecord(entry.response.headers, true) : {},
+    text,
+    body: parseJsonBody(text),
+    ...(failure ? { failure } : {}),
+    startedAt,
+    durationMs: Math.max(0, entry.time),
+    attempts: 1,
+    origin: { harEntry: index },
+  };
+}
+
+/**
+ * The exchanges of a HAR file in the order they completed (startedDateTime + time; the file's
+ * order breaks ties), which is the order the judge takes them in.
+ */
+export function exchangesOfHar(har: Har, source: string): Omit<Exchange, 'id'>[] {
+  const exchanges = har.log.entries.map((e, i) => exchangeOfEntry(e, i, source));
+  return exchanges
+    .map((ex, i) => ({ ex, i }))
+    .sort((a, b) => a.ex.startedAt + a.ex.durationMs - (b.ex.startedAt + b.ex.durationMs) || a.i - b.i)
+    .map(({ ex }) => ex);
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** An ISO 8601 date-time with microseconds, from epoch milliseconds with a fraction. */
+export function isoMicroseconds(ms: number): string {
+  const whole = Math.floor(ms);
+  const micro = Math.floor((ms - whole) * 1000);
+  return new Date(whole).toISOString().replace(/Z$/, `${String(micro).padStart(3, '0')}Z`);
+}
+
+/** Epoch milliseconds of a HAR date-time, with the fraction of a millisecond it gives (NaN: not a date). */
+export function parseDateTime(text: string): number {
+  const ms = Date.parse(text);
+  const fraction = /\.\d{3}(\d+)(?:Z|[+-]\d\d:?\d\d)$/.exec(text)?.[1];
+  return fraction === undefined ? ms : ms + Number(`0.${fraction}`);
+}
+
+function harHeaders(headers: Record<string, string>): HarHeader[] {
+  return Object.entries(headers).map(([name, value]) => ({ name, value }));
+}
+
+/** The HAR entry of an exchange (its probe and role as the custom fields _probe and _role). */
+export function entryOfExchange(ex: Exchange): HarEntry {
+  let query: { name: string; value: string }[] = [];
+  try {
+    query = [...new URL(ex.request.url).searchParams].map(([name, value]) => ({ name, value }));
+  } catch {
+    query = [];
+  }
+  const contentType = ex.headers['content-type'] ?? '';
+  const requestType =
+    Object.entries(ex.request.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
+  const bodySize = Buffer.byteLength(ex.text);
+  const entry: HarEntry = {
+    startedDateTime: isoMicroseconds(ex.startedAt),
+    time: ex.durationMs,
+    request: {
+      method: ex.request.method,
+      url: ex.request.url,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: harHeaders(ex.request.headers),
+      queryString: query,
+      ...(ex.request.body !== undefined
+        ? { postData: { mimeType: requestType, text: ex.request.body, params: [] } }
+        : {}),
+      headersSize: -1,
+      bodySize: ex.request.body !== undefined ? Buffer.byteLength(ex.request.body) : 0,
+    },
+    response: {
+      status: ex.status,
+      statusText: STATUS_TEXT[ex.status] ?? '',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: harHeaders(ex.headers),
+      content: { size: bodySize, mimeType: contentType, text: ex.text },
+      redirectURL: ex.headers.location ?? '',
+      headersSize: -1,
+      bodySize: ex.status > 0 ? bodySize : -1,
+      ...(ex.failure ? { _error: ex.failure.message, _failureKind: ex.failure.kind } : {}),
+    },
+    cache: {},
+    timings: { send: 0, wait: ex.durationMs, receive: 0 },
+    ...(ex.origin.probe !== undefined ? { _probe: ex.origin.probe } : {}),
+    ...(ex.origin.role !== undefined ? { _role: ex.origin.role } : {}),
+  };
+  return entry;
+}
+
+/** A HAR 1.2 file of exchanges, in the order given. */
+export function harOfExchanges(exchanges: readonly Exchange[], creatorVersion: string): Har {
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'payflow-conformance', version: creatorVersion },
+      entries: exchanges.map(entryOfExchange),
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Writes the report files of a record (conformance.json first, then conformance.html and
+ * junit.xml, and the traffic as exchanges.har when given) with every secret redacted, into a
+ * staging directory moved into place as one set (reporter/report-set.ts), or straight into the
+ * output directory. Shared by the conformance reporter and the validator.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPORT_FILES } from './files.ts';
+import { renderHtml } from './html.ts';
+import { renderJunit } from './junit.ts';
+import { redactText } from './redact.ts';
+import { commitReports, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
+import type { ConformanceRecord } from './summary.ts';
+
+export function writeReports(
+  record: ConformanceRecord,
+  options: {
+    outputDir: string;
+    stagingDir?: string;
+    secrets: readonly string[];
+    /** The traffic as a HAR file's text (exchange/har.ts). */
+    har?: string;
+  },
+): string[] {
+  const dir = options.stagingDir ?? options.outputDir;
+  const write = (name: string, text: string): string => {
+    writeFileSync(join(dir, name), redactText(text, options.secrets));
+    return join(options.outputDir, name);
+  };
+  mkdirSync(dir, { recursive: true });
+  // The record first: the exit status is derived from it, whatever happens to the others.
+  const json = write(REPORT_FILES.json, `${JSON.stringify(record, null, 2)}\n`);
+  const written = [
+    write(REPORT_FILES.html, renderHtml(record)),
+    json,
+    write(REPORT_FILES.junit, renderJunit(record)),
+  ];
+  if (options.har !== undefined) written.push(write(REPORT_FILES.har, options.har));
+  if (existsSync(join(dir, PLAYWRIGHT_REPORT_DIR, 'index.html')))
+    written.push(join(options.outputDir, PLAYWRIGHT_REPORT_DIR, 'index.html'));
+  // Every report is written: they replace the previous set together.
+  if (options.stagingDir) commitReports(options.stagingDir, options.outputDir);
+  return written;
+}

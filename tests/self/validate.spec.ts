@@ -1,0 +1,647 @@
+/**
+ * `npm run validate` end to end: HAR files recorded by Playwright itself (recordHar on a Chromium
+ * context, the requests sent by the page with fetch) against the reference server pass, against
+ * gallery variants whose fault shows in the recorded traffic fail naming the requirement and the
+ * HAR entry, against the independent implementation pass; malformed HARs exit 2 with one line;
+ * the suite's own reports/exchanges.har gets the same verdicts as the run that wrote it; the
+ * validating proxy gates a client's traffic; and the bearer token never reaches a report.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, expect, test } from '@playwright/test';
+import { GALLERY } from '../../servers/gallery/index.ts';
+import {
+  INDEPENDENT_COUNTERPARTY,
+  INDEPENDENT_TOKEN,
+  INDEPENDENT_WRITABLE_COUNTERPARTY,
+  IndependentServer,
+} from '../../servers/independent/server.ts';
+import {
+  REFERENCE_COUNTERPARTY,
+  REFERENCE_TOKEN,
+  ReferenceServer,
+  WRITABLE_COUNTERPARTY,
+} from '../../servers/reference.ts';
+import { ORACLES } from '../../oracles/index.ts';
+import { recordErrors } from '../../reporter/record-schema.ts';
+import type { ConformanceRecord } from '../../reporter/summary.ts';
+import {
+  filesBelow,
+  removeTemporaryDirectories,
+  ROOT,
+  runCli,
+  runNode,
+  SECRET_TOKEN,
+  scannableContents,
+  targetEnv,
+  ShowcaseServer,
+  temporaryDirectory,
+  tsx,
+  type ProcessRun,
+} from './cli-fixtures.ts';
+
+test.afterAll(() => removeTemporaryDirectories());
+
+const CHROMIUM = '/usr/bin/chromium';
+const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
+interface Call {
+  method: string;
+  path: string;
+  body?: unknown;
+  /** false: no Authorization header. */
+  auth?: boolean;
+}
+
+/** A client's session: reads, a PATCH between two reads, an invalid reference, no token, a list, a page outside the interface. */
+function session(readable: string, writable: string): Call[] {
+  return [
+    { method: 'GET', path: `/api/v1/counterparties/${readable}` },
+    { method: 'GET', path: `/api/v1/counterparties/${writable}` },
+    {
+      method: 'PATCH',
+      path: `/api/v1/counterparties/${writable}`,
+      body: { counterpartyDetails: { remarks: 'Checked by the HAR validator' } },
+    },
+    { method: 'GET', path: `/api/v1/counterparties/${writable}` },
+    { method: 'GET', path: `/api/v1/counterparties/${readable}` },
+    { method: 'GET', path: '/api/v1/counterparties/x!' },
+    { method: 'GET', path: `/api/v1/counterparties/${readable}`, auth: false },
+    { method: 'GET', path: '/api/v1/bills' },
+    { method: 'GET', path: '/health-check' },
+  ];
+}
+
+/**
+ * Records a HAR with Playwright: a Chromium context with recordHar, a page of the server's origin
+ * sending `calls` with fetch (bodies read, so they are in the file).
+ */
+async function recordHar(baseURL: string, token: string, calls: Call[], path: string): Promise<void> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  try {
+    const context = await browser.newContext({ recordHar: { path } });
+    const page = await context.newPage();
+    await page.goto(`${baseURL}/`);
+    await page.evaluate(
+      async ({ calls, token }) => {
+        for (const c of calls) {
+          const headers: Record<string, string> = { Accept: 'application/json' };
+          if (c.auth !== false) headers.Authorization = `Bearer ${token}`;
+          if (c.body !== undefined) headers['Content-Type'] = 'application/json';
+          const r = await fetch(c.path, {
+            method: c.method,
+            headers,
+            ...(c.body !== undefined ? { body: JSON.stringify(c.body) } : {}),
+          });
+          await r.text();
+        }
+      },
+      { calls, token },
+    );
+    await context.close();
+  } finally {
+    await browser.close();
+  }
+}
+
+interface Validation extends ProcessRun {
+  reports: string;
+  record: ConformanceRecord | undefined;
+}
+
+async function validate(args: string[], env: Record<string, string | undefined> = {}): Promise<Validation> {
+  const work = temporaryDirectory('payflow-validate-');
+  const reports = join(work, 'reports');
+  const run = await runNode(
+    tsx('bin/validate.ts', ...args),
+    { CONFORMANCE_REPORTS_DIR: reports, ...env },
+    work,
+  );
+  const json = join(reports, 'conformance.json');
+  const record = existsSync(json) ? (JSON.parse(readFileSync(json, 'utf8')) as ConformanceRecord) : undefined;
+  return { ...run, reports, record };
+}
+
+function status(record: ConformanceRecord | undefined, id: string): string | undefined {
+  return record?.requirements.find((r) => r.id === id)?.status;
+}
+
+const ORACLE_JUDGED = new Set<string>(ORACLES.flatMap((o) => o.requirements));
+
+function harPath(name: string): string {
+  const dir = temporaryDirectory('payflow-har-');
+  mkdirSync(dir, { recursive: true });
+  return join(dir, name);
+}
+
+test.describe('HAR files recorded by Playwright', () => {
+  test('against the reference server: exit 0, nothing failed, probe-only requirements not exercised, the page outside counted', async () => {
+    const server = new ReferenceServer();
+    const base = await server.start(0);
+    const har = harPath('reference.har');
+    try {
+      await recordHar(base, REFERENCE_TOKEN, session(REFERENCE_COUNTERPARTY, WRITABLE_COUNTERPARTY), har);
+    } finally {
+      await server.stop();
+    }
+    const v = await validate([har]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    expect(v.stdout).toContain('Validation PASSED');
+    const record = v.record!;
+    expect(recordErrors(record)).toEqual([]);
+    expect(record.requirements.filter((r) => r.status === 'failed' || r.status === 'warned')).toEqual([]);
+    // Judged on the recorded PATCH and the reads around it.
+    for (const id of [
+      'patch-persisted',
+      'patch-sent-fields-applied',
+      'immutable-fields-stable',
+      'counterparty-schema',
+    ])
+      expect(status(record, id), id).toBe('passed');
+    for (const r of record.requirements) {
+      if (!ORACLE_JUDGED.has(r.id)) {
+        expect(r.status, r.id).toBe('not-exercised');
+        expect(r.reasons.join(' '), r.id).toContain('not exercised in validation');
+      } else if (r.status === 'not-exercised') {
+        expect(r.judged).toBe(0);
+        expect(r.reasons).toContain('the traffic held no exchange it judges');
+      }
+    }
+    // The page load and /health-check are outside the interface: counted, listed, not judged.
+    expect(record.traffic?.outside.count).toBe(2);
+    expect(record.traffic?.outside.requests.join('\n')).toContain('/health-check');
+    const ops = Object.fromEntries(record.coverage!.operations.map((o) => [o.operationId, o.exchanges]));
+    expect(ops).toMatchObject({ getCounterparty: 6, patchCounterparty: 1, listBills: 1, getBill: 0 });
+    expect(record.coverage!.operations).toHaveLength(14);
+    const html = readFileSync(join(v.reports, 'conformance.html'), 'utf8');
+    expect(html).toContain('Interface coverage');
+    expect(html).toContain('Traffic judged');
+  });
+
+  test('base64 bodies, an entry without an answer, a bracketed IPv6 address and --base-url are read as such', async () => {
+    const server = new ReferenceServer();
+    const base = await server.start(0);
+    const har = harPath('recorded.har');
+    try {
+      await recordHar(base, REFERENCE_TOKEN, session(REFERENCE_COUNTERPARTY, WRITABLE_COUNTERPARTY), har);
+    } finally {
+      await server.stop();
+    }
+    const data = JSON.parse(readFileSync(har, 'utf8')) as {
+      log: {
+        entries: { response: Record<string, unknown> & { content: { text?: string; encoding?: string } } }[];
+      };
+    };
+    for (const e of data.log.entries) {
+      // As Chromium's devtools write an IPv6 address.
+      (e as Record<string, unknown>).serverIPAddress = '[::1]';
+      if (e.response.content.text !== undefined) {
+        e.response.content.text = Buffer.from(e.response.content.text).toString('base64');
+        e.response.content.encoding = 'base64';
+      }
+    }
+    // A request the browser cancelled: status 0, no body, its _error. Not the deployment's fault.
+    const cancelled = structuredClone(data.log.entries[1]!);
+    cancelled.response = {
+      ...cancelled.response,
+      status: 0,
+      statusText: '',
+      headers: [],
+      _error: 'net::ERR_ABORTED',
+    };
+    cancelled.response.content = { size: 0, mimeType: '' } as never;
+    data.log.entries.push(cancelled);
+    const encoded = harPath('base64.har');
+    writeFileSync(encoded, JSON.stringify(data));
+    const v = await validate([encoded]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    expect(status(v.record, 'counterparty-schema')).toBe('passed');
+    expect(status(v.record, 'request-answered')).toBe('passed');
+    // Another base URL: nothing of the file is below it.
+    const elsewhere = await validate([encoded, '--base-url', 'http://127.0.0.1:1/prefix']);
+    expect(elsewhere.code, elsewhere.stderr).toBe(1);
+    expect(elsewhere.record!.gateReasons.join('\n')).toContain('no exchange of the interface');
+    expect(elsewhere.record!.traffic!.judged).toBe(0);
+    expect(elsewhere.record!.requirements.every((r) => r.status === 'not-exercised')).toBe(true);
+  });
+
+  const VARIANTS = [
+    'fractional-second-timestamps',
+    'lower-case-state',
+    'deprecation-true',
+    'patch-lifecycle-headers-own',
+  ];
+  for (const id of VARIANTS) {
+    test(`against the gallery variant ${id}: exit 1 (strict), its requirement failed on a named HAR entry`, async () => {
+      const variant = GALLERY.find((v) => v.id === id)!;
+      const server = variant.create();
+      const base = await server.start(0);
+      const har = harPath(`${id}.har`);
+      try {
+        await recordHar(base, REFERENCE_TOKEN, session(REFERENCE_COUNTERPARTY, WRITABLE_COUNTERPARTY), har);
+      } finally {
+        await server.stop();
+      }
+      // Strict: a SHOULD requirement broken fails the gate too.
+      const v = await validate([har, '--strict']);
+      expect(v.code, v.stdout + v.stderr).toBe(1);
+      const tripped = variant.trips.filter((t) => ORACLE_JUDGED.has(t));
+      expect(tripped.length).toBeGreaterThan(0);
+      for (const t of tripped) {
+        const r = v.record!.requirements.find((x) => x.id === t)!;
+        expect(['failed', 'warned']).toContain(r.status);
+        expect(r.findings[0]!.harEntry).toEqual(expect.any(Number));
+        expect(v.stdout).toContain(`on HAR entry ${r.findings[0]!.harEntry}`);
+      }
+      expect(recordErrors(v.record)).toEqual([]);
+    });
+  }
+
+  test('against the independent implementation: exit 0', async () => {
+    const server = new IndependentServer({ addressRequestId: false });
+    const base = await server.start(0);
+    const har = harPath('independent.har');
+    try {
+      await recordHar(
+        base,
+        INDEPENDENT_TOKEN,
+        session(INDEPENDENT_COUNTERPARTY, INDEPENDENT_WRITABLE_COUNTERPARTY),
+        har,
+      );
+    } finally {
+      await server.stop();
+    }
+    const v = await validate([har]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    expect(status(v.record, 'patch-persisted')).toBe('passed');
+    expect(readFileSync(join(v.reports, 'conformance.json'), 'utf8')).not.toContain(INDEPENDENT_TOKEN);
+  });
+
+  test('the bearer token of the file, sent and echoed back, is in no report', async () => {
+    const server = new ShowcaseServer(SECRET_TOKEN, true);
+    const base = await server.start(0);
+    const har = harPath('secret.har');
+    try {
+      await recordHar(
+        base,
+        SECRET_TOKEN,
+        [
+          ...session(REFERENCE_COUNTERPARTY, WRITABLE_COUNTERPARTY),
+          { method: 'GET', path: '/api/v1/counterparties/NOPE-not-there-1' },
+        ],
+        har,
+      );
+    } finally {
+      await server.stop();
+    }
+    expect(readFileSync(har, 'utf8')).toContain(SECRET_TOKEN);
+    // No API_TOKEN configured: the tokens are found in the file's Authorization headers.
+    const v = await validate([har]);
+    expect(v.code, v.stdout + v.stderr).toBe(1);
+    expect(v.stdout + v.stderr).not.toContain(SECRET_TOKEN);
+    const files = filesBelow(v.reports);
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    for (const file of files)
+      for (const { where, bytes } of scannableContents(file))
+        expect(bytes.toString('utf8').includes(SECRET_TOKEN), where).toBe(false);
+    expect(readFileSync(join(v.reports, 'conformance.json'), 'utf8')).toContain('$API_TOKEN');
+  });
+});
+
+test.describe('malformed HAR files: exit 2, one line saying where and why, no report', () => {
+  const CASES: [string, string, RegExp][] = [
+    ['empty', '', /empty/],
+    [
+      'truncated',
+      '{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":[{"startedDateTime":',
+      /line 1, column \d+: .*truncated/,
+    ],
+    ['not JSON', 'GET /api/v1/bills HTTP/1.1', /not JSON/],
+    ['no log', '{"entries":[]}', /at the top level: must have required property 'log'/],
+    [
+      'an entry without its response',
+      JSON.stringify({
+        log: {
+          version: '1.2',
+          creator: { name: 'x', version: '1' },
+          entries: [
+            {
+              startedDateTime: '2026-01-01T00:00:00.000Z',
+              time: 1,
+              request: {
+                method: 'GET',
+                url: 'http://h/api/v1/bills',
+                httpVersion: 'HTTP/1.1',
+                cookies: [],
+                headers: [],
+                queryString: [],
+                headersSize: -1,
+                bodySize: 0,
+              },
+              cache: {},
+              timings: { send: 0, wait: 1, receive: 0 },
+            },
+          ],
+        },
+      }),
+      /at log\.entries\[0\]: must have required property 'response'/,
+    ],
+  ];
+  for (const [name, text, message] of CASES) {
+    test(name, async () => {
+      const har = harPath(`${name.replace(/\W+/g, '-')}.har`);
+      writeFileSync(har, text);
+      const v = await validate([har]);
+      expect(v.code, v.stdout + v.stderr).toBe(2);
+      const lines = v.stderr.trim().split('\n');
+      expect(lines, v.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(message);
+      expect(existsSync(join(v.reports, 'conformance.json'))).toBe(false);
+    });
+  }
+
+  test('a body whose encoding is not base64', async () => {
+    const entry = {
+      startedDateTime: '2026-01-01T00:00:00.000Z',
+      time: 1,
+      request: {
+        method: 'GET',
+        url: 'http://h/api/v1/bills',
+        httpVersion: 'HTTP/1.1',
+        cookies: [],
+        headers: [],
+        queryString: [],
+        headersSize: -1,
+        bodySize: 0,
+      },
+      response: {
+        status: 200,
+        statusText: 'OK',
+        httpVersion: 'HTTP/1.1',
+        cookies: [],
+        headers: [],
+        content: { size: 2, mimeType: 'application/json', text: '[]', encoding: 'rot13' },
+        redirectURL: '',
+        headersSize: -1,
+        bodySize: 2,
+      },
+      cache: {},
+      timings: { send: 0, wait: 1, receive: 0 },
+    };
+    const har = harPath('rot13.har');
+    writeFileSync(
+      har,
+      JSON.stringify({ log: { version: '1.2', creator: { name: 'x', version: '1' }, entries: [entry] } }),
+    );
+    const v = await validate([har]);
+    expect(v.code).toBe(2);
+    expect(v.stderr.trim()).toMatch(/entry 0 .*unknown encoding 'rot13'/);
+  });
+
+  test('usage errors', async () => {
+    expect((await validate([])).code).toBe(2);
+    expect((await validate(['a.har', 'b.har'])).code).toBe(2);
+    expect((await validate(['--proxy', '--port', 'x'])).code).toBe(2);
+    const noTarget = await validate(['--proxy']);
+    expect(noTarget.code).toBe(2);
+    expect(noTarget.stderr).toContain('API_BASE_URL');
+  });
+});
+
+/**
+ * The suite's run against `variant` (undefined: the embedded reference server), then its
+ * reports/exchanges.har validated: every requirement only oracles judge gets the run's verdict;
+ * one a probe judges too gets the run's verdict wherever the run's findings are the oracles'; the
+ * probe-only ones are not exercised; the exchanges per operation are the run's.
+ */
+for (const variantId of [
+  undefined,
+  'fractional-second-timestamps',
+  'answers-undo-resets-updated-at',
+  'raw-slash-400',
+]) {
+  test(`the suite's own exchanges.har${variantId ? ` (against ${variantId})` : ''} gets the run's verdicts for every requirement an oracle judges`, async () => {
+    const variant = variantId === undefined ? undefined : GALLERY.find((v) => v.id === variantId)!;
+    const server = variant?.create();
+    const base = await server?.start(0);
+    let run;
+    try {
+      run = await runCli(base === undefined ? {} : targetEnv(base, REFERENCE_TOKEN));
+    } finally {
+      await server?.stop();
+    }
+    expect(run.code, run.stdout + run.stderr).toBe(variant ? 1 : 0);
+    const har = join(run.reports, 'exchanges.har');
+    const suite = JSON.parse(
+      readFileSync(join(run.reports, 'conformance.json'), 'utf8'),
+    ) as ConformanceRecord;
+    expect(recordErrors(suite)).toEqual([]);
+    if (!variant) expect(suite.coverage!.operations.every((o) => o.exchanges > 0)).toBe(true);
+    expect(readFileSync(har, 'utf8')).not.toContain(REFERENCE_TOKEN);
+    const v = await validate([har]);
+    expect(v.code, v.stdout + v.stderr).toBe(run.code);
+    expect(v.record!.traffic!.exchanges).toBe(suite.requests);
+    for (const r of suite.requirements) {
+      const got = status(v.record, r.id);
+      const byOracles = r.findings.every((f) => r.oracles.includes(f.judgedBy));
+      if (!ORACLE_JUDGED.has(r.id)) expect(`${r.id}: ${got}`).toBe(`${r.id}: not-exercised`);
+      else if (byOracles) expect(`${r.id}: ${got}`).toBe(`${r.id}: ${r.status}`);
+    }
+    for (const id of variant?.trips.filter((t) => ORACLE_JUDGED.has(t)) ?? [])
+      expect(['failed', 'warned']).toContain(status(v.record, id));
+    // The same exchanges per operation.
+    expect(v.record!.coverage!.operations).toEqual(suite.coverage!.operations);
+  });
+}
+
+/** Starts `npm run validate -- --proxy --port 0` and resolves its URL once it listens. */
+async function startProxy(env: Record<string, string | undefined>): Promise<{
+  url: string;
+  stop: () => Promise<Validation>;
+}> {
+  const work = temporaryDirectory('payflow-proxy-');
+  const reports = join(work, 'reports');
+  // One process, as `npm run validate` runs it (node --import tsx): a signal reaches the proxy itself.
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX_LOADER, join(ROOT, 'bin', 'validate.ts'), '--proxy', '--port', '0'],
+    {
+      cwd: work,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? work,
+        CONFORMANCE_REPORTS_DIR: reports,
+        ...env,
+      },
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (m) resolve(m[1]!);
+    });
+    child.on('close', () => reject(new Error(`the proxy exited: ${stderr}`)));
+  });
+  const closed = new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      const code = await closed;
+      const json = join(reports, 'conformance.json');
+      const record = existsSync(json)
+        ? (JSON.parse(readFileSync(json, 'utf8')) as ConformanceRecord)
+        : undefined;
+      return { code, stdout, stderr, reports, record };
+    },
+  };
+}
+
+/** Sends a request; resolves the status, headers and body. */
+function send(
+  url: string,
+  method: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          Accept: 'application/json',
+          ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+test.describe('the validating proxy', () => {
+  test('in front of the reference server: answers unchanged, exit 0 when stopped, coverage and exchanges.har written', async () => {
+    const server = new ReferenceServer({ token: SECRET_TOKEN });
+    const base = await server.start(0);
+    try {
+      const proxy = await startProxy({ API_BASE_URL: base, API_TOKEN: SECRET_TOKEN });
+      const path = `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`;
+      const direct = await send(`${base}${path}`, 'GET', SECRET_TOKEN);
+      const through = await send(`${proxy.url}${path}`, 'GET', SECRET_TOKEN);
+      expect(through.status).toBe(direct.status);
+      expect(through.text).toBe(direct.text);
+      expect(through.headers['sunset']).toBe(direct.headers['sunset']);
+      const w = `${proxy.url}/api/v1/counterparties/${WRITABLE_COUNTERPARTY}`;
+      await send(w, 'GET', SECRET_TOKEN);
+      expect(
+        (await send(w, 'PATCH', SECRET_TOKEN, { counterpartyDetails: { remarks: 'via the proxy' } })).status,
+      ).toBe(200);
+      await send(w, 'GET', SECRET_TOKEN);
+      await send(`${proxy.url}/api/v1/counterparties/x!`, 'GET', SECRET_TOKEN);
+      const v = await proxy.stop();
+      expect(v.code, v.stdout + v.stderr).toBe(0);
+      expect(status(v.record, 'patch-persisted')).toBe('passed');
+      expect(status(v.record, 'reference-invalid-400')).toBe('passed');
+      expect(v.record!.traffic!.kind).toBe('proxy');
+      expect(
+        v.record!.coverage!.operations.find((o) => o.operationId === 'patchCounterparty')!.exchanges,
+      ).toBe(1);
+      expect(existsSync(join(v.reports, 'exchanges.har'))).toBe(true);
+      for (const file of filesBelow(v.reports))
+        expect(readFileSync(file, 'utf8').includes(SECRET_TOKEN), file).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('between a client and a faulty variant: exit 1 with the finding', async () => {
+    const variant = GALLERY.find((v) => v.id === 'fractional-second-timestamps')!;
+    const server = variant.create();
+    const base = await server.start(0);
+    try {
+      const proxy = await startProxy({ API_BASE_URL: base, API_TOKEN: REFERENCE_TOKEN });
+      await send(`${proxy.url}/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`, 'GET', REFERENCE_TOKEN);
+      const v = await proxy.stop();
+      expect(v.code, v.stdout + v.stderr).toBe(1);
+      expect(status(v.record, 'timestamp-format')).toBe('failed');
+      expect(v.stdout).toContain('on proxied exchange 1');
+      expect(recordErrors(v.record)).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+test('the proxy streams a body over the cap through whole, and leaves it unjudged', async () => {
+  const server = new ReferenceServer();
+  const base = await server.start(0);
+  try {
+    const proxy = await startProxy({
+      API_BASE_URL: base,
+      API_TOKEN: REFERENCE_TOKEN,
+      CONFORMANCE_MAX_RESPONSE_BYTES: '1024',
+    });
+    const path = `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`;
+    const direct = await send(`${base}${path}`, 'GET', REFERENCE_TOKEN);
+    expect(Buffer.byteLength(direct.text)).toBeGreaterThan(1024);
+    const through = await send(`${proxy.url}${path}`, 'GET', REFERENCE_TOKEN);
+    expect(through.text).toBe(direct.text);
+    await send(`${proxy.url}/api/v1/counterparties/x!`, 'GET', REFERENCE_TOKEN);
+    const v = await proxy.stop();
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    expect(v.record!.traffic).toMatchObject({ exchanges: 2, judged: 1, overCap: 1 });
+    expect(v.stdout).toContain('1 over the body cap (not judged)');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('the proxy stops by itself after --duration and reports what it saw: nothing judged fails the gate, exit 1', async () => {
+  const server = new ReferenceServer();
+  const base = await server.start(0);
+  try {
+    const work = temporaryDirectory('payflow-proxy-');
+    const reports = join(work, 'reports');
+    const r = await runNode(
+      [
+        '--import',
+        TSX_LOADER,
+        join(ROOT, 'bin', 'validate.ts'),
+        '--proxy',
+        '--port',
+        '0',
+        '--duration',
+        '0.5',
+      ],
+      { API_BASE_URL: base, API_TOKEN: REFERENCE_TOKEN, CONFORMANCE_REPORTS_DIR: reports },
+      work,
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const record = JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as ConformanceRecord;
+    expect(record.traffic!.exchanges).toBe(0);
+    expect(record.gateReasons.join('\n')).toContain('nothing was judged');
+    expect(record.requirements.every((x) => x.status === 'not-exercised')).toBe(true);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('the CLI help names the commands', async () => {
+  const r = await runNode(tsx('bin/validate.ts', '--help'), {}, ROOT);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('--proxy');
+});
