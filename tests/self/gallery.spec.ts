@@ -7,7 +7,14 @@
 import { expect, test } from '@playwright/test';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
-import { describeTripped, galleryTarget, recordTrips, runSuite } from './suite-runner.ts';
+import {
+  describeTripped,
+  galleryTarget,
+  recordTrips,
+  runSuite,
+  trippedByOracles,
+  validateAsHar,
+} from './suite-runner.ts';
 
 async function withServer<T>(server: ReferenceServer, fn: (baseURL: string) => Promise<T>): Promise<T> {
   const baseURL = await server.start(0);
@@ -31,6 +38,8 @@ test.describe('gallery of faulty servers', () => {
     test(`${variant.id} is caught: ${variant.fault}`, async () => {
       const run = await withServer(variant.create(), (url) => runSuite(galleryTarget(url)));
       recordTrips(variant.id, run);
+      // The validator, given this run's traffic as HAR, finds what the oracles found in the run.
+      expect(validateAsHar(run), 'validate reports/exchanges.har').toEqual(trippedByOracles(run));
       expect(run.tripped, describeTripped(run)).toEqual([...variant.trips].sort());
       // Every probe completed: a fault of the interface is judged, never left unjudged.
       expect(run.incomplete, describeTripped(run)).toEqual([]);

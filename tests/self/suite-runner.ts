@@ -10,6 +10,9 @@ import type { ProbeOutcome, TargetConfig } from '../../engine/types.ts';
 import { verdicts, type Verdict } from '../../engine/verdicts.ts';
 import type { Exchange } from '../../exchange/exchange.ts';
 import { PROBES } from '../../probes/index.ts';
+import { ORACLES } from '../../oracles/index.ts';
+import { exchangesOfHar, harOfExchanges, parseHar } from '../../exchange/har.ts';
+import { TrafficValidation } from '../../engine/validate.ts';
 import { TargetSession } from '../../transport/session.ts';
 import { EMBEDDED_POLITENESS, type Politeness } from '../../config/config.ts';
 import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
@@ -110,4 +113,28 @@ export function recordTrips(variant: string, run: SuiteRun): void {
     join(GALLERY_RESULTS, `${variant}.json`),
     JSON.stringify({ variant, tripped: run.tripped, trippedBy: run.trippedBy }),
   );
+}
+
+/**
+ * What the validator finds in a run's traffic written as HAR and read back (the path of
+ * `npm run validate -- reports/exchanges.har`): the requirements it reports broken.
+ */
+export function validateAsHar(run: SuiteRun): string[] {
+  const text = JSON.stringify(harOfExchanges(run.exchanges, 'self-test'));
+  const validation = new TrafficValidation('har', 'exchanges.har');
+  for (const ex of exchangesOfHar(parseHar(text, 'exchanges.har'), 'exchanges.har')) validation.add(ex);
+  const { outcome } = validation.finish();
+  return [...new Set(outcome.findings.map((f) => f.requirement))].sort();
+}
+
+/** The requirements an oracle (not a probe's own plan) reported broken in a run. */
+export function trippedByOracles(run: SuiteRun): string[] {
+  const oracles = new Set(ORACLES.map((o) => o.id));
+  return [
+    ...new Set(
+      run.outcomes.flatMap((o) =>
+        o.findings.filter((f) => oracles.has(f.judgedBy)).map((f) => f.requirement),
+      ),
+    ),
+  ].sort();
 }
