@@ -3,6 +3,7 @@ import type { Probe } from '../engine/types.ts';
 import { AUTHENTICATION_PROBES } from './authentication.ts';
 import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
+import { FINITE_CLASS_PROBES } from './finite-classes.ts';
 import { REFERENCE_PROBES } from './references.ts';
 import { ROUTING_PROBES } from './routing.ts';
 
@@ -13,6 +14,7 @@ const FILES: [string, Probe[]][] = [
   ['probes/authentication.ts', AUTHENTICATION_PROBES],
   ['probes/routing.ts', ROUTING_PROBES],
   ['probes/counterparty-patch.ts', COUNTERPARTY_PATCH_PROBES],
+  ['probes/finite-classes.ts', FINITE_CLASS_PROBES],
 ];
 
 export const PROBES: Probe[] = FILES.flatMap(([, probes]) => probes);
