@@ -1,0 +1,198 @@
+/**
+ * Faults of the finite classes of PATCH /api/v1/counterparties/{ref} (interface.md §2.1, §2.2,
+ * §4.2): one member of a class let through, where random cases seldom look. Each is caught by the
+ * explicit lists of generators/finite-classes.ts, whatever the seed.
+ */
+import { spec } from '../../spec/index.ts';
+import { ReferenceServer, type SchemaProblem } from '../reference.ts';
+import type { Variant } from './types.ts';
+
+/** The value at a JSON pointer of ajv's instancePath form. */
+function valueAt(body: unknown, pointer: string): unknown {
+  let node = body;
+  for (const part of pointer.split('/').slice(1)) {
+    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  }
+  return node;
+}
+
+/**
+ * A server whose validation lets through the problems at `path` (a regular expression over ajv's
+ * instancePath) of `keyword` whose value `admits`, and stores the result unchecked.
+ */
+function admitting(
+  path: RegExp,
+  keyword: string,
+  admits: (value: unknown) => boolean,
+): () => ReferenceServer {
+  return () =>
+    new (class extends ReferenceServer {
+      protected override validatePatch(body: unknown): SchemaProblem[] {
+        return super
+          .validatePatch(body)
+          .filter(
+            (p) =>
+              !(path.test(p.instancePath) && p.keyword === keyword && admits(valueAt(body, p.instancePath))),
+          );
+      }
+      protected override resultProblems(): SchemaProblem[] {
+        return [];
+      }
+    })();
+}
+
+/** Whether a string keeps the pattern of a field of the spec. */
+function keepsPattern(schema: string, prop: string, v: string): boolean {
+  const pattern = spec().property(schema, prop).pattern;
+  return pattern !== undefined && new RegExp(pattern, 'u').test(v);
+}
+
+/** The value, with every occurrence of `c` replaced by an allowed letter, keeps the field's pattern. */
+function validWithout(schema: string, prop: string, c: string): (value: unknown) => boolean {
+  return (v) => typeof v === 'string' && v.includes(c) && keepsPattern(schema, prop, v.split(c).join('x'));
+}
+
+const DETAIL = (field: string): RegExp => new RegExp(`^/counterpartyDetails/${field}$`);
+const ACCOUNT = (field: string): RegExp => new RegExp(`^/counterpartyAccounts/\\d+/${field}$`);
+const COUNTRIES = spec().schema('Country').enum ?? [];
+const CURRENCIES = spec().property('PatchCounterpartyAccount', 'currency').enum ?? [];
+const CATEGORIES = spec().property('PatchCounterpartyAccount', 'accountCategory').enum ?? [];
+
+export const FINITE_CLASS_VARIANTS: Variant[] = [
+  {
+    id: 'finite-holder-name-dot',
+    fault:
+      'accountHolderName accepts "." (as in "Acme Ltd."), a character in the middle of the forbidden ASCII.',
+    trips: ['patch-invalid-rejected', 'counterparty-schema'],
+    create: admitting(
+      DETAIL('accountHolderName'),
+      'pattern',
+      validWithout('PatchCounterpartyDetails', 'accountHolderName', '.'),
+    ),
+  },
+  {
+    id: 'finite-holder-name-ampersand',
+    fault: 'accountHolderName accepts "&" (as in "Smith & Sons").',
+    trips: ['patch-invalid-rejected', 'counterparty-schema'],
+    create: admitting(
+      DETAIL('accountHolderName'),
+      'pattern',
+      validWithout('PatchCounterpartyDetails', 'accountHolderName', '&'),
+    ),
+  },
+  {
+    id: 'finite-postal-code-underscore',
+    fault: 'postalCode accepts "_" (the pattern was written with \\w).',
+    trips: ['patch-invalid-rejected', 'address-schema'],
+    create: admitting(DETAIL('address/postalCode'), 'pattern', validWithout('Address', 'postalCode', '_')),
+  },
+  {
+    id: 'finite-address-line-asterisk',
+    fault: 'addressLine accepts "*", a symbol outside its list.',
+    trips: ['patch-invalid-rejected', 'address-schema'],
+    create: admitting(DETAIL('address/addressLine'), 'pattern', validWithout('Address', 'addressLine', '*')),
+  },
+  {
+    id: 'finite-mobile-unicode-digits',
+    fault:
+      'mobileNumber is checked with a Unicode digit class (\\p{Nd}), so Arabic-Indic or Devanagari digits pass.',
+    trips: ['patch-invalid-rejected', 'counterparty-schema'],
+    create: admitting(
+      DETAIL('mobileNumber'),
+      'pattern',
+      (v) => typeof v === 'string' && /^\p{Nd}*$/u.test(v),
+    ),
+  },
+  {
+    id: 'finite-mobile-number-coerced',
+    fault: 'mobileNumber given as a JSON number is coerced to a digit string and stored instead of refused.',
+    trips: ['patch-invalid-rejected', 'patch-sent-fields-applied'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override validatePatch(body: unknown): SchemaProblem[] {
+          const d = (body as { counterpartyDetails?: Record<string, unknown> } | null)?.counterpartyDetails;
+          if (d && typeof d === 'object' && typeof d.mobileNumber === 'number')
+            d.mobileNumber = String(d.mobileNumber);
+          return super.validatePatch(body);
+        }
+      })(),
+  },
+  {
+    id: 'finite-remarks-unicode-spaces',
+    fault:
+      'remarks words may be separated by any Unicode space separator (\\p{Zs}: no-break, thin, ideographic space).',
+    trips: ['patch-invalid-rejected', 'counterparty-schema'],
+    create: admitting(
+      DETAIL('remarks'),
+      'pattern',
+      (v) =>
+        typeof v === 'string' &&
+        /[^ \P{Zs}]/u.test(v) &&
+        keepsPattern('PatchCounterpartyDetails', 'remarks', v.replace(/\p{Zs}/gu, ' ')),
+    ),
+  },
+  {
+    id: 'finite-holder-name-full-width',
+    fault:
+      'accountHolderName is NFKC-normalised before the check but stored as sent, so full-width letters and digits pass.',
+    trips: ['patch-invalid-rejected', 'counterparty-schema'],
+    create: admitting(
+      DETAIL('accountHolderName'),
+      'pattern',
+      (v) =>
+        typeof v === 'string' &&
+        keepsPattern('PatchCounterpartyDetails', 'accountHolderName', v.normalize('NFKC')),
+    ),
+  },
+  {
+    id: 'finite-country-case-insensitive',
+    fault: 'address.country is compared with the list case-insensitively, and stored as sent ("de").',
+    trips: ['patch-invalid-rejected', 'address-schema'],
+    create: admitting(
+      DETAIL('address/country'),
+      'enum',
+      (v) => typeof v === 'string' && v !== v.toUpperCase() && COUNTRIES.includes(v.toUpperCase()),
+    ),
+  },
+  {
+    id: 'finite-country-unlisted-accepted',
+    fault:
+      'address.country is checked only as two capitals (^[A-Z]{2}$), so codes outside the list such as "XK" pass (UK does not).',
+    trips: ['patch-invalid-rejected', 'address-schema'],
+    create: admitting(
+      DETAIL('address/country'),
+      'enum',
+      (v) => typeof v === 'string' && /^[A-Z]{2}$/.test(v) && v !== 'UK' && v !== 'EU',
+    ),
+  },
+  {
+    id: 'finite-country-trimmed',
+    fault: 'address.country is trimmed before the list check and stored as sent (" DE").',
+    trips: ['patch-invalid-rejected', 'address-schema'],
+    create: admitting(
+      DETAIL('address/country'),
+      'enum',
+      (v) => typeof v === 'string' && v !== v.trim() && COUNTRIES.includes(v.trim()),
+    ),
+  },
+  {
+    id: 'finite-currency-case-insensitive',
+    fault: 'An account currency is compared case-insensitively ("eur", "Usd" pass).',
+    trips: ['patch-invalid-rejected', 'account-schema'],
+    create: admitting(
+      ACCOUNT('currency'),
+      'enum',
+      (v) => typeof v === 'string' && v !== v.toUpperCase() && CURRENCIES.includes(v.toUpperCase()),
+    ),
+  },
+  {
+    id: 'finite-category-trimmed',
+    fault: 'An account category is trimmed before the enum check (" BUSINESS" passes).',
+    trips: ['patch-invalid-rejected', 'account-schema'],
+    create: admitting(
+      ACCOUNT('accountCategory'),
+      'enum',
+      (v) => typeof v === 'string' && v !== v.trim() && CATEGORIES.includes(v.trim()),
+    ),
+  },
+];
