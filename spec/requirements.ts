@@ -373,6 +373,26 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'auth-scheme-case-insensitive',
+    section: 'RFC 9110 §11.1; RFC 6750 §2.1',
+    group: '5',
+    level: 'SHOULD',
+    statement:
+      'The valid token under the scheme written in another case ("bearer", "BEARER") is accepted as under "Bearer" (not answered 401 or 403).',
+    rationale:
+      'RFC 9110 makes the scheme name case-insensitive, so "bearer <token>" is the same credential; the document shows only "Bearer", and a client that writes it so loses nothing, so a refusal is a SHOULD, and an acceptance is never a failure.',
+    quotes: [
+      {
+        source: 'RFC 9110 §11.1',
+        text: 'It uses a case-insensitive token to identify the authentication scheme:',
+      },
+      {
+        source: 'interface.md §5',
+        text: 'Scheme: HTTP bearer. Every operation above is declared with it; the client sends `Authorization: Bearer <ACCESS_TOKEN>`.',
+      },
+    ],
+  },
+  {
     id: 'auth-401-bearer-challenge',
     section: 'RFC 6750 §3; RFC 9110 §11.6.1',
     group: '5',

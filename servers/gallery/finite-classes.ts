@@ -4,7 +4,7 @@
  * explicit lists of generators/finite-classes.ts, whatever the seed.
  */
 import { spec } from '../../spec/index.ts';
-import { ReferenceServer, type SchemaProblem } from '../reference.ts';
+import { ReferenceServer, type AuthResult, type SchemaProblem } from '../reference.ts';
 import type { Variant } from './types.ts';
 
 /** The value at a JSON pointer of ajv's instancePath form. */
@@ -194,5 +194,70 @@ export const FINITE_CLASS_VARIANTS: Variant[] = [
       'enum',
       (v) => typeof v === 'string' && v !== v.trim() && CATEGORIES.includes(v.trim()),
     ),
+  },
+];
+
+/** A server whose Authorization check is `check` (the header, the configured token). */
+function authenticating(check: (header: string, token: string) => boolean): () => ReferenceServer {
+  return () =>
+    new (class extends ReferenceServer {
+      protected override authenticate(header: string | undefined): AuthResult {
+        if (header === undefined) return 'missing';
+        return check(header, this.token) ? 'ok' : 'invalid';
+      }
+    })();
+}
+
+/** The credentials after a "Bearer" scheme written exactly so, or undefined. */
+const bearer = (header: string): string | undefined => /^Bearer +(\S+) *$/i.exec(header)?.[1];
+
+/** Faults of the check of the Authorization header (interface.md §5; RFC 6750 §2.1; RFC 9110 §11.1). */
+export const CREDENTIAL_VARIANTS: Variant[] = [
+  {
+    id: 'credentials-token-prefix-only',
+    fault:
+      'Only the first half of the bearer token is compared, so a token changed or cut at its end passes.',
+    trips: ['auth-wrong-token-rejected', 'auth-unauthenticated-401'],
+    create: authenticating(
+      (h, token) => bearer(h)?.startsWith(token.slice(0, Math.ceil(token.length / 2))) === true,
+    ),
+  },
+  {
+    id: 'credentials-token-length-unchecked',
+    fault:
+      'The token is compared over the shorter of the two lengths, so a token one character short or long passes.',
+    trips: ['auth-wrong-token-rejected', 'auth-unauthenticated-401'],
+    create: authenticating((h, token) => {
+      const given = bearer(h);
+      if (given === undefined) return false;
+      const n = Math.min(given.length, token.length);
+      return given.slice(0, n) === token.slice(0, n);
+    }),
+  },
+  {
+    id: 'credentials-token-case-insensitive',
+    fault:
+      'The token is compared case-insensitively, so the token with its letters in the other case passes.',
+    trips: ['auth-wrong-token-rejected', 'auth-unauthenticated-401'],
+    create: authenticating((h, token) => bearer(h)?.toLowerCase() === token.toLowerCase()),
+  },
+  {
+    id: 'credentials-empty-bearer-accepted',
+    fault:
+      'An Authorization header of "Bearer" with no credentials is let through, as if the header were enough.',
+    trips: ['auth-missing-rejected', 'auth-unauthenticated-401'],
+    create: authenticating((h, token) => /^Bearer\s*$/i.test(h) || bearer(h) === token),
+  },
+  {
+    id: 'credentials-any-scheme',
+    fault: 'The scheme is not checked: the token under Basic or Token passes as under Bearer.',
+    trips: ['auth-wrong-token-rejected', 'auth-unauthenticated-401'],
+    create: authenticating((h, token) => /^[A-Za-z]+ +(\S+) *$/.exec(h)?.[1] === token),
+  },
+  {
+    id: 'credentials-scheme-case-sensitive',
+    fault: 'The scheme is compared case-sensitively, so the valid token under "bearer" is refused 401.',
+    trips: ['auth-scheme-case-insensitive'],
+    create: authenticating((h, token) => /^Bearer +(\S+) *$/.exec(h)?.[1] === token),
   },
 ];
