@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { spec } from '../spec/index.ts';
 import type { Labelled, Rule } from './labelled.ts';
+import { LOOK_ALIKES } from './finite-classes.ts';
 
 const FIELD = 'counterpartyReference';
 
@@ -24,8 +25,9 @@ export const REFERENCE_CHARS: readonly string[] = spec().allowedChars(REFERENCE.
 
 /**
  * Characters the pattern forbids, one of every kind: every printable ASCII character it rejects
- * except the slash (a routing separator, tested on its own), a tab, and non-ASCII letters and
- * symbols. All are sent percent-encoded.
+ * except the slash (a routing separator, tested on its own), a tab, non-ASCII letters and
+ * symbols, and every look-alike of generators/finite-classes.ts (full-width forms, other scripts'
+ * digits, homoglyphs, other spaces, control characters). All are sent percent-encoded.
  */
 export const FORBIDDEN_REFERENCE_CHARS: readonly string[] = (() => {
   const re = new RegExp(REFERENCE.pattern, 'u');
@@ -34,7 +36,7 @@ export const FORBIDDEN_REFERENCE_CHARS: readonly string[] = (() => {
     const c = String.fromCharCode(code);
     if (c !== '/' && !re.test(c)) ascii.push(c);
   }
-  return [...ascii, '\t', 'é', 'ß', 'Ω', '€', '中', '\u00a0'];
+  return [...new Set([...ascii, '\t', 'é', 'ß', 'Ω', '€', '中', '\u00a0', ...LOOK_ALIKES])];
 })();
 
 /** The longest invalid reference generated: long enough to break maxLength, short enough that no

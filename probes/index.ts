@@ -5,6 +5,7 @@ import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
 import { FINITE_CLASS_PROBES } from './finite-classes.ts';
 import { REFERENCE_PROBES } from './references.ts';
+import { REFERENCE_VARIANT_PROBES } from './reference-variants.ts';
 import { ROUTING_PROBES } from './routing.ts';
 
 /** Each file of probes/ and the probes it defines. */
@@ -15,6 +16,7 @@ const FILES: [string, Probe[]][] = [
   ['probes/routing.ts', ROUTING_PROBES],
   ['probes/counterparty-patch.ts', COUNTERPARTY_PATCH_PROBES],
   ['probes/finite-classes.ts', FINITE_CLASS_PROBES],
+  ['probes/reference-variants.ts', REFERENCE_VARIANT_PROBES],
 ];
 
 export const PROBES: Probe[] = FILES.flatMap(([, probes]) => probes);

@@ -347,6 +347,27 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'reference-percent-encoding-equivalent',
+    section: 'RFC 3986 §2.3, §6.2.2.2; interface.md §4.1',
+    group: '4.1',
+    level: 'SHOULD',
+    statement:
+      'The known reference with ordinary characters percent-encoded (%41 for A) names the same counterparty and is answered with it, as the plain reference is.',
+    rationale:
+      'RFC 3986 makes a percent-encoded unreserved character equivalent to the character, and asks normalizers to decode it; the document does not speak of encodings, and a client seldom encodes unreserved characters, so a refusal is a SHOULD.',
+    quotes: [
+      {
+        source: 'RFC 3986 §2.3',
+        text: 'URIs that differ in the replacement of an unreserved character with its corresponding percent-encoded US-ASCII octet are equivalent: they identify the same resource.',
+      },
+      {
+        source: 'RFC 3986 §6.2.2.2',
+        text: 'URIs should be normalized by decoding any percent-encoded octet that corresponds to an unreserved character, as described in Section 2.3.',
+      },
+      { source: 'interface.md §4.1', text: 'Returns one counterparty.' },
+    ],
+  },
+  {
     id: 'auth-missing-rejected',
     section: 'interface.md §5',
     group: '5',

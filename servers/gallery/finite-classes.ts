@@ -261,3 +261,76 @@ export const CREDENTIAL_VARIANTS: Variant[] = [
     create: authenticating((h, token) => /^Bearer +(\S+) *$/.exec(h)?.[1] === token),
   },
 ];
+
+/** Cyrillic and Greek letters folded to the Latin letters they look like. */
+const FOLD: Readonly<Record<string, string>> = {
+  '\u0430': 'a',
+  '\u0441': 'c',
+  '\u0435': 'e',
+  '\u043e': 'o',
+  '\u0440': 'p',
+  '\u0445': 'x',
+  '\u0391': 'A',
+  '\u0392': 'B',
+  '\u0421': 'C',
+  '\u0395': 'E',
+  '\u0397': 'H',
+  '\u039a': 'K',
+  '\u039c': 'M',
+  '\u039f': 'O',
+  '\u03a1': 'P',
+  '\u03a4': 'T',
+  '\u03a7': 'X',
+};
+
+/** A server that rewrites a decoded reference with `rewrite` before it validates and looks it up. */
+function rewritingReference(rewrite: (raw: string) => string): () => ReferenceServer {
+  return () =>
+    new (class extends ReferenceServer {
+      protected override decodeSegment(raw: string): string | undefined {
+        const decoded = super.decodeSegment(raw);
+        return decoded === undefined ? undefined : rewrite(decoded);
+      }
+    })();
+}
+
+/** Faults of the reference in the path (interface.md §4.1, §7; RFC 3986 §2.3). */
+export const REFERENCE_VARIANT_VARIANTS: Variant[] = [
+  {
+    id: 'reference-homoglyph-resolved',
+    fault:
+      'The reference is NFKC-normalised and Cyrillic/Greek look-alikes folded to Latin before it is validated, so a look-alike or full-width reference resolves to the known counterparty.',
+    trips: ['reference-invalid-400', 'counterparty-reference-echo'],
+    create: rewritingReference((r) => [...r.normalize('NFKC')].map((c) => FOLD[c] ?? c).join('')),
+  },
+  {
+    id: 'reference-case-insensitive',
+    fault: 'References are looked up case-insensitively, so "acme-supplies_0001" returns ACME-Supplies_0001.',
+    trips: ['counterparty-reference-echo'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override lookup(reference: string): ReturnType<ReferenceServer['lookup']> {
+          const exact = super.lookup(reference);
+          if (exact) return exact;
+          const key = [...this.counterparties.keys()].find(
+            (k) => k.toLowerCase() === reference.toLowerCase(),
+          );
+          return key === undefined ? undefined : super.lookup(key);
+        }
+      })(),
+  },
+  {
+    id: 'reference-percent-encoding-not-decoded',
+    fault:
+      'Path segments are matched before percent-decoding of unreserved characters, so ACME%2DSupplies... or %41CME... is not found.',
+    trips: ['reference-percent-encoding-equivalent'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override decodeSegment(raw: string): string | undefined {
+          // a segment with an encoded unreserved character is compared undecoded: it names nothing
+          const unreserved = /%(?:4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2D|2E|5F|7E)/i;
+          return unreserved.test(raw) ? 'no-such-counterparty' : super.decodeSegment(raw);
+        }
+      })(),
+  },
+];

@@ -4,7 +4,7 @@
  */
 import { ANSWER_VARIANTS } from './answers.ts';
 import { AUTH_VARIANTS } from './auth.ts';
-import { CREDENTIAL_VARIANTS, FINITE_CLASS_VARIANTS } from './finite-classes.ts';
+import { CREDENTIAL_VARIANTS, FINITE_CLASS_VARIANTS, REFERENCE_VARIANT_VARIANTS } from './finite-classes.ts';
 import { HEADER_VARIANTS } from './headers.ts';
 import { PATCH_VARIANTS } from './patch.ts';
 import { REFERENCE_VARIANTS } from './references.ts';
@@ -25,4 +25,5 @@ export const GALLERY: Variant[] = [
   ...ANSWER_VARIANTS,
   ...FINITE_CLASS_VARIANTS,
   ...CREDENTIAL_VARIANTS,
+  ...REFERENCE_VARIANT_VARIANTS,
 ];
