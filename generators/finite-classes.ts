@@ -299,3 +299,31 @@ export function finiteClassCases(fixture: AccountFixture): L[] {
   }
   return out;
 }
+
+/**
+ * Structural edges each pattern allows, which a careless implementation refuses: a value of the
+ * shortest valid length made of one allowed character that is not a letter or a digit 1-9 (three
+ * spaces or three hyphens as a holder name, a remark that is one word of apostrophes, an address
+ * line of one space, a postal code of hyphens, a mobile number of zeros), and remarks with several
+ * spaces between two words. Every one validates against the spec (tests/self/generators-finite.spec.ts).
+ */
+export function structuralEdges(): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const fields: [Slot, string, StringField][] = [
+    ['details', 'accountHolderName', HOLDER_NAME],
+    ['details', 'mobileNumber', MOBILE],
+    ['details', 'remarks', REMARKS],
+    ['address', 'addressLine', ADDRESS_LINE],
+    ['address', 'postalCode', POSTAL_CODE],
+  ];
+  for (const [slot, key, f] of fields) {
+    const re = new RegExp(f.pattern ?? '', 'u');
+    for (const c of f.allowed.filter((x) => !/^[A-Za-z1-9]$/.test(x))) {
+      const value = c.repeat(Math.max(f.minLength, 1));
+      if (!re.test(value)) continue;
+      out.push(slot === 'address' ? { address: { [key]: value } } : { [key]: value });
+    }
+  }
+  for (const sep of REMARKS.separators) out.push({ remarks: `net${sep.repeat(3)}30` });
+  return out;
+}

@@ -58,7 +58,41 @@ const COUNTRIES = spec().schema('Country').enum ?? [];
 const CURRENCIES = spec().property('PatchCounterpartyAccount', 'currency').enum ?? [];
 const CATEGORIES = spec().property('PatchCounterpartyAccount', 'accountCategory').enum ?? [];
 
+/** A server whose validation adds a problem for every valid body that `refuses` matches. */
+function refusingDetails(refuses: (details: Record<string, unknown>) => boolean): () => ReferenceServer {
+  return () =>
+    new (class extends ReferenceServer {
+      protected override validatePatch(body: unknown): SchemaProblem[] {
+        const problems = super.validatePatch(body);
+        if (problems.length > 0) return problems;
+        const d = (body as { counterpartyDetails?: Record<string, unknown> }).counterpartyDetails;
+        return d !== undefined && refuses(d)
+          ? [{ instancePath: '/counterpartyDetails', keyword: 'custom', message: 'refused' }]
+          : [];
+      }
+    })();
+}
+
 export const FINITE_CLASS_VARIANTS: Variant[] = [
+  {
+    id: 'finite-holder-name-blank-refused',
+    fault:
+      'accountHolderName is trimmed and refused when nothing is left, although the pattern allows a name of spaces.',
+    trips: ['patch-valid-accepted'],
+    create: refusingDetails(
+      (d) => typeof d.accountHolderName === 'string' && d.accountHolderName.trim() === '',
+    ),
+  },
+  {
+    id: 'finite-postal-code-symbols-only-refused',
+    fault:
+      'A postalCode without a letter or a digit ("-", "   ") is refused, although the pattern allows it.',
+    trips: ['patch-valid-accepted'],
+    create: refusingDetails((d) => {
+      const a = d.address as Record<string, unknown> | undefined;
+      return typeof a?.postalCode === 'string' && !/[A-Za-z0-9]/.test(a.postalCode);
+    }),
+  },
   {
     id: 'finite-holder-name-dot',
     fault:

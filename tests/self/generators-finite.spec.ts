@@ -14,6 +14,7 @@ import {
   enumNearMisses,
   finiteClassCases,
   forbiddenClass,
+  structuralEdges,
   unlistedCountries,
 } from '../../generators/finite-classes.ts';
 import { COUNTRIES } from '../../generators/fields.ts';
@@ -126,4 +127,19 @@ test('every enum member has its near misses; countries outside the list, UK and 
 
 test('the lists are deterministic: the same cases on every call', () => {
   expect(canonicalJsonOf(finiteClassCases(DEFAULT_ACCOUNT_FIXTURE))).toBe(canonicalJsonOf(CASES));
+});
+
+test('structural edges validate, and cover every allowed symbol of each pattern', () => {
+  const edges = structuralEdges();
+  for (const d of edges) {
+    expect(spec().errors('PatchCounterpartyRequest', { counterpartyDetails: d }), JSON.stringify(d)).toEqual(
+      [],
+    );
+  }
+  const text = JSON.stringify(edges);
+  expect(edges).toContainEqual({ accountHolderName: '   ' });
+  expect(edges).toContainEqual({ mobileNumber: '00000' });
+  expect(edges).toContainEqual({ address: { addressLine: ' ' } });
+  expect(edges).toContainEqual({ address: { postalCode: '-' } });
+  expect(text).toContain('net   30');
 });
