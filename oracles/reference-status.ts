@@ -117,6 +117,8 @@ export const REFERENCE_STATUS_ORACLE: ExchangeOracle = {
       ];
     }
     if (PRE_ROUTING_STATUSES.has(ex.status)) return [];
+    // A URL of kilobytes may be refused before routing, by the service or a server in front of it.
+    if (ex.status === 414 && ex.request.url.length > 2048) return [];
     if (method === 'PATCH' && !bodyIsValidPatch(ex)) return [];
     if (method !== 'GET' && method !== 'PATCH') return [];
     return [
