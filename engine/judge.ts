@@ -10,6 +10,9 @@ import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import type { Judgement, Oracle, PatchSequence } from '../oracles/types.ts';
 
+/** A PATCH that was answered and not accepted. */
+const refused = (ex: Exchange): boolean => ex.status > 0 && !is2xx(ex.status);
+
 export interface OracleJudgement {
   oracle: string;
   judgement: Judgement;
@@ -18,8 +21,11 @@ export interface OracleJudgement {
 interface CounterpartyState {
   /** The last successful read, since the last PATCH. */
   lastRead: Exchange | undefined;
-  /** A PATCH waiting for the read after it. */
-  pending: { before: Exchange | undefined; patch: Exchange } | undefined;
+  /**
+   * The PATCHes waiting for the read after them: one, or a batch of refused ones sent together
+   * (concurrently, or one after another with no read between) after the same read.
+   */
+  pending: { before: Exchange | undefined; patches: Exchange[] } | undefined;
 }
 
 export class Judge {
@@ -50,7 +56,7 @@ export class Judge {
     if (op === 'getCounterparty') {
       if (!is2xx(ex.status) || ex.body === null || typeof ex.body !== 'object') return out;
       if (state.pending) {
-        out.push(...this.sequence({ reference, ...state.pending, after: ex }));
+        out.push(...this.settle(reference, state.pending, ex));
         state.pending = undefined;
       } else if (state.lastRead) {
         out.push(...this.pair(reference, state.lastRead, ex));
@@ -58,11 +64,36 @@ export class Judge {
       state.lastRead = ex;
       return out;
     }
+    // A refused PATCH after refused ones joins their batch: none of them changed anything, so
+    // the read before the first is the read before each, and the read after the last the read
+    // after each.
+    if (state.pending && refused(ex) && state.pending.patches.every(refused)) {
+      state.pending.patches.push(ex);
+      return out;
+    }
     // A PATCH: the one before it, if no read came after it, is judged without one.
-    if (state.pending) out.push(...this.sequence({ reference, ...state.pending, after: undefined }));
-    state.pending = ex.status > 0 ? { before: state.lastRead, patch: ex } : undefined;
+    if (state.pending) out.push(...this.settle(reference, state.pending, undefined));
+    state.pending = ex.status > 0 ? { before: state.lastRead, patches: [ex] } : undefined;
     state.lastRead = undefined;
     return out;
+  }
+
+  /** Judges the pending PATCHes of a counterparty with the read after them (or none). */
+  private settle(
+    reference: string,
+    pending: { before: Exchange | undefined; patches: Exchange[] },
+    after: Exchange | undefined,
+  ): OracleJudgement[] {
+    const { before, patches } = pending;
+    return patches.flatMap((patch) =>
+      this.sequence({
+        reference,
+        before,
+        patch,
+        after,
+        ...(patches.length > 1 ? { batch: patches.filter((p) => p !== patch) } : {}),
+      }),
+    );
   }
 
   /** Judges the PATCHes still waiting for a read after them, without one. */
@@ -70,7 +101,7 @@ export class Judge {
     const out: OracleJudgement[] = [];
     for (const [reference, state] of this.states) {
       if (!state.pending) continue;
-      out.push(...this.sequence({ reference, ...state.pending, after: undefined }));
+      out.push(...this.settle(reference, state.pending, undefined));
       state.pending = undefined;
     }
     return out;

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { spec } from '../spec/index.ts';
 import type { Labelled, Rule } from './labelled.ts';
+import { LOOK_ALIKES } from './finite-classes.ts';
 
 const FIELD = 'counterpartyReference';
 
@@ -24,8 +25,9 @@ export const REFERENCE_CHARS: readonly string[] = spec().allowedChars(REFERENCE.
 
 /**
  * Characters the pattern forbids, one of every kind: every printable ASCII character it rejects
- * except the slash (a routing separator, tested on its own), a tab, and non-ASCII letters and
- * symbols. All are sent percent-encoded.
+ * except the slash (a routing separator, tested on its own), a tab, non-ASCII letters and
+ * symbols, and every look-alike of generators/finite-classes.ts (full-width forms, other scripts'
+ * digits, homoglyphs, other spaces, control characters). All are sent percent-encoded.
  */
 export const FORBIDDEN_REFERENCE_CHARS: readonly string[] = (() => {
   const re = new RegExp(REFERENCE.pattern, 'u');
@@ -34,12 +36,19 @@ export const FORBIDDEN_REFERENCE_CHARS: readonly string[] = (() => {
     const c = String.fromCharCode(code);
     if (c !== '/' && !re.test(c)) ascii.push(c);
   }
-  return [...ascii, '\t', 'é', 'ß', 'Ω', '€', '中', '\u00a0'];
+  return [...new Set([...ascii, '\t', 'é', 'ß', 'Ω', '€', '中', '\u00a0', ...LOOK_ALIKES])];
 })();
 
 /** The longest invalid reference generated: long enough to break maxLength, short enough that no
  * gateway answers 414 URI Too Long instead of judging the reference. */
 export const LONGEST_INVALID_REFERENCE = 256;
+
+/**
+ * A reference of kilobytes, sent once among the boundary cases: a service must refuse it like any
+ * reference past maxLength (400), or a server in front of it with 414 URI Too Long (RFC 9110
+ * §15.5.15), which the reference-status oracle leaves open for it.
+ */
+export const KILOBYTE_REFERENCE = 4096;
 
 function rule(keyword: string, keeps: boolean, description: string): Rule {
   return { field: FIELD, keyword, keeps, description };
@@ -149,12 +158,12 @@ export function validReferenceExamples(): Labelled<string>[] {
   return [...new Set(values)].map((v) => label(v, validRule(v)));
 }
 
-/** Boundary cases: lengths 1, min-1, max+1 and the longest; every forbidden character once. */
+/** Boundary cases: lengths 1, min-1, max+1, the longest, kilobytes; every forbidden character once. */
 export function invalidReferenceExamples(): Labelled<string>[] {
   const short = [1, REFERENCE.min - 1].map((n) =>
     label('a'.repeat(n), rule('minLength', false, `length ${n} < minLength ${REFERENCE.min}`)),
   );
-  const long = [REFERENCE.max + 1, LONGEST_INVALID_REFERENCE].map((n) =>
+  const long = [REFERENCE.max + 1, LONGEST_INVALID_REFERENCE, KILOBYTE_REFERENCE].map((n) =>
     label('b'.repeat(n), rule('maxLength', false, `length ${n} > maxLength ${REFERENCE.max}`)),
   );
   const chars = FORBIDDEN_REFERENCE_CHARS.map((c) => label(`ab${c}cd`, forbiddenRule(c)));

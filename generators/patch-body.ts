@@ -19,6 +19,7 @@ import {
   type L,
 } from './fields.ts';
 import { breaks, keeps, labelled, type Labelled } from './labelled.ts';
+import { structuralEdges } from './finite-classes.ts';
 import {
   invalidPatchAccount,
   invalidPatchAccountExamples,
@@ -104,7 +105,9 @@ export function validAccountsBody(fixture: AccountFixture): fc.Arbitrary<Labelle
 
 /** Valid boundary bodies that only change details (see validPatchDetailsExamples). */
 export function validDetailsBodyExamples(): Labelled<PatchBody>[] {
-  return validPatchDetailsExamples().map((counterpartyDetails) => validLabel({ counterpartyDetails }));
+  return [...validPatchDetailsExamples(), ...(structuralEdges() as PatchDetails[])].map(
+    (counterpartyDetails) => validLabel({ counterpartyDetails }),
+  );
 }
 
 /** Valid boundary bodies that add accounts: each category, names at both length bounds, two at once, with details. */

@@ -21,21 +21,28 @@ export const PATCH_REJECTED_ORACLE: PatchOracle = {
   unexercised: {
     'patch-rejected-unchanged': 'no refused PATCH had a read of the counterparty before and after it',
   },
-  judge({ before, patch, after }) {
+  judge({ before, patch, after, batch }) {
     if (patch.status === 0 || is2xx(patch.status)) return [];
     if (!before || !after || !is2xx(before.status) || !is2xx(after.status)) return [];
     if (!isObj(before.body) || !isObj(after.body)) return [];
     const diff = differences(comparable(before.body), comparable(after.body));
     if (diff.length === 0) return [held('patch-rejected-unchanged')];
+    // In a batch, the change is reported once, on its first PATCH: the probe that sent the batch
+    // finds which one changed it by sending them again apart.
+    if (batch !== undefined && batch.some((p) => p.id < patch.id)) return [];
+    const among =
+      batch === undefined
+        ? `a PATCH answered ${patch.status} changed the counterparty`
+        : `one of ${batch.length + 1} refused PATCHes sent between the same two reads changed the counterparty`;
     return [
       violated({
         requirement: 'patch-rejected-unchanged',
         exchange: after,
-        message: `a PATCH answered ${patch.status} changed the counterparty`,
+        message: among,
         expected:
           'the counterparty exactly as before the refused PATCH (RFC 5789 §2: applied atomically or not at all)',
         received: `before → after: ${diff.join('; ')}`,
-        context: [before, patch],
+        context: [before, patch, ...(batch ?? [])],
       }),
     ];
   },

@@ -17,12 +17,22 @@
  * body error may be reported first.
  */
 import { describeResponse } from '../exchange/describe.ts';
-import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
+import { is2xx, requestHeader, requestJson, type Exchange } from '../exchange/exchange.ts';
 import { spec } from '../spec/index.ts';
 import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
 
 /** Statuses that may come before routing and validation: the rule is not judged on them. */
 export const PRE_ROUTING_STATUSES = new Set([401, 403, 429]);
+
+/**
+ * Whether the request carried an Authorization header that is not `Bearer` followed by
+ * credentials (empty bearer credentials): RFC 6750 §3.1 lets the resource server refuse such a
+ * malformed request with 400 (invalid_request) before it looks at the reference.
+ */
+export function malformedCredentials(ex: Exchange): boolean {
+  const auth = requestHeader(ex, 'authorization');
+  return auth !== undefined && !/^bearer[ \t]+\S/i.test(auth.trim());
+}
 
 export function isValidReference(reference: string): boolean {
   return spec().errors('CounterpartyReference', reference).length === 0;
@@ -92,6 +102,7 @@ export const REFERENCE_STATUS_ORACLE: ExchangeOracle = {
     }
     if (isValidReference(reference)) {
       if (method !== 'GET') return [];
+      if (ex.status === 400 && malformedCredentials(ex)) return [];
       return [
         ex.status === 400
           ? violated({
@@ -106,6 +117,8 @@ export const REFERENCE_STATUS_ORACLE: ExchangeOracle = {
       ];
     }
     if (PRE_ROUTING_STATUSES.has(ex.status)) return [];
+    // A URL of kilobytes may be refused before routing, by the service or a server in front of it.
+    if (ex.status === 414 && ex.request.url.length > 2048) return [];
     if (method === 'PATCH' && !bodyIsValidPatch(ex)) return [];
     if (method !== 'GET' && method !== 'PATCH') return [];
     return [

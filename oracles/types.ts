@@ -60,6 +60,11 @@ export interface PatchSequence {
   before: Exchange | undefined;
   patch: Exchange;
   after: Exchange | undefined;
+  /**
+   * The other refused PATCHes of the same counterparty sent between the same two reads (a batch
+   * sent together); absent when the PATCH was alone between them.
+   */
+  batch?: Exchange[];
 }
 
 /** Judges a PATCH with the reads around it. */

@@ -1,6 +1,10 @@
 /**
  * Bearer authentication on every operation the document lists (interface.md §5; RFC 6750 §3):
- * each is sent without an Authorization header and with a wrong token. The probe judges what
+ * each is sent without an Authorization header, with empty bearer credentials, under other
+ * schemes, and with near misses of the configured token (credentialModes). Reads are also sent
+ * with the valid token under the scheme written "bearer" and "BEARER", which HTTP makes the same
+ * scheme (RFC 9110 §11.1) and which must therefore not be refused (a SHOULD: the document shows
+ * only "Bearer"). The probe judges what
  * needs its plan: the credentials are missing or wrong, so the request must not succeed, and
  * should be answered 401. The challenge a 401 carries is judged by the auth-challenge oracle, on
  * every 401 of the run. Writes are only probed when the run may write.
@@ -12,24 +16,96 @@ import { spec, type Operation } from '../spec/index.ts';
 import type { Auth } from '../transport/client.ts';
 import { describeOperation, isWrite, probeRequest } from './operations.ts';
 
-async function probeOperations(ctx: ProbeContext, ops: Operation[]): Promise<void> {
-  const wrong = `Bearer conformance-wrong-token-${(ctx.target.seed >>> 0).toString(36)}`;
-  const modes: {
-    auth: Auth;
-    requirement: 'auth-missing-rejected' | 'auth-wrong-token-rejected';
-    label: string;
-  }[] = [
-    { auth: 'none', requirement: 'auth-missing-rejected', label: 'without an Authorization header' },
-    {
-      auth: { authorization: wrong },
-      requirement: 'auth-wrong-token-rejected',
-      label: 'with a wrong bearer token',
-    },
+/** One way of sending wrong or missing credentials, and the requirement its refusal keeps. */
+export interface CredentialMode {
+  auth: Auth;
+  requirement: 'auth-missing-rejected' | 'auth-wrong-token-rejected';
+  label: string;
+  /** A malformed Authorization header: RFC 6750 §3.1 lets it be answered 400 (invalid_request). */
+  malformed?: true;
+}
+
+/** A character of the same kind as `c` (letter, digit, other) that differs from it. */
+function other(c: string): string {
+  if (/[a-y]/.test(c) || /[A-Y]/.test(c) || /[0-8]/.test(c)) return String.fromCharCode(c.charCodeAt(0) + 1);
+  if (c === 'z') return 'a';
+  if (c === 'Z') return 'A';
+  if (c === '9') return '0';
+  return c === 'x' ? 'y' : 'x';
+}
+
+const swapCase = (s: string): string =>
+  [...s].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
+
+/**
+ * Every way of sending no credentials, empty ones, another scheme or a near miss of the configured
+ * token (one character changed at the first, middle and last place; one fewer; one more; the
+ * case flipped), each recorded without the token (a near miss would show all of it but one
+ * character). Near misses that equal the token (a token of one character) are left out.
+ */
+export function credentialModes(token: string): CredentialMode[] {
+  const missing = (auth: Auth, label: string): CredentialMode => ({
+    auth,
+    requirement: 'auth-missing-rejected',
+    label,
+    ...(auth === 'none' ? {} : { malformed: true as const }),
+  });
+  const wrong = (authorization: string, recorded: string, label: string): CredentialMode => ({
+    auth: { authorization, recorded },
+    requirement: 'auth-wrong-token-rejected',
+    label,
+  });
+  const at = (i: number): string => token.slice(0, i) + other(token[i] ?? 'a') + token.slice(i + 1);
+  const mid = Math.floor(token.length / 2);
+  const near: [string, string, string][] = [
+    [at(0), '$API_TOKEN with its first character changed', 'the token with its first character changed'],
+    [at(mid), '$API_TOKEN with its middle character changed', 'the token with its middle character changed'],
+    [
+      at(token.length - 1),
+      '$API_TOKEN with its last character changed',
+      'the token with its last character changed',
+    ],
+    [token.slice(0, -1), '$API_TOKEN without its last character', 'the token truncated by one character'],
+    [
+      `${token}${other(token.slice(-1))}`,
+      '$API_TOKEN with one character more',
+      'the token extended by one character',
+    ],
+    [swapCase(token), '$API_TOKEN with its case flipped', 'the token with its letters in the other case'],
   ];
+  const modes: CredentialMode[] = [
+    missing('none', 'without an Authorization header'),
+    missing({ authorization: 'Bearer' }, 'with "Bearer" and no credentials'),
+    missing({ authorization: 'Bearer ' }, 'with "Bearer " and no credentials'),
+    wrong(`Basic ${token}`, 'Basic $API_TOKEN', 'with the token under the Basic scheme'),
+    wrong(
+      `Basic ${Buffer.from(`:${token}`).toString('base64')}`,
+      'Basic base64(":" $API_TOKEN)',
+      'with the token as a Basic password',
+    ),
+    wrong(`Token ${token}`, 'Token $API_TOKEN', 'with the token under the Token scheme'),
+  ];
+  for (const [t, recorded, label] of near) {
+    if (t === token || t === '') continue;
+    modes.push(wrong(`Bearer ${t}`, `Bearer ${recorded}`, `with ${label}`));
+  }
+  return modes;
+}
+
+/** The configured token under the scheme written in other cases: valid HTTP (RFC 9110 §11.1). */
+export function schemeCaseModes(token: string): { auth: Auth; label: string }[] {
+  return ['bearer', 'BEARER'].map((scheme) => ({
+    auth: { authorization: `${scheme} ${token}`, recorded: `${scheme} $API_TOKEN` },
+    label: `with the valid token under the scheme written "${scheme}"`,
+  }));
+}
+
+async function probeOperations(ctx: ProbeContext, ops: Operation[], read: boolean): Promise<void> {
+  const modes = credentialModes(ctx.target.token);
   for (const op of ops) {
+    const name = describeOperation(op);
     for (const mode of modes) {
       const ex = await ctx.http.send({ ...probeRequest(op, ctx.target), auth: mode.auth, role: mode.label });
-      const name = describeOperation(op);
       if (is2xx(ex.status)) {
         ctx.fail({
           requirement: mode.requirement,
@@ -39,19 +115,38 @@ async function probeOperations(ctx: ProbeContext, ops: Operation[]): Promise<voi
           received: describeResponse(ex),
         });
       } else ctx.held(mode.requirement);
-      if (ex.status === 401) ctx.held('auth-unauthenticated-401');
+      if (ex.status === 401 || (mode.malformed && ex.status === 400)) ctx.held('auth-unauthenticated-401');
       else {
         ctx.fail({
           requirement: 'auth-unauthenticated-401',
           exchange: ex,
           message: `${name} ${mode.label} was answered ${ex.status}, not 401`,
-          expected: '401 (RFC 6750 §3.1: a missing or invalid token)',
+          expected: mode.malformed
+            ? '401, or 400 (RFC 6750 §3.1: a malformed request, invalid_request)'
+            : '401 (RFC 6750 §3.1: a missing or invalid token)',
           received: describeResponse(ex),
         });
       }
     }
+    // The valid token with the scheme in another case: only reads, since it authenticates.
+    if (!read) continue;
+    for (const mode of schemeCaseModes(ctx.target.token)) {
+      const ex = await ctx.http.send({ ...probeRequest(op, ctx.target), auth: mode.auth, role: mode.label });
+      if (ex.status === 401 || ex.status === 403) {
+        ctx.fail({
+          requirement: 'auth-scheme-case-insensitive',
+          exchange: ex,
+          message: `${name} ${mode.label} was answered ${ex.status}`,
+          expected:
+            'the request judged as authenticated, as with "Bearer": the scheme is case-insensitive (RFC 9110 §11.1)',
+          received: describeResponse(ex),
+        });
+      } else if (ex.status > 0) ctx.held('auth-scheme-case-insensitive');
+    }
   }
-  ctx.note(`probed ${ops.length} operation(s): ${ops.map(describeOperation).join(', ')}`);
+  ctx.note(
+    `probed ${ops.length} operation(s) ${modes.length} way(s) each${read ? ', and the valid token under "bearer" and "BEARER"' : ''}: ${ops.map(describeOperation).join(', ')}`,
+  );
 }
 
 const REQUIREMENTS = [
@@ -62,9 +157,10 @@ const REQUIREMENTS = [
 
 export const readsRequireAuth: Probe = {
   id: 'reads-require-authentication',
-  title: 'every listed read operation, without a token and with a wrong one',
-  requirements: [...REQUIREMENTS, 'auth-401-bearer-challenge'],
-  judges: [...REQUIREMENTS],
+  title:
+    'every listed read operation, without a token, with empty ones, other schemes and near misses of the token; the token under "bearer"',
+  requirements: [...REQUIREMENTS, 'auth-scheme-case-insensitive', 'auth-401-bearer-challenge'],
+  judges: [...REQUIREMENTS, 'auth-scheme-case-insensitive'],
   group: 'authentication',
   access: 'read',
   run: (ctx) =>
@@ -73,17 +169,19 @@ export const readsRequireAuth: Probe = {
       spec()
         .operations()
         .filter((op) => !isWrite(op)),
+      true,
     ),
 };
 
 export const writesRequireAuth: Probe = {
   id: 'writes-require-authentication',
-  title: 'every listed write operation, without a token and with a wrong one',
+  title:
+    'every listed write operation, without a token, with empty ones, other schemes and near misses of the token',
   requirements: [...REQUIREMENTS, 'auth-401-bearer-challenge'],
   judges: [...REQUIREMENTS],
   group: 'authentication',
   access: 'write',
-  run: (ctx) => probeOperations(ctx, spec().operations().filter(isWrite)),
+  run: (ctx) => probeOperations(ctx, spec().operations().filter(isWrite), false),
 };
 
 export const AUTHENTICATION_PROBES: Probe[] = [readsRequireAuth, writesRequireAuth];

@@ -43,7 +43,7 @@ export const ACCOUNT_RUNS = 8;
 export const UNKNOWN_RUNS = 20;
 
 /** Used for invalid bodies when no ACCOUNT_FIXTURE is configured: those bodies are rejected anyway. */
-const PLACEHOLDER_FIXTURE: AccountFixture = {
+export const PLACEHOLDER_FIXTURE: AccountFixture = {
   accountIdentifier: { placeholder: 'set ACCOUNT_FIXTURE to a valid account of the deployment' },
 };
 
@@ -72,7 +72,11 @@ export function patchRequest(ref: string, input: Labelled<unknown>): HttpRequest
 }
 
 /** The counterparty as stored now; a writable counterparty that cannot be read stops the probe. */
-async function readWritable(ctx: ProbeContext, ref: string, role: string): Promise<Exchange & { body: Obj }> {
+export async function readWritable(
+  ctx: ProbeContext,
+  ref: string,
+  role: string,
+): Promise<Exchange & { body: Obj }> {
   const ex = await ctx.http.send({ method: 'GET', path: counterpartyPath(ref), role });
   if (ex.status !== 200 || !isObj(ex.body)) {
     throw new Error(
@@ -112,7 +116,7 @@ const DETAIL_FIELDS = Object.keys(spec().schema('PatchCounterpartyDetails').prop
  * housekeeping: it is sent even after the run was interrupted (it runs in the probes' finally),
  * and then it is the only request sent: the read after it is left out.
  */
-async function restoreDetails(ctx: ProbeContext, ref: string, original: Obj): Promise<void> {
+export async function restoreDetails(ctx: ProbeContext, ref: string, original: Obj): Promise<void> {
   // Only what the document lets a PATCH carry: a service may return fields of its own, in the
   // address too, that a PATCH must not send back.
   const details = Object.fromEntries(

@@ -3,8 +3,10 @@ import type { Probe } from '../engine/types.ts';
 import { AUTHENTICATION_PROBES } from './authentication.ts';
 import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
+import { FINITE_CLASS_PROBES } from './finite-classes.ts';
 import { REFERENCE_PROBES } from './references.ts';
 import { OTHER_OPERATION_PROBES } from './other-operations.ts';
+import { REFERENCE_VARIANT_PROBES } from './reference-variants.ts';
 import { ROUTING_PROBES } from './routing.ts';
 
 /** Each file of probes/ and the probes it defines. */
@@ -15,6 +17,8 @@ const FILES: [string, Probe[]][] = [
   ['probes/routing.ts', ROUTING_PROBES],
   ['probes/counterparty-patch.ts', COUNTERPARTY_PATCH_PROBES],
   ['probes/other-operations.ts', OTHER_OPERATION_PROBES],
+  ['probes/finite-classes.ts', FINITE_CLASS_PROBES],
+  ['probes/reference-variants.ts', REFERENCE_VARIANT_PROBES],
 ];
 
 export const PROBES: Probe[] = FILES.flatMap(([, probes]) => probes);

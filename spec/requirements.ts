@@ -347,6 +347,27 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'reference-percent-encoding-equivalent',
+    section: 'RFC 3986 §2.3, §6.2.2.2; interface.md §4.1',
+    group: '4.1',
+    level: 'SHOULD',
+    statement:
+      'The known reference with ordinary characters percent-encoded (%41 for A) names the same counterparty and is answered with it, as the plain reference is.',
+    rationale:
+      'RFC 3986 makes a percent-encoded unreserved character equivalent to the character, and asks normalizers to decode it; the document does not speak of encodings, and a client seldom encodes unreserved characters, so a refusal is a SHOULD.',
+    quotes: [
+      {
+        source: 'RFC 3986 §2.3',
+        text: 'URIs that differ in the replacement of an unreserved character with its corresponding percent-encoded US-ASCII octet are equivalent: they identify the same resource.',
+      },
+      {
+        source: 'RFC 3986 §6.2.2.2',
+        text: 'URIs should be normalized by decoding any percent-encoded octet that corresponds to an unreserved character, as described in Section 2.3.',
+      },
+      { source: 'interface.md §4.1', text: 'Returns one counterparty.' },
+    ],
+  },
+  {
     id: 'auth-missing-rejected',
     section: 'interface.md §5',
     group: '5',
@@ -366,6 +387,26 @@ export const REQUIREMENTS = [
     level: 'MUST',
     statement: 'Every listed operation refuses a request carrying a wrong bearer token (no 2xx).',
     quotes: [
+      {
+        source: 'interface.md §5',
+        text: 'Scheme: HTTP bearer. Every operation above is declared with it; the client sends `Authorization: Bearer <ACCESS_TOKEN>`.',
+      },
+    ],
+  },
+  {
+    id: 'auth-scheme-case-insensitive',
+    section: 'RFC 9110 §11.1; RFC 6750 §2.1',
+    group: '5',
+    level: 'SHOULD',
+    statement:
+      'The valid token under the scheme written in another case ("bearer", "BEARER") is accepted as under "Bearer" (not answered 401 or 403).',
+    rationale:
+      'RFC 9110 makes the scheme name case-insensitive, so "bearer <token>" is the same credential; the document shows only "Bearer", and a client that writes it so loses nothing, so a refusal is a SHOULD, and an acceptance is never a failure.',
+    quotes: [
+      {
+        source: 'RFC 9110 §11.1',
+        text: 'It uses a case-insensitive token to identify the authentication scheme:',
+      },
       {
         source: 'interface.md §5',
         text: 'Scheme: HTTP bearer. Every operation above is declared with it; the client sends `Authorization: Bearer <ACCESS_TOKEN>`.',

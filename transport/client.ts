@@ -16,8 +16,12 @@ import type { Interruption } from './stop.ts';
 
 export { TargetUnavailable } from './session.ts';
 
-/** How a request authenticates: the configured token, none, or a given Authorization value. */
-export type Auth = 'token' | 'none' | { authorization: string };
+/**
+ * How a request authenticates: the configured token, none, or a given Authorization value, with
+ * what the records show of it where it is derived from the token (a near miss of the token would
+ * otherwise show all of it but one character): `recorded`, redacted as well.
+ */
+export type Auth = 'token' | 'none' | { authorization: string; recorded?: string };
 
 export interface HttpRequest {
   method: string;
@@ -117,7 +121,10 @@ export class HttpClient {
       recordedHeaders.Authorization = `Bearer ${REDACTED_TOKEN}`;
     } else if (auth !== 'none') {
       headers.Authorization = auth.authorization;
-      recordedHeaders.Authorization = redactHeaderValue(auth.authorization, this.options.token);
+      recordedHeaders.Authorization = redactHeaderValue(
+        auth.recorded ?? auth.authorization,
+        this.options.token,
+      );
     }
     let body: string | undefined;
     if (req.json !== undefined) {

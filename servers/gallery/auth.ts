@@ -53,8 +53,8 @@ export const AUTH_VARIANTS: Variant[] = [
   {
     id: 'any-token-accepted',
     fault:
-      'The Authorization header must be present but its token is never verified, so a wrong token succeeds.',
-    trips: ['auth-wrong-token-rejected', 'auth-unauthenticated-401'],
+      'The Authorization header must be present but its token is never verified, so a wrong token, or "Bearer" with none, succeeds.',
+    trips: ['auth-missing-rejected', 'auth-wrong-token-rejected', 'auth-unauthenticated-401'],
     create: () =>
       new (class extends ReferenceServer {
         protected override authenticate(header: string | undefined): AuthResult {

@@ -298,7 +298,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     id: 'drops-mid-body',
     fault: 'Answers the known counterparty with 200 and half its declared body, then closes the connection.',
     trips: ['request-answered'],
-    incomplete: ['known-counterparty'],
+    incomplete: ['known-counterparty', 'reference-variants'],
     reason: /before the body was complete/,
     maxDurationMs: 10_000,
     create: () =>
@@ -312,7 +312,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     id: 'endless-body',
     fault: 'Answers the known counterparty with an endless JSON body (no Content-Length).',
     trips: [],
-    incomplete: ['known-counterparty'],
+    incomplete: ['known-counterparty', 'reference-variants'],
     reason: /body exceeds 4 MiB/,
     maxDurationMs: 10_000,
     create: () =>

@@ -4,6 +4,7 @@
  */
 import { ANSWER_VARIANTS } from './answers.ts';
 import { AUTH_VARIANTS } from './auth.ts';
+import { CREDENTIAL_VARIANTS, FINITE_CLASS_VARIANTS, REFERENCE_VARIANT_VARIANTS } from './finite-classes.ts';
 import { HEADER_VARIANTS } from './headers.ts';
 import { OPERATION_VARIANTS } from './operations.ts';
 import { PATCH_VARIANTS } from './patch.ts';
@@ -24,4 +25,7 @@ export const GALLERY: Variant[] = [
   ...PATCH_VARIANTS,
   ...ANSWER_VARIANTS,
   ...OPERATION_VARIANTS,
+  ...FINITE_CLASS_VARIANTS,
+  ...CREDENTIAL_VARIANTS,
+  ...REFERENCE_VARIANT_VARIANTS,
 ];

@@ -14,6 +14,7 @@ import type { Probe, ProbeOutcome } from '../../engine/types.ts';
 import { verdicts } from '../../engine/verdicts.ts';
 import { counterpartyPath } from '../../exchange/paths.ts';
 import { validReference } from '../../generators/counterparty-reference.ts';
+import { PATCH_REJECTED_ORACLE } from '../../oracles/patch-rejected.ts';
 import type { AnswerPair, Oracle, PatchSequence } from '../../oracles/types.ts';
 import { exchangeFrom, type VectorExchange } from '../../oracles/vectors/format.ts';
 import { TargetSession } from '../../transport/session.ts';
@@ -72,6 +73,47 @@ test('the judge: a PATCH still waiting at the end is judged without a read after
   expect(sequences).toHaveLength(1);
   expect(sequences[0]!.after).toBeUndefined();
   expect(sequences[0]!.reference).toBe('ACME-1');
+});
+
+test('the judge: refused PATCHes between the same two reads are a batch, each judged with both reads', () => {
+  const { oracles, sequences } = recorders();
+  const judge = new Judge(oracles);
+  const log = [get(), patch(400), patch(422), patch(400), get(), patch(400), patch(), get()].map(
+    exchangeFrom,
+  );
+  for (const ex of log) judge.judge(ex);
+  judge.flush();
+  const rel = (x: number | undefined): number | null => (x ? x - log[0]!.id : null);
+  const ids = (s: PatchSequence) => [rel(s.before?.id), rel(s.patch.id), rel(s.after?.id)];
+  // read 0, refused 1-3, read 4, refused 5 then accepted 6 (an accepted PATCH ends a batch), read 7.
+  expect(sequences.map(ids)).toEqual([
+    [0, 1, 4],
+    [0, 2, 4],
+    [0, 3, 4],
+    [4, 5, null],
+    [null, 6, 7],
+  ]);
+  expect(sequences.map((s) => (s.batch ?? []).map((b) => rel(b.id)))).toEqual([
+    [2, 3],
+    [1, 3],
+    [1, 2],
+    [],
+    [],
+  ]);
+});
+
+test('patch-rejected over a batch: equal reads hold for every PATCH; a change is reported once', () => {
+  const cp2 = { ...cp, accountHolderName: 'Changed' };
+  const run = (after: object) => {
+    const judge = new Judge([PATCH_REJECTED_ORACLE]);
+    const log = [get(), patch(400), patch(400), patch(400), { ...get(), json: after }].map(exchangeFrom);
+    return log.flatMap((ex) => judge.judge(ex)).map((j) => j.judgement);
+  };
+  const same = run(cp);
+  expect(same.map((j) => j.held)).toEqual([true, true, true]);
+  const changed = run(cp2);
+  expect(changed).toHaveLength(1);
+  expect(changed[0]).toMatchObject({ held: false, requirement: 'patch-rejected-unchanged' });
 });
 
 function outcome(partial: Partial<ProbeOutcome>): ProbeOutcome {
