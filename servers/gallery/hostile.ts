@@ -109,7 +109,14 @@ export class HostileFront implements GalleryServer {
         answer.pipe(res);
       },
     );
-    upstream.on('error', () => res.destroy());
+    // The inner server may answer a large body before reading it all and close that connection:
+    // the answer already passed on stands, and the rest of the client's body is read and dropped,
+    // as a server would, rather than the client's connection being reset.
+    upstream.on('error', () => {
+      req.unpipe(upstream);
+      req.resume();
+      if (!res.headersSent) res.destroy();
+    });
     req.pipe(upstream);
   }
 }

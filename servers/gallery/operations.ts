@@ -202,12 +202,12 @@ export const OPERATION_VARIANTS: Variant[] = [
   {
     id: 'bills-post-large-500',
     fault:
-      'POST /api/v1/bills with a body over 1 MiB runs out of a fixed buffer and answers 500 instead of refusing it.',
+      'POST /api/v1/bills with a body of 64 KiB or more runs out of a fixed buffer and answers 500 instead of refusing it.',
     trips: ['no-server-error'],
     create: () =>
       new (class extends ReferenceServer {
         protected override async ingestBill(ctx: RequestContext): Promise<void> {
-          if (Number(ctx.req.headers['content-length'] ?? 0) > 64 * 1024) {
+          if (Number(ctx.req.headers['content-length'] ?? 0) >= 64 * 1024) {
             await bodyText(ctx);
             throw new RangeError('Invalid typed array length');
           }
