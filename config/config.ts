@@ -274,8 +274,9 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
       baseURL: undefined,
       token: embedded.token,
       counterpartyRef: nonEmpty(env.COUNTERPARTY_REF) ?? embedded.counterpartyRef,
-      writableRef: writableRaw ?? embedded.writableRef,
-      accountFixture: fixture ?? embedded.accountFixture,
+      // Set but empty asks for none, against the embedded server too: a read-only run, no fixture.
+      writableRef: env.WRITABLE_COUNTERPARTY_REF === '' ? undefined : (writableRaw ?? embedded.writableRef),
+      accountFixture: env.ACCOUNT_FIXTURE === '' ? undefined : (fixture ?? embedded.accountFixture),
       accountBudget,
       seed: seedValue ?? drawSeed(),
       seedGiven: seedValue !== undefined,

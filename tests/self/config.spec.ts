@@ -47,6 +47,18 @@ test('an empty WRITABLE_COUNTERPARTY_REF is a read-only run', () => {
   expect(parseConfig({ ...remote, WRITABLE_COUNTERPARTY_REF: '  ' }, embedded).writableRef).toBeUndefined();
 });
 
+test('against the embedded server too, an empty WRITABLE_COUNTERPARTY_REF or ACCOUNT_FIXTURE asks for none', () => {
+  const withDefaults = {
+    ...embedded,
+    writableRef: 'embedded-writable',
+    accountFixture: { accountIdentifier: { iban: 'NL00TEST0000000000' } },
+  };
+  expect(parseConfig({}, withDefaults)).toMatchObject({ writableRef: 'embedded-writable' });
+  expect(parseConfig({}, withDefaults).accountFixture).toBeDefined();
+  expect(parseConfig({ WRITABLE_COUNTERPARTY_REF: '' }, withDefaults).writableRef).toBeUndefined();
+  expect(parseConfig({ ACCOUNT_FIXTURE: '' }, withDefaults).accountFixture).toBeUndefined();
+});
+
 const bad: [string, Record<string, string>, RegExp][] = [
   ['missing token', { API_BASE_URL: 'https://x.example', COUNTERPARTY_REF: 'abc' }, /API_TOKEN is required/],
   [
