@@ -3,7 +3,8 @@
  *
  *   1. A full conformance run (`npm run conformance`, the embedded reference server, 100 cases per
  *      property, a fixed seed): wall time, peak memory of its process tree (the CLI, Playwright's
- *      runner with the embedded server, the workers), requests sent and requests per second.
+ *      runner with the embedded server, the workers), requests sent (in all and per probe) and
+ *      requests per second.
  *   2. The same reference server alone in a process, loaded by autocannon with a mix of the GETs
  *      the suite sends most (200, 404, 400, 401): its raw request rate, and the suite's rate as a
  *      share of it. Then the same mix one request at a time, from autocannon and from the suite's
@@ -336,13 +337,16 @@ async function main(): Promise<void> {
   let requests = Number(/Requests sent: (\d+)/.exec(conformance.stdout)?.[1] ?? Number.NaN);
   let suiteMs = Number.NaN;
   let verdict = 'unknown';
+  let perProbe: { probe: string; requests: number }[] = [];
   try {
     const record = JSON.parse(readFileSync(join(work, 'reports', 'conformance.json'), 'utf8')) as {
       requests: number;
       durationMs: number;
       verdict: string;
       runs: number;
+      probes: { probe: string; requests: number }[];
     };
+    perProbe = record.probes.map(({ probe, requests: n }) => ({ probe, requests: n }));
     if (Number.isNaN(requests)) requests = record.requests;
     suiteMs = record.durationMs;
     verdict = `${record.verdict}, ${record.runs} cases per property`;
@@ -420,6 +424,7 @@ async function main(): Promise<void> {
       ['  of which the Playwright suite', seconds(suiteMs)],
       ['peak memory (RSS of the whole process tree)', mib(conformance.peakBytes)],
       ['requests sent', String(requests)],
+      ...perProbe.map(({ probe, requests: n }): [string, string] => [`  ${probe}`, String(n)]),
       [
         'requests per second',
         `${suiteRate.toFixed(0)}/s in the suite, ${wallRate.toFixed(0)}/s over the wall time`,
