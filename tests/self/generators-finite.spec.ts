@@ -5,7 +5,6 @@
  * misses); the lists are the same on every call (no seed).
  */
 import { expect, test } from '@playwright/test';
-import type { ErrorObject } from 'ajv';
 import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
 import {
   KILOBYTES,
@@ -28,42 +27,10 @@ import {
   POSTAL_CODE,
   REMARKS,
 } from '../../generators/patch-details.ts';
-import type { Labelled } from '../../generators/labelled.ts';
 import { spec } from '../../spec/index.ts';
+import { misjudged } from './patch-rules.ts';
 
 const CASES = finiteClassCases(DEFAULT_ACCOUNT_FIXTURE);
-
-function errorPath(e: ErrorObject): string {
-  const p = e.params as { missingProperty?: string; additionalProperty?: string };
-  const child = p.missingProperty ?? p.additionalProperty;
-  return child === undefined ? e.instancePath : `${e.instancePath}/${child}`;
-}
-
-function pathPattern(field: string): RegExp {
-  const parts = field.split('.').map((p) => p.replace('[]', '/\\d+'));
-  return new RegExp(`^/${parts.join('/')}$`);
-}
-
-const META = new Set(['anyOf', 'if']);
-
-/** Why the case does not break exactly its rule, or undefined. */
-function misjudged(l: Labelled<unknown>): string | undefined {
-  const errors = spec()
-    .errors('PatchCounterpartyRequest', l.value)
-    .filter((e) => !META.has(e.keyword));
-  if (errors.length === 0) return 'the invalid body validates';
-  const at = pathPattern(l.rule.field);
-  const own = errors.filter((e) => at.test(errorPath(e)) || at.test(e.instancePath));
-  if (!own.some((e) => e.keyword === l.rule.keyword)) {
-    return `no ${l.rule.keyword} error at ${l.rule.field}: ${errors.map((e) => `${errorPath(e)} ${e.keyword}`).join(', ')}`;
-  }
-  const others = errors.filter(
-    (e) => !own.includes(e) && !(e.instancePath === '' && e.keyword === 'required'),
-  );
-  if (others.length > 0)
-    return `more than one rule broken: ${others.map((e) => `${errorPath(e)} ${e.keyword}`).join(', ')}`;
-  return undefined;
-}
 
 test('every finite-class case breaks the one rule it names', () => {
   const wrong = CASES.flatMap((c) => {
