@@ -122,6 +122,26 @@ export function incompleteReason(error: unknown): string {
   return text.split('\n')[0]!;
 }
 
+/** An outcome that has judged nothing yet: of a probe, or of traffic the suite did not send. */
+export function emptyOutcome(
+  probe: string,
+  title: string,
+  requirements: readonly RequirementId[],
+): ProbeOutcome {
+  return {
+    probe,
+    title,
+    requirements: [...requirements],
+    status: 'ran',
+    findings: [],
+    judged: {},
+    notApplicable: [],
+    requests: 0,
+    notes: [],
+    durationMs: 0,
+  };
+}
+
 /**
  * Runs one probe against the target. A probe that cannot complete (the target unreachable or
  * rate-limited, a budget spent, an error) is returned with `incomplete` set and what was judged
@@ -132,18 +152,7 @@ export function incompleteReason(error: unknown): string {
  */
 export async function runProbe(probe: Probe, target: TargetConfig, run: RunContext): Promise<ProbeOutcome> {
   const started = performance.now();
-  const outcome: ProbeOutcome = {
-    probe: probe.id,
-    title: probe.title,
-    requirements: [...probe.requirements],
-    status: 'ran',
-    findings: [],
-    judged: {},
-    notApplicable: [],
-    requests: 0,
-    notes: [],
-    durationMs: 0,
-  };
+  const outcome = emptyOutcome(probe.id, probe.title, probe.requirements);
   if (probe.access === 'write' && !target.writableRef) {
     outcome.status = 'skipped';
     outcome.skipReason = 'read-only run: set WRITABLE_COUNTERPARTY_REF to let the suite send writes';

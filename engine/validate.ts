@@ -17,7 +17,7 @@ import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, type RequirementId } from '../spec/requirements.ts';
 import { CoverageCounter, type Coverage } from './coverage.ts';
 import { Judge } from './judge.ts';
-import { findingOf, MAX_FINDINGS_PER_REQUIREMENT } from './run.ts';
+import { emptyOutcome, findingOf, MAX_FINDINGS_PER_REQUIREMENT } from './run.ts';
 import type { ProbeOutcome } from './types.ts';
 
 /** Why a requirement only probes judge is not exercised in validation. */
@@ -106,18 +106,11 @@ export class TrafficValidation {
     this.judge = new Judge(undefined, basePath);
     this.coverageCounter = new CoverageCounter(basePath);
     this.traffic = { kind, source, exchanges: 0, judged: 0, outside: { count: 0, requests: [] } };
-    this.outcome = {
-      probe: kind === 'har' ? 'har-file' : 'proxy',
-      title: kind === 'har' ? `the exchanges of ${source}` : `the exchanges through ${source}`,
-      requirements: REQUIREMENTS.map((r) => r.id as RequirementId),
-      status: 'ran',
-      findings: [],
-      judged: {},
-      notApplicable: [],
-      requests: 0,
-      notes: [],
-      durationMs: 0,
-    };
+    this.outcome = emptyOutcome(
+      kind === 'har' ? 'har-file' : 'proxy',
+      kind === 'har' ? `the exchanges of ${source}` : `the exchanges through ${source}`,
+      REQUIREMENTS.map((r) => r.id as RequirementId),
+    );
   }
 
   /** Judges one exchange (already redacted), in completion order. */
