@@ -50,8 +50,9 @@ export default defineConfig({
   workers: limits.workers,
   timeout: limits.testTimeoutMs,
   ...(only ? { grep: only } : {}),
+  // The conformance reporter prints one line per completed probe (what it sent, waited, found),
+  // then the summary: Playwright's list reporter would say the same with less.
   reporter: [
-    ['list'],
     ['html', { outputFolder: join(staging ?? run.reportsDir, 'playwright'), open: 'never' }],
     [
       './reporter/conformance-reporter.ts',

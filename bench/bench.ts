@@ -15,7 +15,11 @@
  *      server: the median time of one request of the mix sent directly and through the proxy, one
  *      at a time over a kept-alive connection; the difference is the latency the proxy adds
  *      (forwarding, and judging beside the stream). BENCH_ONLY=proxy runs this case alone.
- *   4. The whole gallery (tests/self/gallery.spec.ts: every faulty variant, the whole suite each)
+ *   4. A remote deployment: that server behind a proxy holding every request 150 ms
+ *      (BENCH_LATENCY_MS; bench/latency-proxy.ts), run through the CLI with the defaults for a
+ *      deployment, a write run and a read-only run: wall time, requests, their rate, the most in
+ *      flight, and the floor the request count and latency allow. BENCH_ONLY=remote runs it alone.
+ *   5. The whole gallery (tests/self/gallery.spec.ts: every faulty variant, the whole suite each)
  *      and the hostile gallery (tests/self/hostile.spec.ts): wall time.
  *
  * Not part of npm test. Figures are of this machine and whatever else runs on it.
@@ -35,6 +39,8 @@ import { TargetSession } from '../transport/session.ts';
 import { DEFAULT_ACCOUNT_FIXTURE } from '../generators/account-fixture.ts';
 import { EMBEDDED_POLITENESS } from '../config/config.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../servers/reference.ts';
+import { REMOTE_POLITENESS } from '../config/config.ts';
+import { startDelayingProxy } from './latency-proxy.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -305,6 +311,86 @@ function proxyRow(p: { direct: number; proxied: number; code: number; judged: st
   ];
 }
 
+/** The latency of the remote case, per request (BENCH_LATENCY_MS). */
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 150);
+
+interface RemoteRun {
+  mode: 'write' | 'read-only';
+  ms: number;
+  code: number;
+  requests: number;
+  verdict: string;
+  peakInFlight: number;
+}
+
+/**
+ * The remote case: the reference server in its own process behind a proxy that holds each request
+ * LATENCY_MS, run through the CLI as a user runs it against a deployment (API_BASE_URL set, so the
+ * defaults for a deployment apply: adaptive politeness, no fixed rate), once with a writable
+ * counterparty and once read-only.
+ */
+async function remoteRuns(): Promise<RemoteRun[]> {
+  const server = await startServer();
+  const out: RemoteRun[] = [];
+  try {
+    for (const mode of ['write', 'read-only'] as const) {
+      const proxy = await startDelayingProxy(server.url, LATENCY_MS);
+      const work = mkdtempSync(join(tmpdir(), 'payflow-bench-remote-'));
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        API_BASE_URL: proxy.url,
+        API_TOKEN: REFERENCE_TOKEN,
+        COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
+        WRITABLE_COUNTERPARTY_REF: mode === 'write' ? WRITABLE_COUNTERPARTY : '',
+        ACCOUNT_FIXTURE: mode === 'write' ? JSON.stringify(DEFAULT_ACCOUNT_FIXTURE) : '',
+        CONFORMANCE_SEED: SEED,
+        CONFORMANCE_REPORTS_DIR: join(work, 'reports'),
+        CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
+      };
+      for (const name of Object.keys(env)) {
+        // Default settings: none of the user's own limits or inputs.
+        if (/^CONFORMANCE_(RPS|CONCURRENCY|RUNS|MAX_|TIMEOUT|RETRIES|SETTLE)/.test(name)) delete env[name];
+      }
+      console.log(`running: npm run conformance, ${mode}, ${LATENCY_MS} ms per request ...`);
+      const done = await run([TSX, join(ROOT, 'bin', 'conformance.ts')], env);
+      let requests = Number.NaN;
+      let verdict = `no report (exit ${done.code})`;
+      try {
+        const record = JSON.parse(readFileSync(join(work, 'reports', 'conformance.json'), 'utf8')) as {
+          requests: number;
+          verdict: string;
+        };
+        requests = record.requests;
+        verdict = record.verdict;
+      } catch {
+        // No report: the verdict says so.
+      }
+      if (done.code !== 0) console.log(done.stdout.split('\n').slice(-25).join('\n'));
+      out.push({ mode, ms: done.ms, code: done.code, requests, verdict, peakInFlight: proxy.peakInFlight() });
+      await proxy.close();
+      rmSync(work, { recursive: true, force: true });
+    }
+  } finally {
+    server.child.stdin!.end();
+    server.child.kill('SIGTERM');
+  }
+  return out;
+}
+
+/** Rows of the remote case: wall time, requests, their rate, and the floor the latency sets. */
+function remoteRows(runs: RemoteRun[]): [string, string][] {
+  const cap = REMOTE_POLITENESS.concurrency;
+  return runs.map((r) => {
+    const floor = (r.requests * LATENCY_MS) / cap;
+    return [
+      `remote, ${LATENCY_MS} ms per request, ${r.mode} run (defaults)`,
+      `${seconds(r.ms)} wall (exit ${r.code}, ${r.verdict}); ${r.requests} requests, ` +
+        `${(r.requests / (r.ms / 1000)).toFixed(0)}/s, at most ${r.peakInFlight} in flight; ` +
+        `floor ${seconds(floor)} (${r.requests} × ${LATENCY_MS} ms / ${cap} in flight at most)`,
+    ];
+  });
+}
+
 async function main(): Promise<void> {
   const cpu = cpus();
   const started = new Date();
@@ -312,6 +398,13 @@ async function main(): Promise<void> {
     `payflow-conformance benchmark, ${started.toISOString().slice(0, 10)}: ${cpu.length} core(s) ` +
       `(${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}`,
   );
+
+  if (process.env.BENCH_ONLY === 'remote') {
+    const runs = await remoteRuns();
+    console.log(table(remoteRows(runs)));
+    if (runs.some((r) => r.code !== 0)) process.exitCode = 1;
+    return;
+  }
 
   if (process.env.BENCH_ONLY === 'proxy') {
     const server = await startServer();
@@ -405,7 +498,10 @@ async function main(): Promise<void> {
     server.child.kill('SIGTERM');
   }
 
-  // 4. The galleries.
+  // 4. A remote deployment: the same server behind LATENCY_MS per request.
+  const remote = await remoteRuns();
+
+  // 5. The galleries.
   const self = ['test', '--config', join(ROOT, 'playwright.self.config.ts'), '--reporter=dot'];
   console.log('running: the gallery (tests/self/gallery.spec.ts) ...');
   const gallery = await run([PLAYWRIGHT, ...self, 'tests/self/gallery.spec.ts'], process.env);
@@ -451,6 +547,7 @@ async function main(): Promise<void> {
           `${(1000 / serialSuite - 1000 / serialAutocannon).toFixed(3)} ms added per request`,
       ],
       proxyRow(proxy),
+      ...remoteRows(remote),
       ['gallery, wall', `${seconds(gallery.ms)} (${galleryCount} tests passed, exit ${gallery.code})`],
       [
         'hostile gallery, wall',
@@ -458,7 +555,13 @@ async function main(): Promise<void> {
       ],
     ]),
   );
-  if (conformance.code !== 0 || gallery.code !== 0 || hostile.code !== 0 || proxy.code !== 0)
+  if (
+    conformance.code !== 0 ||
+    gallery.code !== 0 ||
+    hostile.code !== 0 ||
+    proxy.code !== 0 ||
+    remote.some((r) => r.code !== 0)
+  )
     process.exitCode = 1;
 }
 

@@ -238,9 +238,13 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
   outcome.tokenAnswers = http.tokenAnswers;
   outcome.durationMs = performance.now() - started;
   const retries = run.session.stats.retries - before.retries;
+  const waitedMs = run.session.stats.waitedMs - before.waitedMs;
+  outcome.retries = retries;
+  outcome.waitedMs = Math.round(waitedMs);
   if (retries > 0) {
-    const waited = (run.session.stats.waitedMs - before.waitedMs) / 1000;
-    outcome.notes.push(`${retries} request(s) retried after a 429/503, ${waited.toFixed(1)} s waited`);
+    outcome.notes.push(
+      `${retries} request(s) retried after a 429/503, ${(waitedMs / 1000).toFixed(1)} s waited`,
+    );
   }
   for (const [id, n] of counts) {
     if (n > MAX_FINDINGS_PER_REQUIREMENT) {

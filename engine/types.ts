@@ -99,6 +99,10 @@ export interface ProbeOutcome {
   tokenAnswers?: TokenAnswers;
   notes: string[];
   durationMs: number;
+  /** Requests sent again after a 429 or 503 (counted in `requests` too). */
+  retries?: number;
+  /** Time the probe's requests spent waiting for the target's permission (Retry-After, a rate). */
+  waitedMs?: number;
   /**
    * Set when the probe could not complete: one line saying why (the target unreachable or
    * rate-limited, the run's request or time budget spent, or an error). Findings recorded before

@@ -15,7 +15,14 @@
  */
 import { resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import type {
+  FullConfig,
+  FullResult,
+  Reporter,
+  Suite,
+  TestCase,
+  TestResult,
+} from '@playwright/test/reporter';
 import { resolvedRun } from '../config/resolve.ts';
 import { coverageOf } from '../engine/coverage.ts';
 import type { ProbeOutcome } from '../engine/types.ts';
@@ -46,6 +53,30 @@ export function inCompletionOrder(lists: readonly (readonly Exchange[])[]): Exch
     .map(({ ex }) => ex);
 }
 
+/**
+ * One line per completed probe, for a person following a long run: how it ended, what it sent,
+ * what it waited, how long it took, and what it found.
+ */
+export function progressLine(
+  title: string,
+  outcome: ProbeOutcome | undefined,
+  incomplete: string | undefined,
+  durationMs: number,
+): string {
+  const id = title.split(':')[0] ?? title;
+  const time = `${(durationMs / 1000).toFixed(1)} s`;
+  if (outcome === undefined) return `! ${id}: ${incomplete ?? 'no outcome'} (${time})`;
+  if (outcome.status === 'skipped') return `- ${id}: skipped (${outcome.skipReason ?? 'no reason given'})`;
+  const waits =
+    (outcome.retries ?? 0) > 0 || (outcome.waitedMs ?? 0) > 0
+      ? `, ${outcome.retries ?? 0} retried, ${((outcome.waitedMs ?? 0) / 1000).toFixed(1)} s waited`
+      : '';
+  const found = outcome.findings.length > 0 ? `, ${outcome.findings.length} finding(s)` : '';
+  const mark = incomplete !== undefined ? '!' : outcome.findings.length > 0 ? '✗' : '✓';
+  const tail = incomplete !== undefined ? `: ${incomplete}` : '';
+  return `${mark} ${id}: ${outcome.requests} request(s)${waits}, ${time}${found}${tail}`;
+}
+
 export interface ConformanceReporterOptions {
   /** Where conformance.json, conformance.html and junit.xml go (default: reports). */
   outputDir?: string;
@@ -67,6 +98,8 @@ export default class ConformanceReporter implements Reporter {
   private interruption: Interruption | undefined;
   private readonly waivers: WaiverFile;
   private readonly strict: boolean;
+  private total = 0;
+  private ended = 0;
 
   constructor(options: ConformanceReporterOptions = {}) {
     this.outputDir = resolve(options.outputDir ?? 'reports');
@@ -77,8 +110,9 @@ export default class ConformanceReporter implements Reporter {
     this.strict = run.strict;
   }
 
-  onBegin(_config: FullConfig): void {
+  onBegin(_config: FullConfig, suite: Suite): void {
     this.startedAt = new Date();
+    this.total = suite.allTests().length;
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -109,6 +143,20 @@ export default class ConformanceReporter implements Reporter {
         error: `did not complete (${result.status}): ${error}`,
       });
     }
+    this.ended++;
+    const line = progressLine(
+      test.title,
+      this.outcomes.get(test.id),
+      this.incomplete.get(test.id)?.error,
+      result.duration,
+    );
+    // The target's text in it was escaped when the outcome was made (engine/run.ts); the token
+    // is redacted like everything this reporter prints.
+    const run = resolvedRun();
+    const secrets = secretsFromEnv({ API_TOKEN: run.config.token, API_BASE_URL: run.config.baseURL });
+    process.stdout.write(
+      `${redactText(`  [${String(this.ended).padStart(String(this.total).length)}/${this.total}] ${line}`, secrets)}\n`,
+    );
   }
 
   onEnd(result: FullResult): void {

@@ -231,9 +231,9 @@ function renderWaivers(record: ConformanceRecord): string {
 function renderProbes(record: ConformanceRecord): string {
   const rows = record.probes.map(
     (c) =>
-      `<tr><td><code>${esc(c.probe)}</code></td><td>${esc(c.title)}</td><td>${esc(c.status === 'skipped' ? `skipped: ${c.skipReason ?? ''}` : c.status)}</td><td>${esc(c.requests)}</td><td>${esc((c.durationMs / 1000).toFixed(2))} s</td><td>${c.notes.map((n) => esc(n)).join('<br>')}</td></tr>`,
+      `<tr><td><code>${esc(c.probe)}</code></td><td>${esc(c.title)}</td><td>${esc(c.status === 'skipped' ? `skipped: ${c.skipReason ?? ''}` : c.status)}</td><td>${esc(c.requests)}</td><td>${esc(c.retries ?? 0)}</td><td>${esc(((c.waitedMs ?? 0) / 1000).toFixed(2))} s</td><td>${esc((c.durationMs / 1000).toFixed(2))} s</td><td>${c.notes.map((n) => esc(n)).join('<br>')}</td></tr>`,
   );
-  return `<section id="probes"><h2>Probes</h2><table class="checks"><thead><tr><th>Probe</th><th>What it sends</th><th>Status</th><th>Requests</th><th>Time</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+  return `<section id="probes"><h2>Probes</h2><table class="checks"><thead><tr><th>Probe</th><th>What it sends</th><th>Status</th><th>Requests</th><th>Retries</th><th>Waited</th><th>Time</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
 const CSS = `

@@ -1,0 +1,36 @@
+/**
+ * The progress line the conformance reporter prints per completed probe
+ * (reporter/conformance-reporter.ts): how it ended, what it sent and waited, what it found.
+ */
+import { expect, test } from '@playwright/test';
+import { emptyOutcome } from '../../engine/run.ts';
+import type { Finding } from '../../engine/types.ts';
+import { progressLine } from '../../reporter/conformance-reporter.ts';
+
+const outcome = () => ({ ...emptyOutcome('patch-valid-details', 'valid bodies', []), requests: 388 });
+
+test('a clean probe: requests and time', () => {
+  expect(progressLine('patch-valid-details: valid bodies', outcome(), undefined, 3940)).toBe(
+    '✓ patch-valid-details: 388 request(s), 3.9 s',
+  );
+});
+
+test('retries and waits are named; findings are counted and marked', () => {
+  const o = { ...outcome(), retries: 3, waitedMs: 2500, findings: [{} as Finding, {} as Finding] };
+  expect(progressLine('patch-valid-details: x', o, undefined, 12_000)).toBe(
+    '✗ patch-valid-details: 388 request(s), 3 retried, 2.5 s waited, 12.0 s, 2 finding(s)',
+  );
+});
+
+test('skipped, incomplete and outcome-less probes say why', () => {
+  const skipped = { ...outcome(), status: 'skipped' as const, skipReason: 'read-only run' };
+  expect(progressLine('patch-valid-details: x', skipped, undefined, 1)).toBe(
+    '- patch-valid-details: skipped (read-only run)',
+  );
+  expect(progressLine('patch-valid-details: x', outcome(), 'could not complete: budget', 500)).toBe(
+    '! patch-valid-details: 388 request(s), 0.5 s: could not complete: budget',
+  );
+  expect(progressLine('patch-valid-details: x', undefined, 'did not complete (timedOut): x', 500)).toBe(
+    '! patch-valid-details: did not complete (timedOut): x (0.5 s)',
+  );
+});
