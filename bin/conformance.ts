@@ -35,9 +35,14 @@ then the .env file of the directory you run it from (README.md says what each on
   politeness  CONFORMANCE_RPS, CONFORMANCE_CONCURRENCY, CONFORMANCE_TIMEOUT_MS,
               CONFORMANCE_MAX_REQUESTS, CONFORMANCE_RETRIES, CONFORMANCE_MAX_RETRY_WAIT_MS,
               CONFORMANCE_MAX_RESPONSE_BYTES, CONFORMANCE_RUN_TIMEOUT_MS
+  headers     CONFORMANCE_HEADER_<NAME>, CONFORMANCE_SECRET_HEADER_<NAME> (shown as the
+              variable in every report and curl command)
   gate        CONFORMANCE_WAIVERS (default: conformance-waivers.yaml if it exists; none: no
               waivers), CONFORMANCE_STRICT, CONFORMANCE_REPORTS_DIR
   --strict      SHOULD failures fail the gate too (same as CONFORMANCE_STRICT=1)
+  --header 'Name: value'  an extra header on every request (repeatable), e.g. a tenant; a
+                secret one (a gateway's API key) goes in CONFORMANCE_SECRET_HEADER_<NAME>
+                (X_API_KEY for X-Api-Key), never on the command line
   --probe <id>  run only this probe (repeatable); the requirements no selected probe
                 exercises are reported as not exercised. Replay a finding with
                 CONFORMANCE_SEED=<seed> npm run conformance -- --probe <id>
@@ -48,10 +53,11 @@ interface Flags {
   help: boolean;
   strict: boolean;
   probes: string[];
+  headers: string[];
 }
 
 function parseFlags(args: readonly string[]): Flags {
-  const flags: Flags = { help: false, strict: false, probes: [] };
+  const flags: Flags = { help: false, strict: false, probes: [], headers: [] };
   const known = PROBES.map((p) => p.id);
   const probe = (id: string | undefined): void => {
     if (id === undefined || id === '' || id.startsWith('-'))
@@ -65,6 +71,11 @@ function parseFlags(args: readonly string[]): Flags {
     else if (arg === '--strict') flags.strict = true;
     else if (arg === '--probe') probe(args[++i]);
     else if (arg.startsWith('--probe=')) probe(arg.slice('--probe='.length));
+    else if (arg === '--header') {
+      const value = args[++i];
+      if (value === undefined) fail(`--header needs a value: --header 'Name: value'`);
+      flags.headers.push(value);
+    } else if (arg.startsWith('--header=')) flags.headers.push(arg.slice('--header='.length));
     else fail(`unknown argument ${arg} (see --help)`);
   }
   return flags;
@@ -81,6 +92,7 @@ async function main(): Promise<void> {
     resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, {
       strict: flags.strict,
       probes: flags.probes,
+      headers: flags.headers,
     }),
   );
   const { config } = run;
@@ -93,6 +105,7 @@ async function main(): Promise<void> {
       token: config.token,
       counterpartyRef: config.counterpartyRef,
       timeoutMs: config.politeness.timeoutMs,
+      extraHeaders: config.extraHeaders,
     };
     note = await preflight(target).catch((error: unknown) => fail((error as Error).message));
   }
@@ -110,7 +123,12 @@ async function main(): Promise<void> {
   const code = await runPlaywright(
     ['test', '--config', join(ROOT, 'playwright.config.ts')],
     { ...playwrightEnv(run), ...guard.env() },
-    config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
+    config.baseURL !== undefined
+      ? [
+          ...secretsFromEnv({ API_TOKEN: config.token }),
+          ...config.extraHeaders.filter((h) => h.secret).map((h) => h.value),
+        ]
+      : [],
     { detached: true, onSpawn: (child) => guard.watch(child) },
   );
   if (!guard.finish(run.reportsDir))

@@ -19,6 +19,8 @@ export interface PreflightTarget {
   token: string;
   counterpartyRef: string;
   timeoutMs: number;
+  /** Extra headers the deployment needs (a gateway's API key): without them it may not answer. */
+  extraHeaders?: readonly { name: string; value: string }[];
 }
 
 /**
@@ -62,7 +64,11 @@ export function preflight(target: PreflightTarget): Promise<string | undefined> 
     try {
       req = (secure ? https : http).request(url, {
         method: 'GET',
-        headers: { Authorization: `Bearer ${target.token}`, Accept: 'application/json' },
+        headers: {
+          ...Object.fromEntries((target.extraHeaders ?? []).map((h) => [h.name, h.value])),
+          Authorization: `Bearer ${target.token}`,
+          Accept: 'application/json',
+        },
         agent: false,
       });
     } catch (error) {

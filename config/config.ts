@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
 import { spec } from '../spec/index.ts';
+import { parseExtraHeaders, type ExtraHeader } from './headers.ts';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -32,6 +33,8 @@ export interface SuiteConfig {
   runs: number;
   /** How gently the run treats the target, and when it gives up on it. */
   politeness: Politeness;
+  /** Headers sent on every request besides the token (config/headers.ts). */
+  extraHeaders: ExtraHeader[];
 }
 
 /**
@@ -259,7 +262,12 @@ function tokenOf(raw: string): string {
  * reference server, used when API_BASE_URL is unset; `cwd` is the directory relative paths
  * (an ACCOUNT_FIXTURE file) are resolved against.
  */
-export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = process.cwd()): SuiteConfig {
+export function parseConfig(
+  env: Env,
+  embedded: EmbeddedTarget,
+  cwd: string = process.cwd(),
+  headerFlags: readonly string[] = [],
+): SuiteConfig {
   const baseURLRaw = nonEmpty(env.API_BASE_URL);
   const baseURL = baseURLRaw === undefined ? undefined : baseURLOf(baseURLRaw);
   const seedValue = integer(env, 'CONFORMANCE_SEED', -0x80000000, 0x7fffffff);
@@ -268,6 +276,7 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
   const fixture = accountFixture(env, cwd);
   const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
   const politeness = parsePoliteness(env, baseURL !== undefined);
+  const extraHeaders = parseExtraHeaders(env, headerFlags);
 
   if (baseURL === undefined) {
     return {
@@ -282,6 +291,7 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
       seedGiven: seedValue !== undefined,
       runs,
       politeness,
+      extraHeaders,
     };
   }
   const tokenRaw = nonEmpty(env.API_TOKEN);
@@ -317,5 +327,6 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
     seedGiven: seedValue !== undefined,
     runs,
     politeness,
+    extraHeaders,
   };
 }

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
 import { parseStrict } from '../reporter/gate.ts';
 import { loadWaivers } from '../reporter/waivers.ts';
+import { HEADER_PREFIX, SECRET_HEADER_PREFIX } from './headers.ts';
 import { ConfigError, parseConfig, type EmbeddedTarget, type Env, type SuiteConfig } from './config.ts';
 
 /** The environment variable holding the resolved configuration (JSON) for the Playwright processes. */
@@ -48,6 +49,15 @@ export const CONFIG_VARIABLES = [
   'CONFORMANCE_MAX_RESPONSE_BYTES',
   'CONFORMANCE_RUN_TIMEOUT_MS',
 ] as const;
+
+/** Whether the configuration is read from `name`: one of CONFIG_VARIABLES, or an extra header's. */
+export function isConfigVariable(name: string): boolean {
+  return (
+    (CONFIG_VARIABLES as readonly string[]).includes(name) ||
+    name.startsWith(HEADER_PREFIX) ||
+    name.startsWith(SECRET_HEADER_PREFIX)
+  );
+}
 
 export interface ResolvedRun {
   /** The directory the run was started from: its .env was read, relative paths resolve against it. */
@@ -111,6 +121,8 @@ export interface RunFlags {
   strict?: boolean;
   /** --probe, each a known probe id; undefined or empty: every probe. */
   probes?: readonly string[];
+  /** --header 'Name: value', each an extra request header (config/headers.ts). */
+  headers?: readonly string[];
 }
 
 /**
@@ -124,7 +136,7 @@ export function resolveRun(
   flags: RunFlags = {},
 ): ResolvedRun {
   const inputs = configurationInputs(env, dir);
-  const config = parseConfig(inputs, embedded, dir);
+  const config = parseConfig(inputs, embedded, dir, flags.headers ?? []);
   const strict = (flags.strict ?? false) || parseStrict(inputs.CONFORMANCE_STRICT);
   const { file } = loadWaivers(inputs, dir);
   const path = (name: string, fallback: string): string => {
@@ -185,7 +197,7 @@ export function handDown(run: ResolvedRun, env: NodeJS.ProcessEnv = process.env)
  */
 export function playwrightEnv(run: ResolvedRun, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
-  for (const name of CONFIG_VARIABLES) delete out[name];
+  for (const name of Object.keys(out)) if (isConfigVariable(name)) delete out[name];
   out[RESOLVED_VARIABLE] = encodeRun(run);
   return out;
 }
@@ -199,7 +211,7 @@ export function resolveOnce(embedded: EmbeddedTarget, env: NodeJS.ProcessEnv = p
   const given = decodeRun(env);
   if (given !== undefined) return given;
   const run = resolveRun(env, invocationDirectory(env), embedded);
-  for (const name of CONFIG_VARIABLES) delete env[name];
+  for (const name of Object.keys(env)) if (isConfigVariable(name)) delete env[name];
   handDown(run, env);
   return run;
 }

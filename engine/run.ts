@@ -182,6 +182,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     allowWrites: Boolean(target.writableRef),
     log: run.log,
     probe: probe.id,
+    ...(target.extraHeaders ? { extraHeaders: target.extraHeaders } : {}),
   });
   const guard = (id: RequirementId): void => {
     if (!probe.judges.includes(id))

@@ -5,6 +5,7 @@
  * token is wrong, so it must not succeed"). Everything else about the answers it gets is judged
  * by the oracles (oracles/), which see every exchange of the run whoever sent it.
  */
+import type { ExtraHeader } from '../config/headers.ts';
 import type { RecordedRequest } from '../exchange/exchange.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
@@ -23,6 +24,8 @@ export interface TargetConfig {
   accountBudget?: number;
   seed: number;
   runs: number;
+  /** Headers sent on every request besides the token: a gateway's API key, a tenant (config/headers.ts). */
+  extraHeaders?: ExtraHeader[];
 }
 
 /** Another exchange a finding rests on: the read before a PATCH, the PATCH itself, ... */

@@ -25,10 +25,20 @@ export function shellQuote(value: string): string {
   return `$'${out}'`;
 }
 
+/** How a secret extra header is recorded (config/headers.ts): the variable its value is read from. */
+const SECRET_HEADER_VALUE = /^\$CONFORMANCE_(?:SECRET_)?HEADER_[A-Z0-9_]+$/;
+
 export function curlCommand(req: RecordedRequest): string {
   const parts = ['curl', '-sS', '-i', '--path-as-is', '-g', '-X', req.method, shellQuote(req.url)];
   for (const [name, value] of Object.entries(req.headers)) {
-    if (name.toLowerCase() === 'authorization' && value.includes(REDACTED_TOKEN) && !hasControls(value)) {
+    if (SECRET_HEADER_VALUE.test(value) && /^[A-Za-z0-9-]+$/.test(name)) {
+      // Double quotes, so that the shell reads the secret from the variable it was given in.
+      parts.push('-H', `"${name}: ${value}"`);
+    } else if (
+      name.toLowerCase() === 'authorization' &&
+      value.includes(REDACTED_TOKEN) &&
+      !hasControls(value)
+    ) {
       // Double quotes so that the shell expands $API_TOKEN (as ${API_TOKEN} where a letter,
       // digit or underscore follows, which would otherwise lengthen the variable's name).
       const quoted = value

@@ -13,6 +13,7 @@ import type { ExchangeLog } from '../exchange/log.ts';
 import { REDACTED_TOKEN, redact, redactHeaderValue } from '../exchange/redact.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
 import type { Interruption } from './stop.ts';
+import type { ExtraHeader } from '../config/headers.ts';
 
 export { TargetUnavailable } from './session.ts';
 
@@ -71,6 +72,8 @@ export interface HttpClientOptions {
   log: ExchangeLog;
   /** The probe whose requests these are. */
   probe?: string;
+  /** Sent on every request, under the probe's own headers (config/headers.ts). */
+  extraHeaders?: readonly ExtraHeader[];
 }
 
 const USER_AGENT = 'payflow-conformance';
@@ -83,6 +86,18 @@ export class HttpClient {
     private readonly session: TargetSession,
     readonly options: HttpClientOptions,
   ) {}
+
+  /**
+   * A secret extra header's value echoed by the target, replaced by its variable wherever it
+   * occurs (the value is the deployment's credential, not data the suite generated).
+   */
+  private redactSecrets(text: string): string {
+    let out = text;
+    for (const h of this.options.extraHeaders ?? []) {
+      if (h.secret && h.value.length > 0) out = out.split(h.value).join(`$${h.variable}`);
+    }
+    return out;
+  }
 
   /** The number of requests sent so far, retries included. */
   get requestCount(): number {
@@ -113,8 +128,16 @@ export class HttpClient {
     if (!SAFE_METHODS.has(method) && !this.options.allowWrites) {
       throw new ReadOnlyViolation(`read-only run: refusing to send ${method} ${req.path}`);
     }
-    const headers: Record<string, string> = { Accept: 'application/json', ...req.headers };
-    const recordedHeaders: Record<string, string> = { ...headers };
+    const extra = this.options.extraHeaders ?? [];
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    const recordedHeaders: Record<string, string> = { Accept: 'application/json' };
+    for (const h of extra) {
+      headers[h.name] = h.value;
+      // A secret is recorded as the variable it is read from, as the token is ($API_TOKEN).
+      recordedHeaders[h.name] = h.secret ? `$${h.variable}` : h.value;
+    }
+    Object.assign(headers, req.headers);
+    Object.assign(recordedHeaders, req.headers);
     const auth = req.auth ?? 'token';
     if (auth === 'token') {
       headers.Authorization = `Bearer ${this.options.token}`;
@@ -166,7 +189,7 @@ export class HttpClient {
       if (error instanceof TargetUnavailable) {
         this.sent += error.attempts;
         error.request = request;
-        error.message = redact(error.message, this.options.token);
+        error.message = this.redactSecrets(redact(error.message, this.options.token));
         if (error.attempts > 0 && UNANSWERED.has(error.kind)) {
           this.options.log.append({
             request,
@@ -196,9 +219,12 @@ export class HttpClient {
     // it is redacted on arrival (exchange/redact.ts), so it cannot reach a finding, a report,
     // Playwright's own output or a log. Data that merely contains a short token is left alone.
     const token = this.options.token;
-    const text = redact(response.body.toString('utf8'), token);
+    const text = this.redactSecrets(redact(response.body.toString('utf8'), token));
     const responseHeaders = Object.fromEntries(
-      Object.entries(response.headers).map(([name, value]) => [name, redactHeaderValue(value, token)]),
+      Object.entries(response.headers).map(([name, value]) => [
+        name,
+        this.redactSecrets(redactHeaderValue(value, token)),
+      ]),
     );
     return this.options.log.append({
       request,

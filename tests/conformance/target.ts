@@ -32,6 +32,7 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
     accountBudget: config.accountBudget,
     seed: config.seed,
     runs: config.runs,
+    extraHeaders: config.extraHeaders,
   };
 }
 

@@ -402,7 +402,7 @@ test.describe('--probe', () => {
       expect(again.code, again.stdout + again.stderr).toBe(1);
       expect(firstLine(again)).toContain(`seed 11 (given)`);
       expect(firstLine(again)).toContain(`only --probe ${probe}`);
-      expect(again.stdout).toMatch(/Running 1 test using 1 worker/);
+      expect(again.stdout).toMatch(/\[1\/1\] ✗ invalid-references: /);
       const rec = record(again.reports);
       expect(rec.probes.map((p) => p.probe)).toEqual([probe]);
       expect(rec.incomplete).toEqual([]);
