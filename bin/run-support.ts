@@ -1,10 +1,10 @@
 /**
- * What the two entry points (bin/conformance.ts, bin/merge-shards.ts) share: one-line
- * configuration errors (exit 2), Playwright run as a child whose output passes through the token
- * redaction, and the exit status derived from the written record.
+ * What the commands (bin/conformance.ts, bin/merge-shards.ts, and bin/cli.ts, which dispatches
+ * to them) share: one-line configuration errors (exit 2), Playwright run as a child whose output
+ * passes through the token redaction, and the exit status derived from the written record.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,20 @@ import { RedactingStream } from '../reporter/redact.ts';
 import type { ConformanceRecord } from '../reporter/summary.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Whether the module of `moduleURL` is the script node was started with (not imported by
+ * bin/cli.ts): bin/conformance.ts, bin/validate.ts and bin/merge-shards.ts run their command then.
+ */
+export function isEntryPoint(moduleURL: string): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(moduleURL));
+  } catch {
+    return false;
+  }
+}
 
 /** Prints one line on stderr and exits 2 (configuration or usage error). */
 export function fail(message: string): never {
@@ -69,6 +83,13 @@ export async function runPlaywright(
   );
   await piped;
   return code;
+}
+
+/** Runs a command's main function: an error it did not expect is one line and exit 2. */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    fail(`unexpected error: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
+  });
 }
 
 /** Exits with the gate's status from the written record: 0 pass, 1 fail. */

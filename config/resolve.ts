@@ -111,6 +111,8 @@ export interface RunFlags {
   strict?: boolean;
   /** --probe, each a known probe id; undefined or empty: every probe. */
   probes?: readonly string[];
+  /** The configuration variables set by flags (--base-url, --seed, ...: config/flags.ts): over the environment. */
+  variables?: Env;
 }
 
 /**
@@ -123,7 +125,7 @@ export function resolveRun(
   embedded: EmbeddedTarget,
   flags: RunFlags = {},
 ): ResolvedRun {
-  const inputs = configurationInputs(env, dir);
+  const inputs = { ...configurationInputs(env, dir), ...flags.variables };
   const config = parseConfig(inputs, embedded, dir);
   const strict = (flags.strict ?? false) || parseStrict(inputs.CONFORMANCE_STRICT);
   const { file } = loadWaivers(inputs, dir);

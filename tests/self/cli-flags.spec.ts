@@ -1,0 +1,109 @@
+/**
+ * The command line of `payflow-conformance` (bin/cli.ts) and of its subcommands: a flag for every
+ * configuration variable, named by one rule, winning over the environment, which wins over .env;
+ * no flag for the token; --help of each command listing each flag with the variable it sets.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { parseArgs, UsageError, configurationFlags, strictFlag } from '../../bin/args.ts';
+import { runUsage } from '../../bin/conformance.ts';
+import { mergeUsage } from '../../bin/merge-shards.ts';
+import { validateUsage } from '../../bin/validate.ts';
+import type { Env } from '../../config/config.ts';
+import { flagOf, variableFlags } from '../../config/flags.ts';
+import { CONFIG_VARIABLES, resolveRun } from '../../config/resolve.ts';
+import { removeTemporaryDirectories, temporaryDirectory } from './cli-fixtures.ts';
+
+test.afterAll(removeTemporaryDirectories);
+
+const embedded = { token: 'embedded-token', counterpartyRef: 'EMB-1', writableRef: 'EMB-W' };
+
+test.describe('a flag for every configuration variable', () => {
+  test('named by one rule, so a new variable gets its flag', () => {
+    expect(flagOf('API_BASE_URL')).toBe('--base-url');
+    expect(flagOf('COUNTERPARTY_REF')).toBe('--counterparty-ref');
+    expect(flagOf('WRITABLE_COUNTERPARTY_REF')).toBe('--writable-counterparty-ref');
+    expect(flagOf('ACCOUNT_FIXTURE')).toBe('--account-fixture');
+    expect(flagOf('CONFORMANCE_SEED')).toBe('--seed');
+    expect(flagOf('CONFORMANCE_REPORTS_DIR')).toBe('--reports-dir');
+    expect(flagOf('CONFORMANCE_TIMEOUT_MS')).toBe('--timeout-ms');
+    expect(flagOf('CONFORMANCE_SETTLE_MS')).toBe('--settle-ms');
+  });
+
+  test('every variable has one, but the token (environment only) and strictness (the --strict switch)', () => {
+    const flags = variableFlags();
+    expect(flags.map((f) => f.variable)).toEqual(
+      CONFIG_VARIABLES.filter((v) => v !== 'API_TOKEN' && v !== 'CONFORMANCE_STRICT'),
+    );
+    expect(new Set(flags.map((f) => f.flag)).size).toBe(flags.length);
+    expect(flags.filter((f) => /token/i.test(f.flag))).toEqual([]);
+  });
+
+  test('--name value and --name=value; an empty value is a value; a missing one is a usage error', () => {
+    const parse = (...args: string[]): Env => {
+      const into: Env = {};
+      parseArgs(args, configurationFlags(into));
+      return into;
+    };
+    expect(parse('--seed', '5', '--runs=3')).toEqual({ CONFORMANCE_SEED: '5', CONFORMANCE_RUNS: '3' });
+    expect(parse('--writable-counterparty-ref=')).toEqual({ WRITABLE_COUNTERPARTY_REF: '' });
+    expect(parse('--seed', '-5')).toEqual({ CONFORMANCE_SEED: '-5' });
+    expect(parse('--seed', '1', '--seed', '2')).toEqual({ CONFORMANCE_SEED: '2' });
+    expect(() => parse('--seed')).toThrow(new UsageError('--seed needs a value <n> (see --help)'));
+    expect(() => parse('--seed', '--runs', '3')).toThrow(/--seed needs a value/);
+    expect(() => parse('--api-token', 'x')).toThrow(
+      new UsageError('unknown argument --api-token (see --help)'),
+    );
+    expect(() => parse('--token=x')).toThrow(/unknown argument --token=x/);
+    expect(() => parse('stray')).toThrow(/unexpected argument stray/);
+    let strict = false;
+    parseArgs(['--strict'], [strictFlag(() => (strict = true))]);
+    expect(strict).toBe(true);
+    expect(() => parseArgs(['--strict=1'], [strictFlag(() => undefined)])).toThrow(/--strict takes no value/);
+  });
+
+  test('flags win over the environment, which wins over .env; relative paths resolve against the directory', () => {
+    const dir = temporaryDirectory('payflow-flags-');
+    writeFileSync(join(dir, '.env'), 'CONFORMANCE_RUNS=3\nCONFORMANCE_SEED=11\n');
+    expect(resolveRun({}, dir, embedded).config.runs).toBe(3);
+    expect(resolveRun({ CONFORMANCE_RUNS: '4' }, dir, embedded).config.runs).toBe(4);
+    const run = resolveRun({ CONFORMANCE_RUNS: '4' }, dir, embedded, {
+      variables: { CONFORMANCE_RUNS: '5', CONFORMANCE_REPORTS_DIR: 'out', WRITABLE_COUNTERPARTY_REF: '' },
+    });
+    expect(run.config.runs).toBe(5);
+    expect(run.config.seed).toBe(11);
+    expect(run.reportsDir).toBe(join(dir, 'out'));
+    // Set but empty, by a flag too: none (a read-only run against the embedded server).
+    expect(run.config.writableRef).toBeUndefined();
+  });
+});
+
+test.describe('--help', () => {
+  test('of run and merge lists every flag with the variable it sets, and says the token is no flag', () => {
+    for (const usage of [runUsage(), mergeUsage()]) {
+      for (const f of variableFlags())
+        expect(usage).toMatch(
+          new RegExp(`^  ${f.flag} ${f.value.replace(/[|]/g, '\\|')}\\s+${f.variable}$`, 'm'),
+        );
+      expect(usage).toMatch(/^ {2}--strict\s+CONFORMANCE_STRICT=1$/m);
+      expect(usage).toContain(
+        'API_TOKEN (the bearer token, required with a base URL) is read from the environment',
+      );
+      expect(usage).toContain('never from a flag');
+    }
+    expect(runUsage()).toMatch(/^usage: payflow-conformance run \[options\]$/m);
+    expect(mergeUsage()).toMatch(/^usage: payflow-conformance merge \[options\] \[<blob-dir>\]$/m);
+  });
+
+  test('of validate lists its own flags and the variables it reads', () => {
+    const usage = validateUsage();
+    expect(usage).toMatch(/^usage: payflow-conformance validate <file\.har> \[options\]$/m);
+    for (const flag of ['--base-url <url>', '--proxy', '--port <n>', '--duration <s>', '--strict'])
+      expect(usage).toContain(`  ${flag}`);
+    expect(usage).toMatch(/^ {2}--reports-dir <dir>\s+CONFORMANCE_REPORTS_DIR$/m);
+    expect(usage).toMatch(/^ {2}--waivers <file\|none>\s+CONFORMANCE_WAIVERS$/m);
+    expect(usage).not.toContain('--seed');
+    expect(usage).toContain('never from a flag');
+  });
+});
