@@ -19,7 +19,7 @@ import { ConfigError, parseConfig, type EmbeddedTarget, type Env, type SuiteConf
 /** The environment variable holding the resolved configuration (JSON) for the Playwright processes. */
 export const RESOLVED_VARIABLE = 'CONFORMANCE_RESOLVED_CONFIG';
 
-/** The project's root: the default reports/ and test-results/ are below it. */
+/** The project's root (its package.json tells `npm run` of this project from another's). */
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
@@ -138,8 +138,11 @@ export function resolveRun(
     config,
     waivers: file ?? null,
     strict,
-    reportsDir: path('CONFORMANCE_REPORTS_DIR', join(PROJECT_ROOT, 'reports')),
-    resultsDir: path('CONFORMANCE_RESULTS_DIR', join(PROJECT_ROOT, 'test-results', 'conformance')),
+    // Below the directory the run was started from, never in the package: installed, the
+    // package's directory is npm's, not the user's (in the repository, run from its root, the
+    // project's reports/).
+    reportsDir: path('CONFORMANCE_REPORTS_DIR', join(dir, 'reports')),
+    resultsDir: path('CONFORMANCE_RESULTS_DIR', join(dir, 'test-results', 'conformance')),
     probes: flags.probes && flags.probes.length > 0 ? [...flags.probes] : null,
   };
 }

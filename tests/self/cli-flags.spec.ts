@@ -1,9 +1,12 @@
 /**
  * The command line of `payflow-conformance` (bin/cli.ts) and of its subcommands: a flag for every
  * configuration variable, named by one rule, winning over the environment, which wins over .env;
- * no flag for the token; --help of each command listing each flag with the variable it sets.
+ * no flag for the token; --help of each command listing each flag with the variable it sets; and
+ * the dispatcher's usage errors (exit 2, one line).
  */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parseArgs, UsageError, configurationFlags, strictFlag } from '../../bin/args.ts';
@@ -13,7 +16,7 @@ import { validateUsage } from '../../bin/validate.ts';
 import type { Env } from '../../config/config.ts';
 import { flagOf, variableFlags } from '../../config/flags.ts';
 import { CONFIG_VARIABLES, resolveRun } from '../../config/resolve.ts';
-import { removeTemporaryDirectories, temporaryDirectory } from './cli-fixtures.ts';
+import { removeTemporaryDirectories, ROOT, temporaryDirectory } from './cli-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);
 
@@ -76,6 +79,10 @@ test.describe('a flag for every configuration variable', () => {
     expect(run.reportsDir).toBe(join(dir, 'out'));
     // Set but empty, by a flag too: none (a read-only run against the embedded server).
     expect(run.config.writableRef).toBeUndefined();
+    // The defaults are below the directory the run was started from, not the project.
+    const plain = resolveRun({}, dir, embedded);
+    expect(plain.reportsDir).toBe(join(dir, 'reports'));
+    expect(plain.resultsDir).toBe(join(dir, 'test-results', 'conformance'));
   });
 });
 
@@ -105,5 +112,56 @@ test.describe('--help', () => {
     expect(usage).toMatch(/^ {2}--waivers <file\|none>\s+CONFORMANCE_WAIVERS$/m);
     expect(usage).not.toContain('--seed');
     expect(usage).toContain('never from a flag');
+  });
+});
+
+/** The installed command, run as npx runs it: plain node and the shim. */
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'payflow-conformance.mjs'), ...args], {
+    cwd: temporaryDirectory('payflow-flags-cwd-'),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env },
+    encoding: 'utf8',
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+test.describe('payflow-conformance', () => {
+  test('--help names the commands; no command or an unknown one is a usage error', () => {
+    const help = cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^ {2}run {7}run the conformance suite/m);
+    expect(help.stdout).toMatch(/^ {2}validate {2}judge recorded traffic/m);
+    expect(help.stdout).toMatch(/^ {2}merge {5}merge the blob reports/m);
+    const none = cli([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe('conformance: a command is needed: run, validate, merge (see --help)\n');
+    const unknown = cli(['test']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(
+      "conformance: unknown command 'test'; commands: run, validate, merge (see --help)\n",
+    );
+  });
+
+  test('a flag wins over the environment, before any request is sent; the token is no flag', () => {
+    const env = { API_BASE_URL: 'http://127.0.0.1:9', API_TOKEN: 'tok-flags-7f3a', COUNTERPARTY_REF: 'C-1' };
+    const r = cli(['run', '--base-url', 'ftp://example.test'], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "conformance: API_BASE_URL must be an http:// or https:// URL, got 'ftp://example.test'\n",
+    );
+    const token = cli(['run', '--api-token', 'tok-flags-7f3a'], env);
+    expect(token.code).toBe(2);
+    expect(token.stderr).toBe('conformance: unknown argument --api-token (see --help)\n');
+    const merge = cli(['merge', '--runs', 'many'], env);
+    expect(merge.code).toBe(2);
+    expect(merge.stderr).toBe("conformance: CONFORMANCE_RUNS must be a whole number, got 'many'\n");
+    const validate = cli(['validate', 'missing.har', '--max-response-bytes', '1'], env);
+    expect(validate.code).toBe(2);
+    expect(validate.stderr).toMatch(
+      /^validate: CONFORMANCE_MAX_RESPONSE_BYTES must be between 1024 and \d+, got 1\n$/,
+    );
   });
 });
