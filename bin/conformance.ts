@@ -1,5 +1,6 @@
 /**
- * npm run conformance: resolves the configuration once (config/resolve.ts: flags, then the
+ * payflow-conformance run (bin/cli.ts), npm run conformance: resolves the configuration once
+ * (config/resolve.ts: flags, then the
  * environment, then the .env of the directory it was run from) and validates it, the waiver file
  * too; takes the reports directory (writable, and no other run in it); checks that the target
  * can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
@@ -22,69 +23,103 @@ import { secretsFromEnv } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';
-import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
+import { exitFromRecord, fail, isEntryPoint, orFail, ROOT, runMain, runPlaywright } from './run-support.ts';
+import {
+  configurationFlags,
+  formatFlags,
+  parseArgs,
+  strictFlag,
+  tokenHelp,
+  UsageError,
+  type Flag,
+} from './args.ts';
+import type { Env } from '../config/config.ts';
 
-const USAGE = `usage: npm run conformance [-- [--strict] [--probe <id>]... | --help]
+/** The flags of `run`: the configuration variables', --strict and --probe. */
+function runFlags(flags: Flags): Flag[] {
+  const known = PROBES.map((p) => p.id);
+  return [
+    ...configurationFlags(flags.variables),
+    strictFlag(() => (flags.strict = true)),
+    {
+      name: '--header',
+      value: "'Name: value'",
+      group: 'The target',
+      help:
+        'an extra header on every request (repeatable), e.g. a tenant; over CONFORMANCE_HEADER_<NAME>.\n' +
+        "A secret one (a gateway's API key) goes in CONFORMANCE_SECRET_HEADER_<NAME> (X_API_KEY\n" +
+        'for X-Api-Key), never on the command line; reports show it as that variable',
+      needs: "a header: --header 'Name: value'",
+      apply: (value) => {
+        if (value === undefined || value === '') throw new UsageError("--header needs 'Name: value'");
+        flags.headers.push(value);
+      },
+    },
+    {
+      name: '--probe',
+      value: '<id>',
+      group: 'Selection',
+      help:
+        'run only this probe (repeatable); the requirements no selected probe exercises are\n' +
+        'reported as not exercised. Probe ids: the README\'s "What is checked"',
+      needs: `a probe id; known probes: ${known.join(', ')}`,
+      apply: (id) => {
+        if (id === undefined || id === '' || id.startsWith('-'))
+          throw new UsageError(`--probe needs a probe id; known probes: ${known.join(', ')}`);
+        if (!known.includes(id))
+          throw new UsageError(`unknown probe '${id}' (--probe); known probes: ${known.join(', ')}`);
+        if (!flags.probes.includes(id)) flags.probes.push(id);
+      },
+    },
+  ];
+}
 
-Runs the payflow conformance suite against API_BASE_URL, or against the embedded reference
-server when API_BASE_URL is unset. Configuration comes from the flags, then the environment,
-then the .env file of the directory you run it from (README.md says what each one does):
-  target      API_BASE_URL, API_TOKEN, COUNTERPARTY_REF, WRITABLE_COUNTERPARTY_REF,
-              ACCOUNT_FIXTURE, CONFORMANCE_ACCOUNT_BUDGET
-  inputs      CONFORMANCE_SEED, CONFORMANCE_RUNS
-  politeness  CONFORMANCE_RPS, CONFORMANCE_CONCURRENCY, CONFORMANCE_TIMEOUT_MS,
-              CONFORMANCE_MAX_REQUESTS, CONFORMANCE_RETRIES, CONFORMANCE_MAX_RETRY_WAIT_MS,
-              CONFORMANCE_MAX_RESPONSE_BYTES, CONFORMANCE_RUN_TIMEOUT_MS
-  headers     CONFORMANCE_HEADER_<NAME>, CONFORMANCE_SECRET_HEADER_<NAME> (shown as the
-              variable in every report and curl command)
-  gate        CONFORMANCE_WAIVERS (default: conformance-waivers.yaml if it exists; none: no
-              waivers), CONFORMANCE_STRICT, CONFORMANCE_REPORTS_DIR
-  --strict      SHOULD failures fail the gate too (same as CONFORMANCE_STRICT=1)
-  --header 'Name: value'  an extra header on every request (repeatable), e.g. a tenant; a
-                secret one (a gateway's API key) goes in CONFORMANCE_SECRET_HEADER_<NAME>
-                (X_API_KEY for X-Api-Key), never on the command line
-  --probe <id>  run only this probe (repeatable); the requirements no selected probe
-                exercises are reported as not exercised. Replay a finding with
-                CONFORMANCE_SEED=<seed> npm run conformance -- --probe <id>
+/** --help of `run` (and of `npm run conformance -- --help`). */
+export function runUsage(): string {
+  return `usage: payflow-conformance run [options]
+       npm run conformance -- [options]          (in the repository)
+
+Runs the payflow conformance suite against a deployment (--base-url, API_BASE_URL), or against
+the embedded reference server when none is given, and exits with the gate's verdict. Each
+setting comes from its flag, else from its environment variable, else from the .env file of the
+directory you run it from; relative paths resolve against that directory, and the reports go to
+its reports/ unless --reports-dir says otherwise. README.md says what each setting does.
+
+${tokenHelp()}
+
+${formatFlags(runFlags(emptyFlags()))}
+
 Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one) or a
 check could not complete, 2 configuration or usage error, 130/143 interrupted (SIGINT/SIGTERM).`;
+}
 
 interface Flags {
-  help: boolean;
   strict: boolean;
   probes: string[];
   headers: string[];
+  /** The configuration variables the flags set, over the environment and .env. */
+  variables: Env;
+}
+
+function emptyFlags(): Flags {
+  return { strict: false, probes: [], headers: [], variables: {} };
 }
 
 function parseFlags(args: readonly string[]): Flags {
-  const flags: Flags = { help: false, strict: false, probes: [], headers: [] };
-  const known = PROBES.map((p) => p.id);
-  const probe = (id: string | undefined): void => {
-    if (id === undefined || id === '' || id.startsWith('-'))
-      fail(`--probe needs a probe id; known probes: ${known.join(', ')}`);
-    if (!known.includes(id)) fail(`unknown probe '${id}' (--probe); known probes: ${known.join(', ')}`);
-    if (!flags.probes.includes(id)) flags.probes.push(id);
-  };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--help' || arg === '-h') flags.help = true;
-    else if (arg === '--strict') flags.strict = true;
-    else if (arg === '--probe') probe(args[++i]);
-    else if (arg.startsWith('--probe=')) probe(arg.slice('--probe='.length));
-    else if (arg === '--header') {
-      const value = args[++i];
-      if (value === undefined) fail(`--header needs a value: --header 'Name: value'`);
-      flags.headers.push(value);
-    } else if (arg.startsWith('--header=')) flags.headers.push(arg.slice('--header='.length));
-    else fail(`unknown argument ${arg} (see --help)`);
+  const flags = emptyFlags();
+  try {
+    parseArgs(args, runFlags(flags));
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
   }
   return flags;
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
+/** `payflow-conformance run` and `npm run conformance`: exits with the gate's status. */
+export async function runCommand(args: readonly string[]): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) {
-    console.log(USAGE);
+    console.log(runUsage());
     return;
   }
   const flags = parseFlags(args);
@@ -93,6 +128,7 @@ async function main(): Promise<void> {
       strict: flags.strict,
       probes: flags.probes,
       headers: flags.headers,
+      variables: flags.variables,
     }),
   );
   const { config } = run;
@@ -138,6 +174,4 @@ async function main(): Promise<void> {
   exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the suite');
 }
 
-main().catch((error: unknown) => {
-  fail(`unexpected error: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
-});
+if (isEntryPoint(import.meta.url)) runMain(() => runCommand(process.argv.slice(2)));

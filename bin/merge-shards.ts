@@ -1,5 +1,5 @@
 /**
- * npm run conformance:merge [-- --strict] [-- <blob-dir>]: merges the blob reports of a
+ * payflow-conformance merge (bin/cli.ts), npm run conformance:merge [-- --strict] [-- <blob-dir>]: merges the blob reports of a
  * sharded run into the reports one machine writes (reports/conformance.json, .html, junit.xml,
  * reports/playwright/) and turns the gate's verdict into the exit status, like
  * `npm run conformance`:
@@ -17,33 +17,70 @@ import { REPORT_FILES } from '../reporter/files.ts';
 import { createStaging } from '../reporter/report-set.ts';
 import { secretsFromEnv } from '../reporter/redact.ts';
 import { lockReportsDir } from './reports-lock.ts';
-import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
+import { exitFromRecord, fail, isEntryPoint, orFail, ROOT, runMain, runPlaywright } from './run-support.ts';
+import {
+  configurationFlags,
+  formatFlags,
+  parseArgs,
+  strictFlag,
+  tokenHelp,
+  UsageError,
+  type Flag,
+} from './args.ts';
+import type { Env } from '../config/config.ts';
 
-const USAGE = `usage: npm run conformance:merge -- [--strict] [<blob-dir>]
+interface Flags {
+  strict: boolean;
+  blobDir?: string;
+  /** The configuration variables the flags set, over the environment and .env. */
+  variables: Env;
+}
+
+/** The flags of `merge`: those of a run's configuration (the shards'), and --strict. */
+function mergeFlags(flags: Flags): Flag[] {
+  return [...configurationFlags(flags.variables), strictFlag(() => (flags.strict = true))];
+}
+
+/** --help of `merge` (and of `npm run conformance:merge -- --help`). */
+export function mergeUsage(): string {
+  return `usage: payflow-conformance merge [options] [<blob-dir>]
+       npm run conformance:merge -- [options] [<blob-dir>]   (in the repository)
 
 Merges the blob reports (*.zip) in <blob-dir> (default: blob-report) of a sharded conformance
-run into CONFORMANCE_REPORTS_DIR (default: reports/) and exits with the gate's verdict.
-The environment must hold the configuration the shards ran with: API_BASE_URL, API_TOKEN,
-COUNTERPARTY_REF, WRITABLE_COUNTERPARTY_REF, CONFORMANCE_RUNS and, required here, the
-CONFORMANCE_SEED every shard used; CONFORMANCE_WAIVERS and CONFORMANCE_STRICT as for a run.
-Exit status: 0 the gate passed, 1 the gate failed, 2 configuration error.`;
+run into the reports (reports/ of the directory you run it from, or --reports-dir) and exits
+with the gate's verdict. It needs the configuration the shards ran with (the target, the
+references, the runs and, required here, the seed every shard used), from the same flags,
+environment variables or .env as \`run\`.
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
+${tokenHelp()}
+
+${formatFlags(mergeFlags({ strict: false, variables: {} }))}
+
+Exit status: 0 the gate passed, 1 the gate failed, 2 configuration error.`;
+}
+
+/** \`payflow-conformance merge\` and \`npm run conformance:merge\`: exits with the gate's status. */
+export async function mergeCommand(args: readonly string[]): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) {
-    console.log(USAGE);
+    console.log(mergeUsage());
     return;
   }
-  const options = args.filter((a) => a.startsWith('-'));
-  const unknown = options.find((a) => a !== '--strict');
-  if (unknown !== undefined) fail(`unknown argument ${unknown} (see --help)`);
-  const positional = args.filter((a) => !a.startsWith('-'));
-  if (positional.length > 1) fail(`expected one blob directory, got ${positional.length} (see --help)`);
+  const flags: Flags = { strict: false, variables: {} };
+  try {
+    parseArgs(args, mergeFlags(flags), (arg) => {
+      if (flags.blobDir !== undefined)
+        throw new UsageError('expected one blob directory, got 2 or more (see --help)');
+      flags.blobDir = arg;
+    });
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
   const cwd = invocationDirectory();
-  const blobDir = resolve(cwd, positional[0] ?? 'blob-report');
+  const blobDir = resolve(cwd, flags.blobDir ?? 'blob-report');
 
   const run = orFail(() =>
-    resolveRun(process.env, cwd, EMBEDDED_TARGET, { strict: args.includes('--strict') }),
+    resolveRun(process.env, cwd, EMBEDDED_TARGET, { strict: flags.strict, variables: flags.variables }),
   );
   const { config } = run;
   if (!config.seedGiven)
@@ -77,6 +114,4 @@ async function main(): Promise<void> {
   exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the merge');
 }
 
-main().catch((error: unknown) => {
-  fail(`unexpected error: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
-});
+if (isEntryPoint(import.meta.url)) runMain(() => mergeCommand(process.argv.slice(2)));

@@ -1,18 +1,60 @@
 /**
- * What the two entry points (bin/conformance.ts, bin/merge-shards.ts) share: one-line
- * configuration errors (exit 2), Playwright run as a child whose output passes through the token
- * redaction, and the exit status derived from the written record.
+ * What the commands (bin/conformance.ts, bin/merge-shards.ts, and bin/cli.ts, which dispatches
+ * to them) share: one-line configuration errors (exit 2), Playwright run as a child whose output
+ * passes through the token redaction, and the exit status derived from the written record.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config.ts';
 import { RedactingStream } from '../reporter/redact.ts';
 import type { ConformanceRecord } from '../reporter/summary.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The Playwright CLI of the @playwright/test this package depends on, wherever npm put it: below
+ * the project's node_modules in the repository, beside the package when it is installed (npm
+ * hoists dependencies), so the configuration's `@playwright/test` and the runner are one copy.
+ */
+export const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
+
+/**
+ * Whether the project runs from a node_modules directory (installed with npm, run with npx).
+ * Playwright compiles no TypeScript below node_modules, so its processes then load tsx
+ * (a dependency) to compile the configuration, the checks and the reporter.
+ */
+export const INSTALLED = ROOT.split(sep).includes('node_modules');
+
+/**
+ * `env` for a Playwright process: where the project is installed, with tsx's loader imported by
+ * every Node process of the run (NODE_OPTIONS reaches the workers Playwright forks), after any
+ * NODE_OPTIONS the user set.
+ */
+export function withTypeScript(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!INSTALLED) return env;
+  const loader = `--import=${pathToFileURL(require.resolve('tsx')).href}`;
+  return { ...env, NODE_OPTIONS: [env.NODE_OPTIONS, loader].filter(Boolean).join(' ') };
+}
+
+/**
+ * Whether the module of `moduleURL` is the script node was started with (not imported by
+ * bin/cli.ts): bin/conformance.ts, bin/validate.ts and bin/merge-shards.ts run their command then.
+ */
+export function isEntryPoint(moduleURL: string): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(moduleURL));
+  } catch {
+    return false;
+  }
+}
 
 /** Prints one line on stderr and exits 2 (configuration or usage error). */
 export function fail(message: string): never {
@@ -41,10 +83,9 @@ export async function runPlaywright(
   secrets: readonly string[],
   options: { detached?: boolean; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<number> {
-  const cli = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
-  const childEnv: NodeJS.ProcessEnv = { ...env };
+  const childEnv: NodeJS.ProcessEnv = { ...withTypeScript(env) };
   if (process.stdout.isTTY && childEnv.FORCE_COLOR === undefined) childEnv.FORCE_COLOR = '1';
-  const child = spawn(process.execPath, [cli, ...args], {
+  const child = spawn(process.execPath, [PLAYWRIGHT_CLI, ...args], {
     cwd: ROOT,
     env: childEnv,
     stdio: [options.detached ? 'ignore' : 'inherit', 'pipe', 'pipe'],
@@ -69,6 +110,13 @@ export async function runPlaywright(
   );
   await piped;
   return code;
+}
+
+/** Runs a command's main function: an error it did not expect is one line and exit 2. */
+export function runMain(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    fail(`unexpected error: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
+  });
 }
 
 /** Exits with the gate's status from the written record: 0 pass, 1 fail. */

@@ -1,5 +1,5 @@
 /**
- * npm run validate: judges traffic the suite did not send, with the same oracles and the same
+ * payflow-conformance validate (bin/cli.ts), npm run validate: judges traffic the suite did not send, with the same oracles and the same
  * reports (conformance.json, conformance.html, junit.xml) as a run.
  *
  *   npm run validate -- <file.har> [--base-url URL] [--strict]
@@ -17,7 +17,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { ConfigError } from '../config/config.ts';
+import { ConfigError, type Env } from '../config/config.ts';
+import type { ConfigVariable } from '../config/flags.ts';
 import { invocationDirectory, resolveRun, type ResolvedRun } from '../config/resolve.ts';
 import { bearerTokens, redactExchange, TrafficValidation, type TrafficRecord } from '../engine/validate.ts';
 import type { Exchange } from '../exchange/exchange.ts';
@@ -30,7 +31,17 @@ import { displayPath, loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { spec } from '../spec/index.ts';
 import { ValidatingProxy } from '../transport/proxy.ts';
+import {
+  configurationFlags,
+  formatFlags,
+  parseArgs,
+  strictFlag,
+  tokenHelp,
+  UsageError,
+  type Flag,
+} from './args.ts';
 import { lockReportsDir } from './reports-lock.ts';
+import { isEntryPoint } from './run-support.ts';
 
 /** Prints one line on stderr and exits 2 (usage, configuration, a malformed HAR file). */
 function fail(message: string): never {
@@ -48,22 +59,12 @@ function orFail<T>(fn: () => T): T {
   }
 }
 
-const USAGE = `usage: npm run validate -- <file.har> [--base-url URL] [--strict]
-       npm run validate -- --proxy [--port N] [--duration S] [--strict]
-
-Judges traffic the suite did not send with the suite's oracles, and writes the same reports
-(CONFORMANCE_REPORTS_DIR, default reports/: conformance.json, conformance.html, junit.xml).
-  <file.har>      a HAR 1.2 file: every exchange below /api/v1/ is judged, the others counted
-  --base-url URL  where the interface starts in the HAR's URLs (default: the first /api/v1/)
-  --proxy         a reverse proxy on 127.0.0.1 in front of API_BASE_URL: point the client at it;
-                  the reports are written when it stops (SIGINT, SIGTERM, or --duration)
-  --port N        the proxy's port (default 8080; 0: a free port, printed)
-  --duration S    stop the proxy after S seconds
-  --strict        SHOULD failures fail the gate too
-Requirements no exchange exercised are "not exercised", never passed; those only a probe's plan
-judges are not exercised in validation.
-Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one),
-2 configuration or usage error, or a malformed HAR file.`;
+/** The configuration variables validation reads (the rest are the suite's). */
+const VALIDATE_VARIABLES = [
+  'CONFORMANCE_REPORTS_DIR',
+  'CONFORMANCE_WAIVERS',
+  'CONFORMANCE_MAX_RESPONSE_BYTES',
+] as const satisfies readonly ConfigVariable[];
 
 interface Flags {
   har?: string;
@@ -72,34 +73,92 @@ interface Flags {
   port: number;
   duration?: number;
   strict: boolean;
+  /** The configuration variables the flags set, over the environment and .env. */
+  variables: Env;
+}
+
+function number(name: string, v: string, max: number): number {
+  const n = Number(v);
+  if (!/^\d+(\.\d+)?$/.test(v) || n > max)
+    throw new UsageError(`${name} must be a number from 0 to ${max}, not '${v}'`);
+  return n;
+}
+
+/** The flags of `validate`. */
+function validateFlags(flags: Flags): Flag[] {
+  const group = 'Validation';
+  return [
+    {
+      name: '--base-url',
+      value: '<url>',
+      variable: 'API_BASE_URL (with --proxy)',
+      group,
+      help:
+        "with a HAR file: where the interface starts in the HAR's URLs (default: the first\n" +
+        '/api/v1/ of each URL); with --proxy: the target the proxy forwards to',
+      apply: (v) => (flags.baseURL = v),
+    },
+    {
+      name: '--proxy',
+      group,
+      help: 'a reverse proxy on 127.0.0.1 in front of the target: point the client at it; the\nreports are written when it stops (SIGINT, SIGTERM, or --duration)',
+      apply: () => (flags.proxy = true),
+    },
+    {
+      name: '--port',
+      value: '<n>',
+      group,
+      help: "the proxy's port (default 8080; 0: a free port, printed)",
+      apply: (v) => (flags.port = Math.floor(number('--port', v!, 65535))),
+    },
+    {
+      name: '--duration',
+      value: '<s>',
+      group,
+      help: 'stop the proxy after this many seconds',
+      apply: (v) => (flags.duration = number('--duration', v!, 86_400)),
+    },
+    ...configurationFlags(flags.variables, VALIDATE_VARIABLES),
+    strictFlag(() => (flags.strict = true)),
+  ];
+}
+
+function emptyFlags(): Flags {
+  return { proxy: false, port: 8080, strict: false, variables: {} };
+}
+
+/** --help of `validate` (and of `npm run validate -- --help`). */
+export function validateUsage(): string {
+  return `usage: payflow-conformance validate <file.har> [options]
+       payflow-conformance validate --proxy [options]
+       npm run validate -- ...                   (in the repository)
+
+Judges traffic the suite did not send with the suite's oracles, and writes the same reports
+(conformance.json, conformance.html, junit.xml) to reports/ of the directory you run it from.
+  <file.har>   a HAR 1.2 file (Playwright's recordHar, a browser's devtools, mitmproxy, a run's
+               reports/exchanges.har): every exchange below /api/v1/ is judged, the others counted
+Requirements no exchange exercised are "not exercised", never passed; those only a probe's plan
+judges are not exercised in validation. Settings come from the flags, else the environment,
+else .env, as for \`run\`.
+
+${tokenHelp('with --proxy: the bearer token, redacted in the reports')}
+
+${formatFlags(validateFlags(emptyFlags()))}
+
+Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one),
+2 configuration or usage error, or a malformed HAR file.`;
 }
 
 function parseFlags(args: readonly string[]): Flags {
-  const flags: Flags = { proxy: false, port: 8080, strict: false };
-  const value = (name: string, v: string | undefined): string => {
-    if (v === undefined || v === '' || v.startsWith('--')) fail(`${name} needs a value (see --help)`);
-    return v;
-  };
-  const number = (name: string, v: string, max: number): number => {
-    const n = Number(v);
-    if (!/^\d+(\.\d+)?$/.test(v) || n > max) fail(`${name} must be a number from 0 to ${max}, not '${v}'`);
-    return n;
-  };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const [name, inline] =
-      arg.startsWith('--') && arg.includes('=')
-        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
-        : [arg, undefined];
-    const next = (): string => value(name, inline ?? args[++i]);
-    if (name === '--strict') flags.strict = true;
-    else if (name === '--proxy') flags.proxy = true;
-    else if (name === '--base-url') flags.baseURL = next();
-    else if (name === '--port') flags.port = Math.floor(number('--port', next(), 65535));
-    else if (name === '--duration') flags.duration = number('--duration', next(), 86_400);
-    else if (arg.startsWith('-')) fail(`unknown argument ${arg} (see --help)`);
-    else if (flags.har !== undefined) fail(`one HAR file at a time: ${flags.har} and ${arg}`);
-    else flags.har = arg;
+  const flags = emptyFlags();
+  try {
+    parseArgs(args, validateFlags(flags), (arg) => {
+      if (flags.har !== undefined) throw new UsageError(`one HAR file at a time: ${flags.har} and ${arg}`);
+      flags.har = arg;
+    });
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
   }
   if (flags.proxy && flags.har !== undefined) fail('give a HAR file or --proxy, not both');
   if (!flags.proxy && flags.har === undefined) fail('give a HAR file, or --proxy (see --help)');
@@ -242,10 +301,10 @@ async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
   if (flags.duration !== undefined) setTimeout(() => void stop(), flags.duration * 1000);
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
+/** `payflow-conformance validate` and `npm run validate`: exits with the gate's status. */
+export async function validateCommand(args: readonly string[]): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) {
-    console.log(USAGE);
+    console.log(validateUsage());
     return;
   }
   const flags = parseFlags(args);
@@ -255,13 +314,22 @@ async function main(): Promise<void> {
     process.env.COUNTERPARTY_REF === undefined
       ? { ...process.env, COUNTERPARTY_REF: 'not-read-by-validation' }
       : process.env;
-  const run = orFail(() => resolveRun(env, invocationDirectory(), EMBEDDED_TARGET, { strict: flags.strict }));
+  // With --proxy, --base-url is the target (API_BASE_URL); with a HAR file, only where the
+  // interface starts in its URLs.
+  const variables: Env = {
+    ...flags.variables,
+    ...(flags.proxy && flags.baseURL !== undefined ? { API_BASE_URL: flags.baseURL } : {}),
+  };
+  const run = orFail(() =>
+    resolveRun(env, invocationDirectory(), EMBEDDED_TARGET, { strict: flags.strict, variables }),
+  );
   orFail(() => lockReportsDir(run.reportsDir));
   if (flags.proxy) await validateProxy(run, flags);
   else validateHar(run, flags, flags.har!);
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof ConfigError) fail(error.message);
-  fail(`unexpected error: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
-});
+if (isEntryPoint(import.meta.url))
+  validateCommand(process.argv.slice(2)).catch((error: unknown) => {
+    if (error instanceof ConfigError) fail(error.message);
+    fail(`unexpected error: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
+  });

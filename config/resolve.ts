@@ -20,7 +20,7 @@ import { ConfigError, parseConfig, type EmbeddedTarget, type Env, type SuiteConf
 /** The environment variable holding the resolved configuration (JSON) for the Playwright processes. */
 export const RESOLVED_VARIABLE = 'CONFORMANCE_RESOLVED_CONFIG';
 
-/** The project's root: the default reports/ and test-results/ are below it. */
+/** The project's root (its package.json tells `npm run` of this project from another's). */
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
@@ -123,6 +123,8 @@ export interface RunFlags {
   probes?: readonly string[];
   /** --header 'Name: value', each an extra request header (config/headers.ts). */
   headers?: readonly string[];
+  /** The configuration variables set by flags (--base-url, --seed, ...: config/flags.ts): over the environment. */
+  variables?: Env;
 }
 
 /**
@@ -135,7 +137,7 @@ export function resolveRun(
   embedded: EmbeddedTarget,
   flags: RunFlags = {},
 ): ResolvedRun {
-  const inputs = configurationInputs(env, dir);
+  const inputs = { ...configurationInputs(env, dir), ...flags.variables };
   const config = parseConfig(inputs, embedded, dir, flags.headers ?? []);
   const strict = (flags.strict ?? false) || parseStrict(inputs.CONFORMANCE_STRICT);
   const { file } = loadWaivers(inputs, dir);
@@ -148,8 +150,11 @@ export function resolveRun(
     config,
     waivers: file ?? null,
     strict,
-    reportsDir: path('CONFORMANCE_REPORTS_DIR', join(PROJECT_ROOT, 'reports')),
-    resultsDir: path('CONFORMANCE_RESULTS_DIR', join(PROJECT_ROOT, 'test-results', 'conformance')),
+    // Below the directory the run was started from, never in the package: installed, the
+    // package's directory is npm's, not the user's (in the repository, run from its root, the
+    // project's reports/).
+    reportsDir: path('CONFORMANCE_REPORTS_DIR', join(dir, 'reports')),
+    resultsDir: path('CONFORMANCE_RESULTS_DIR', join(dir, 'test-results', 'conformance')),
     probes: flags.probes && flags.probes.length > 0 ? [...flags.probes] : null,
   };
 }

@@ -1,0 +1,70 @@
+/**
+ * payflow-conformance: the installed command (bin/payflow-conformance.mjs loads tsx and this).
+ * One subcommand per entry point of the repository, each with its own --help:
+ *   run       the suite (npm run conformance, bin/conformance.ts)
+ *   validate  recorded or proxied traffic (npm run validate, bin/validate.ts)
+ *   merge     the blob reports of a sharded run (npm run conformance:merge, bin/merge-shards.ts)
+ * Each command exits with its own status; a missing or unknown command is a usage error (2).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCommand } from './conformance.ts';
+import { mergeCommand } from './merge-shards.ts';
+import { fail, ROOT, runMain } from './run-support.ts';
+import { validateCommand } from './validate.ts';
+
+const COMMANDS: Record<string, { summary: string; main: (args: readonly string[]) => Promise<void> }> = {
+  run: {
+    summary: 'run the conformance suite against a deployment, or the embedded reference server',
+    main: runCommand,
+  },
+  validate: {
+    summary: 'judge recorded traffic (a HAR file) or proxied traffic with the same oracles',
+    main: validateCommand,
+  },
+  merge: { summary: 'merge the blob reports of a sharded run and apply the gate', main: mergeCommand },
+};
+
+function version(): string {
+  return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export function cliUsage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length)) + 2;
+  return `usage: payflow-conformance <command> [options]
+       payflow-conformance <command> --help
+
+payflow-conformance ${version()}: a conformance test suite and API validator for the payment-flow
+interface. Reports go to reports/ of the directory you run it from.
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`)
+  .join('\n')}
+
+Settings come from flags (--base-url, --seed, ...: see <command> --help), else environment
+variables (API_BASE_URL, CONFORMANCE_SEED, ...), else the .env file of the directory you run from.
+The bearer token is read from API_TOKEN (environment or .env) only, never from a flag.
+Example, against a deployment:
+  API_TOKEN=... npx payflow-conformance run --base-url https://sandbox.example.com \\
+    --counterparty-ref ACME-0001`;
+}
+
+async function main(args: readonly string[]): Promise<void> {
+  const [command, ...rest] = args;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    console.log(cliUsage());
+    return;
+  }
+  if (command === '--version' || command === '-V') {
+    console.log(version());
+    return;
+  }
+  if (command === undefined) fail(`a command is needed: ${Object.keys(COMMANDS).join(', ')} (see --help)`);
+  const chosen = COMMANDS[command];
+  if (chosen === undefined)
+    fail(`unknown command '${command}'; commands: ${Object.keys(COMMANDS).join(', ')} (see --help)`);
+  await chosen.main(rest);
+}
+
+runMain(() => main(process.argv.slice(2)));
