@@ -22,11 +22,8 @@ import type { Probe } from '../engine/types.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 
-/** A valid body for the PATCH reference probes: only the reference is being judged. */
-const PROBE_BODY = { counterpartyDetails: { remarks: 'conformance reference probe' } };
-
 /** An answer the oracle leaves open (401, 403) to a request carrying the valid token. */
-function refusedValidToken(
+export function refusedValidToken(
   ex: Exchange,
   requirement: RequirementId,
   expected: string,
@@ -145,63 +142,9 @@ export const encodedSlashReferences: Probe = {
   },
 };
 
-export const patchInvalidReferences: Probe = {
-  id: 'patch-invalid-references',
-  title: 'PATCH with a valid body of references breaking the length or the pattern, without a slash',
-  requirements: ['reference-invalid-400'],
-  judges: ['reference-invalid-400'],
-  group: 'references',
-  access: 'write',
-  async run(ctx) {
-    await runProperty(ctx, {
-      name: 'invalid reference (PATCH)',
-      arbitrary: invalidReference(),
-      examples: invalidReferenceExamples(),
-      async probe(input) {
-        const ex = await ctx.http.send({
-          method: 'PATCH',
-          path: counterpartyPath(input.value),
-          json: PROBE_BODY,
-        });
-        return refusedValidToken(
-          ex,
-          'reference-invalid-400',
-          '400 (interface.md §4.2: the path parameter is as in §4.1)',
-        );
-      },
-    });
-  },
-};
-
-export const patchSlashReferences: Probe = {
-  id: 'patch-slash-references',
-  title: 'PATCH with a valid body of references holding a raw "/"',
-  requirements: ['reference-slash-404'],
-  judges: ['reference-slash-404'],
-  group: 'references',
-  access: 'write',
-  async run(ctx) {
-    await runProperty(ctx, {
-      name: 'raw slash reference (PATCH)',
-      arbitrary: slashReference(),
-      examples: slashReferenceExamples(),
-      async probe(input) {
-        const ex = await ctx.http.send({
-          method: 'PATCH',
-          path: rawSlashCounterpartyPath(input.value),
-          json: PROBE_BODY,
-        });
-        return refusedValidToken(ex, 'reference-slash-404', '404 (interface.md §4.1, §7: a routing failure)');
-      },
-    });
-  },
-};
-
 export const REFERENCE_PROBES: Probe[] = [
   validReferences,
   invalidReferences,
   slashReferences,
   encodedSlashReferences,
-  patchInvalidReferences,
-  patchSlashReferences,
 ];
