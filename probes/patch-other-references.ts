@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { counterpartyPath, rawSlashCounterpartyPath } from '../exchange/paths.ts';
-import { runProperty } from '../engine/property.ts';
+import { requestKey, runProperty } from '../engine/property.ts';
 import type { Probe } from '../engine/types.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import {
@@ -23,6 +23,7 @@ import { labelled, type Labelled } from '../generators/labelled.ts';
 import { invalidPatchBody, validDetailsBody, validDetailsBodyExamples } from '../generators/patch-body.ts';
 import type { Violation } from '../oracles/types.ts';
 import { PLACEHOLDER_FIXTURE, patchRequest } from './counterparty-patch.ts';
+import type { HttpRequest } from '../transport/client.ts';
 import { refusedValidToken } from './references.ts';
 
 /** Random cases of the unknown-counterparty property. */
@@ -30,6 +31,13 @@ export const UNKNOWN_RUNS = 20;
 
 /** A valid body for the PATCH reference probes: only the reference is being judged. */
 const PROBE_BODY = { counterpartyDetails: { remarks: 'conformance reference probe' } };
+
+/**
+ * The PATCH of the reference probes at a path. No case reads what another writes (every PATCH is
+ * refused, or goes to a reference only that case sends), so cases go concurrently; the same
+ * request is sent once.
+ */
+const patch = (path: string): HttpRequest => ({ method: 'PATCH', path, json: PROBE_BODY });
 
 export const patchInvalidReferences: Probe = {
   id: 'patch-invalid-references',
@@ -44,17 +52,14 @@ export const patchInvalidReferences: Probe = {
       arbitrary: invalidReference(),
       examples: invalidReferenceExamples(),
       async probe(input) {
-        const ex = await ctx.http.send({
-          method: 'PATCH',
-          path: counterpartyPath(input.value),
-          json: PROBE_BODY,
-        });
+        const ex = await ctx.http.send(patch(counterpartyPath(input.value)));
         return refusedValidToken(
           ex,
           'reference-invalid-400',
           '400 (interface.md §4.2: the path parameter is as in §4.1)',
         );
       },
+      concurrent: { key: (input) => requestKey(patch(counterpartyPath(input.value))) },
     });
   },
 };
@@ -72,13 +77,10 @@ export const patchSlashReferences: Probe = {
       arbitrary: slashReference(),
       examples: slashReferenceExamples(),
       async probe(input) {
-        const ex = await ctx.http.send({
-          method: 'PATCH',
-          path: rawSlashCounterpartyPath(input.value),
-          json: PROBE_BODY,
-        });
+        const ex = await ctx.http.send(patch(rawSlashCounterpartyPath(input.value)));
         return refusedValidToken(ex, 'reference-slash-404', '404 (interface.md §4.1, §7: a routing failure)');
       },
+      concurrent: { key: (input) => requestKey(patch(rawSlashCounterpartyPath(input.value))) },
     });
   },
 };
@@ -123,6 +125,13 @@ export const patchUnknownCounterparty: Probe = {
       examples,
       runs: Math.min(ctx.target.runs, UNKNOWN_RUNS),
       maxShrinkProbes: 100,
+      // Cases are independent; those of one invented reference go one after another, so that
+      // each PATCH is judged with its own reads around it (engine/judge.ts pairs by reference).
+      concurrent: {
+        key: (input) =>
+          requestKey(patchRequest(input.value.reference, labelled(input.value.body, input.rule))),
+        lane: (input) => input.value.reference,
+      },
       async probe(input) {
         const { reference, body } = input.value;
         const path = counterpartyPath(reference);

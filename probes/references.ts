@@ -17,10 +17,21 @@ import {
 import { describeResponse } from '../exchange/describe.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { COUNTERPARTIES, counterpartyPath, rawSlashCounterpartyPath } from '../exchange/paths.ts';
-import { runProperty } from '../engine/property.ts';
+import { requestKey, runProperty } from '../engine/property.ts';
 import type { Probe } from '../engine/types.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
+import type { HttpRequest } from '../transport/client.ts';
+
+/**
+ * The GET of a reference (percent-encoded) and of a reference with its slashes raw. Cases are
+ * independent reads, so every property here sends its cases concurrently, each request once.
+ */
+const get = (reference: string): HttpRequest => ({ method: 'GET', path: counterpartyPath(reference) });
+const rawSlashGet = (reference: string): HttpRequest => ({
+  method: 'GET',
+  path: rawSlashCounterpartyPath(reference),
+});
 
 /** An answer the oracle leaves open (401, 403) to a request carrying the valid token. */
 export function refusedValidToken(
@@ -51,9 +62,10 @@ export const validReferences: Probe = {
       arbitrary: validReference(),
       examples: validReferenceExamples(),
       async probe(input) {
-        await ctx.http.send({ method: 'GET', path: counterpartyPath(input.value) });
+        await ctx.http.send(get(input.value));
         return undefined;
       },
+      concurrent: { key: (input) => requestKey(get(input.value)) },
     });
   },
 };
@@ -71,13 +83,14 @@ export const invalidReferences: Probe = {
       arbitrary: invalidReference(),
       examples: invalidReferenceExamples(),
       async probe(input) {
-        const ex = await ctx.http.send({ method: 'GET', path: counterpartyPath(input.value) });
+        const ex = await ctx.http.send(get(input.value));
         return refusedValidToken(
           ex,
           'reference-invalid-400',
           '400 (interface.md §7: a reference violating length or pattern)',
         );
       },
+      concurrent: { key: (input) => requestKey(get(input.value)) },
     });
   },
 };
@@ -95,13 +108,14 @@ export const slashReferences: Probe = {
       arbitrary: slashReference(),
       examples: slashReferenceExamples(),
       async probe(input) {
-        const ex = await ctx.http.send({ method: 'GET', path: rawSlashCounterpartyPath(input.value) });
+        const ex = await ctx.http.send(rawSlashGet(input.value));
         return refusedValidToken(
           ex,
           'reference-slash-404',
           '404 (interface.md §4.1: the slash is a path separator)',
         );
       },
+      concurrent: { key: (input) => requestKey(rawSlashGet(input.value)) },
     });
   },
 };
@@ -134,9 +148,10 @@ export const encodedSlashReferences: Probe = {
       })),
       examples: [knownSplit, ...slashReferenceExamples()],
       async probe(input) {
-        await ctx.http.send({ method: 'GET', path: counterpartyPath(input.value) });
+        await ctx.http.send(get(input.value));
         return undefined;
       },
+      concurrent: { key: (input) => requestKey(get(input.value)) },
     });
     ctx.note(`encoded slashes are sent below ${COUNTERPARTIES}/ as %2F`);
   },
