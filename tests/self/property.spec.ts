@@ -255,13 +255,15 @@ test('explicit cases go at once and are recorded in their order, whichever answe
   }
 });
 
-test('a case that throws stops the property: what it found before is kept, the error is the outcome', async () => {
+test('a case that throws stops the property: what the oracles found is kept, the error is the outcome', async () => {
   // Nothing listens here after the server closes: every request fails to connect.
   const gone = await countingServer(() => false);
   await gone.close();
   const out = await runAgainst(gone, (ctx) => runProperty(ctx, references(ctx, true)).then(() => {}));
-  expect(out.incomplete).toBeDefined();
-  expect(out.findings).toEqual([]);
-  // The first case's failure stopped the others before they went out.
+  expect(out.incomplete).toMatch(/ECONNREFUSED|connection/);
+  // What the oracles found in the cases that went out (no answer) is kept, nothing else.
+  expect(out.findings.length).toBeGreaterThan(0);
+  expect(new Set(out.findings.map((f) => f.requirement))).toEqual(new Set(['request-answered']));
+  // The failures stopped the cases not yet started: far fewer than the 50 and more of the round.
   expect(out.requests).toBeLessThan(20);
 });
