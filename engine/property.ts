@@ -224,6 +224,8 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
   const maxShrink = prop.maxShrinkProbes ?? MAX_SHRINK_PROBES;
   const found: RequirementId[] = [];
   let firstRoundRuns = 0;
+  // Both checks below (the dry one that lists the first round, and the real one) take these
+  // parameters: an option added here applies to both, so the cached cases stay check's cases.
   const params = {
     seed: ctx.target.seed,
     numRuns: examples.length + runs,
