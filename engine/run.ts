@@ -207,8 +207,15 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     async runCase(fn) {
       const violations: JudgedViolation[] = [];
       const caseScope: Scope = { ...scope, caseViolations: violations };
-      const result = await scopes.run(caseScope, fn);
-      return { result, violations };
+      try {
+        const result = await scopes.run(caseScope, fn);
+        return { result, violations };
+      } catch (error) {
+        // A case that cannot complete (no answer, the target gone) is not shrunk on, but what
+        // the oracles found in it before (a request with no answer) is still the probe's finding.
+        for (const v of violations) scope.record(findingOf(v));
+        throw error;
+      }
     },
     notApplicable(id, reason) {
       if (!outcome.notApplicable.some((n) => n.requirement === id))

@@ -140,8 +140,8 @@ export interface ProbeContext {
   held(requirement: RequirementId): void;
   /** A judgement of the probe's own that is violated. */
   fail(violation: Violation): void;
-  /** Records a violation found by a property, with its shrunk input and replay. */
-  report(violation: JudgedViolation, evidence: PropertyEvidence): void;
+  /** Records a violation found by a property, with its shrunk input and replay (or of a case). */
+  report(violation: JudgedViolation, evidence?: PropertyEvidence): void;
   /**
    * Runs one case of a property: the violations the oracles find in the exchanges it sends are
    * returned (so the property can shrink on them) instead of being recorded.

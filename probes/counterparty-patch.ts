@@ -9,7 +9,6 @@
  * WRITABLE_COUNTERPARTY_REF and only against that counterparty (plus invented references for the
  * unknown-counterparty cases).
  */
-import fc from 'fast-check';
 import { DEFAULT_ACCOUNT_BUDGET } from '../config/config.ts';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
@@ -18,8 +17,7 @@ import { runProperty } from '../engine/property.ts';
 import { incompleteReason } from '../engine/run.ts';
 import type { Probe, ProbeContext } from '../engine/types.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
-import { validReference } from '../generators/counterparty-reference.ts';
-import { labelled, type Labelled } from '../generators/labelled.ts';
+import type { Labelled } from '../generators/labelled.ts';
 import {
   MALFORMED_JSON,
   invalidPatchBody,
@@ -39,8 +37,6 @@ import type { HttpRequest } from '../transport/client.ts';
 
 /** Random cases of the account-adding property: every case leaves accounts behind. */
 export const ACCOUNT_RUNS = 8;
-/** Random cases of the unknown-counterparty property. */
-export const UNKNOWN_RUNS = 20;
 
 /** Used for invalid bodies when no ACCOUNT_FIXTURE is configured: those bodies are rejected anyway. */
 export const PLACEHOLDER_FIXTURE: AccountFixture = {
@@ -293,87 +289,4 @@ export const patchInvalidBodies: Probe = {
   },
 };
 
-/** An invented reference, from the reference pattern, for a counterparty that should not exist. */
-function unknownCase(fixture: AccountFixture): fc.Arbitrary<Labelled<{ reference: string; body: unknown }>> {
-  return fc
-    .tuple(
-      validReference(),
-      fc.oneof(validDetailsBody() as fc.Arbitrary<Labelled<unknown>>, invalidPatchBody(fixture)),
-    )
-    .map(([r, b]) =>
-      labelled(
-        { reference: r.value, body: b.value },
-        { ...b.rule, description: `unknown counterparty ${r.value}; ${b.rule.description}` },
-      ),
-    );
-}
-
-export const patchUnknownCounterparty: Probe = {
-  id: 'patch-unknown-counterparty',
-  title: 'PATCH of invented references that do not exist: not a success, and nothing created',
-  requirements: ['patch-unknown-not-created'],
-  judges: ['patch-unknown-not-created'],
-  group: 'counterparty-patch',
-  access: 'write',
-  async run(ctx) {
-    const fixture = ctx.target.accountFixture ?? PLACEHOLDER_FIXTURE;
-    const stem = `conformance-unknown-${(ctx.target.seed >>> 0).toString(36)}`;
-    const examples = validDetailsBodyExamples()
-      .slice(0, 2)
-      .map((b, i) =>
-        labelled(
-          { reference: `${stem}-${i}`, body: b.value as unknown },
-          { ...b.rule, description: `unknown counterparty ${stem}-${i}; ${b.rule.description}` },
-        ),
-      );
-    let existing = 0;
-    await runProperty(ctx, {
-      name: 'patch of an unknown counterparty',
-      arbitrary: unknownCase(fixture),
-      examples,
-      runs: Math.min(ctx.target.runs, UNKNOWN_RUNS),
-      maxShrinkProbes: 100,
-      async probe(input) {
-        const { reference, body } = input.value;
-        const path = counterpartyPath(reference);
-        const pre = await ctx.http.send({ method: 'GET', path, role: 'read before PATCH (must not exist)' });
-        if (is2xx(pre.status)) {
-          existing++;
-          return undefined;
-        }
-        const violations: Violation[] = [];
-        const patch = await ctx.http.send(patchRequest(reference, labelled(body, input.rule)));
-        if (is2xx(patch.status)) {
-          violations.push({
-            requirement: 'patch-unknown-not-created',
-            exchange: patch,
-            message: `a PATCH of the unknown counterparty ${reference} was answered ${patch.status}`,
-            expected: 'not 2xx: PATCH changes an existing counterparty (which error status is not shown)',
-            received: describeResponse(patch),
-          });
-        }
-        const post = await ctx.http.send({ method: 'GET', path, role: 'read after PATCH (must not exist)' });
-        if (is2xx(post.status)) {
-          violations.push({
-            requirement: 'patch-unknown-not-created',
-            exchange: post,
-            message: `a PATCH of the unknown counterparty ${reference} created it`,
-            expected: 'no counterparty under a reference that did not exist before the PATCH',
-            received: describeResponse(post),
-            context: [pre, patch],
-          });
-        }
-        if (violations.length === 0) ctx.held('patch-unknown-not-created');
-        return violations;
-      },
-    });
-    if (existing > 0) ctx.note(`${existing} invented reference(s) already existed and were left alone`);
-  },
-};
-
-export const COUNTERPARTY_PATCH_PROBES: Probe[] = [
-  patchValidDetails,
-  patchValidAccounts,
-  patchInvalidBodies,
-  patchUnknownCounterparty,
-];
+export const COUNTERPARTY_PATCH_PROBES: Probe[] = [patchValidDetails, patchValidAccounts, patchInvalidBodies];

@@ -6,6 +6,7 @@ import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
 import { FINITE_CLASS_PROBES } from './finite-classes.ts';
 import { REFERENCE_PROBES } from './references.ts';
 import { OTHER_OPERATION_PROBES } from './other-operations.ts';
+import { PATCH_OTHER_REFERENCE_PROBES } from './patch-other-references.ts';
 import { REFERENCE_VARIANT_PROBES } from './reference-variants.ts';
 import { ROUTING_PROBES } from './routing.ts';
 
@@ -13,6 +14,7 @@ import { ROUTING_PROBES } from './routing.ts';
 const FILES: [string, Probe[]][] = [
   ['probes/counterparty-get.ts', COUNTERPARTY_GET_PROBES],
   ['probes/references.ts', REFERENCE_PROBES],
+  ['probes/patch-other-references.ts', PATCH_OTHER_REFERENCE_PROBES],
   ['probes/authentication.ts', AUTHENTICATION_PROBES],
   ['probes/routing.ts', ROUTING_PROBES],
   ['probes/counterparty-patch.ts', COUNTERPARTY_PATCH_PROBES],

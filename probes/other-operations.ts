@@ -15,7 +15,7 @@
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { fillPath } from '../exchange/paths.ts';
-import { runProperty } from '../engine/property.ts';
+import { requestKey, runCases, runProperty } from '../engine/property.ts';
 import type { Probe, ProbeContext } from '../engine/types.ts';
 import {
   badBody,
@@ -36,6 +36,7 @@ import {
 import type { Violation } from '../oracles/types.ts';
 import { spec, type Operation } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
+import type { HttpRequest } from '../transport/client.ts';
 import { describeOperation } from './operations.ts';
 
 /** Random cases per property on top of the explicit ones: a few, so a run stays modest. */
@@ -49,6 +50,12 @@ function operation(operationId: string): Operation {
   if (!op) throw new Error(`spec: no operation ${operationId}`);
   return op;
 }
+
+/**
+ * A GET of these lists and items. Every case of the read probes here is an independent read, so
+ * they go concurrently (engine/property.ts), each request once.
+ */
+const get = (path: string): HttpRequest => ({ method: 'GET', path });
 
 function randomRuns(ctx: ProbeContext, most: number): number {
   return Math.min(ctx.target.runs, most);
@@ -89,8 +96,9 @@ export const billListFilters: Probe = {
       arbitrary: billFilterQuery(ctx.target.counterpartyRef),
       examples: billFilterExamples(ctx.target.counterpartyRef),
       runs: randomRuns(ctx, RANDOM_READS),
+      concurrent: { key: (input) => requestKey(get(path + queryString(input.value))) },
       async probe(input) {
-        const ex = await ctx.http.send({ method: 'GET', path: path + queryString(input.value) });
+        const ex = await ctx.http.send(get(path + queryString(input.value)));
         return judged400(
           ctx,
           ex,
@@ -120,8 +128,9 @@ export const billListPagination: Probe = {
       arbitrary: paginationQuery(),
       examples: paginationExamples(),
       runs: randomRuns(ctx, RANDOM_READS),
+      concurrent: { key: (input) => requestKey(get(path + queryString(input.value))) },
       async probe(input) {
-        const ex = await ctx.http.send({ method: 'GET', path: path + queryString(input.value) });
+        const ex = await ctx.http.send(get(path + queryString(input.value)));
         return judged400(
           ctx,
           ex,
@@ -142,21 +151,23 @@ export const listsWithoutQuery: Probe = {
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
-    for (const op of [operation('listMandates'), operation('listDirectDebits')]) {
-      const ex = await ctx.http.send({ method: 'GET', path: op.path });
-      if (ex.status !== 400) {
-        ctx.held('list-without-query-accepted');
-        continue;
-      }
-      ctx.fail({
-        requirement: 'list-without-query-accepted',
-        exchange: ex,
-        message: `${describeOperation(op)} without a query was answered 400`,
-        expected:
-          'not 400: the mandate filters are optional, and the first page of a cursor-based list has no cursor',
-        received: describeResponse(ex),
-      });
-    }
+    await runCases(ctx, [operation('listMandates'), operation('listDirectDebits')], {
+      async probe(op) {
+        const ex = await ctx.http.send(get(op.path));
+        if (ex.status !== 400) {
+          ctx.held('list-without-query-accepted');
+          return undefined;
+        }
+        return {
+          requirement: 'list-without-query-accepted',
+          exchange: ex,
+          message: `${describeOperation(op)} without a query was answered 400`,
+          expected:
+            'not 400: the mandate filters are optional, and the first page of a cursor-based list has no cursor',
+          received: describeResponse(ex),
+        };
+      },
+    });
   },
 };
 
@@ -179,8 +190,9 @@ export const invalidItemReferences: Probe = {
         arbitrary: invalidItemReference(resource),
         examples: invalidItemReferenceExamples(resource),
         runs: randomRuns(ctx, RANDOM_READS),
+        concurrent: { key: (input) => requestKey(get(itemPath(resource, input.value))) },
         async probe(input) {
-          const ex = await ctx.http.send({ method: 'GET', path: itemPath(resource, input.value) });
+          const ex = await ctx.http.send(get(itemPath(resource, input.value)));
           if (!is2xx(ex.status)) {
             ctx.held('item-reference-pattern-not-success');
             return undefined;
@@ -216,8 +228,9 @@ export const unknownItemReferences: Probe = {
         arbitrary: unknownItemReference(resource),
         examples: unknownItemReferenceExamples(resource, ctx.target.seed),
         runs: randomRuns(ctx, RANDOM_READS),
+        concurrent: { key: (input) => requestKey(get(itemPath(resource, input.value))) },
         async probe(input) {
-          const ex = await ctx.http.send({ method: 'GET', path: itemPath(resource, input.value) });
+          const ex = await ctx.http.send(get(itemPath(resource, input.value)));
           if (!is2xx(ex.status) || ex.text === '' || ex.text.includes(input.value)) {
             ctx.held('item-unknown-reference-not-another');
             return undefined;
@@ -256,18 +269,22 @@ export const malformedWriteBodies: Probe = {
     const bill = `conformance-unknown-bill-${(ctx.target.seed >>> 0).toString(36)}`;
     for (const op of BODY_OPERATIONS.map(operation)) {
       const path = fillPath(op.path, { uniqueReferenceIdentifier: bill });
+      const request = (body: { text: string; contentType: string }): HttpRequest => ({
+        method: op.method,
+        path,
+        rawBody: body.text,
+        headers: { 'Content-Type': body.contentType },
+      });
       await runProperty(ctx, {
         name: `malformed body (${describeOperation(op)})`,
         arbitrary: badBody(),
         examples: badBodyExamples(),
         runs: randomRuns(ctx, RANDOM_BODIES),
+        // Every body is refused on a conforming target, and goes to an invented bill or a
+        // collection: the cases change nothing another reads, so they go concurrently.
+        concurrent: { key: (input) => requestKey(request(input.value)) },
         async probe(input) {
-          const ex = await ctx.http.send({
-            method: op.method,
-            path,
-            rawBody: input.value.text,
-            headers: { 'Content-Type': input.value.contentType },
-          });
+          const ex = await ctx.http.send(request(input.value));
           if (!is2xx(ex.status)) {
             ctx.held('write-body-malformed-not-success');
             return undefined;

@@ -17,16 +17,24 @@ import {
 import { describeResponse } from '../exchange/describe.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { COUNTERPARTIES, counterpartyPath, rawSlashCounterpartyPath } from '../exchange/paths.ts';
-import { runProperty } from '../engine/property.ts';
+import { requestKey, runProperty } from '../engine/property.ts';
 import type { Probe } from '../engine/types.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
+import type { HttpRequest } from '../transport/client.ts';
 
-/** A valid body for the PATCH reference probes: only the reference is being judged. */
-const PROBE_BODY = { counterpartyDetails: { remarks: 'conformance reference probe' } };
+/**
+ * The GET of a reference (percent-encoded) and of a reference with its slashes raw. Cases are
+ * independent reads, so every property here sends its cases concurrently, each request once.
+ */
+const get = (reference: string): HttpRequest => ({ method: 'GET', path: counterpartyPath(reference) });
+const rawSlashGet = (reference: string): HttpRequest => ({
+  method: 'GET',
+  path: rawSlashCounterpartyPath(reference),
+});
 
 /** An answer the oracle leaves open (401, 403) to a request carrying the valid token. */
-function refusedValidToken(
+export function refusedValidToken(
   ex: Exchange,
   requirement: RequirementId,
   expected: string,
@@ -54,9 +62,10 @@ export const validReferences: Probe = {
       arbitrary: validReference(),
       examples: validReferenceExamples(),
       async probe(input) {
-        await ctx.http.send({ method: 'GET', path: counterpartyPath(input.value) });
+        await ctx.http.send(get(input.value));
         return undefined;
       },
+      concurrent: { key: (input) => requestKey(get(input.value)) },
     });
   },
 };
@@ -74,13 +83,14 @@ export const invalidReferences: Probe = {
       arbitrary: invalidReference(),
       examples: invalidReferenceExamples(),
       async probe(input) {
-        const ex = await ctx.http.send({ method: 'GET', path: counterpartyPath(input.value) });
+        const ex = await ctx.http.send(get(input.value));
         return refusedValidToken(
           ex,
           'reference-invalid-400',
           '400 (interface.md §7: a reference violating length or pattern)',
         );
       },
+      concurrent: { key: (input) => requestKey(get(input.value)) },
     });
   },
 };
@@ -98,13 +108,14 @@ export const slashReferences: Probe = {
       arbitrary: slashReference(),
       examples: slashReferenceExamples(),
       async probe(input) {
-        const ex = await ctx.http.send({ method: 'GET', path: rawSlashCounterpartyPath(input.value) });
+        const ex = await ctx.http.send(rawSlashGet(input.value));
         return refusedValidToken(
           ex,
           'reference-slash-404',
           '404 (interface.md §4.1: the slash is a path separator)',
         );
       },
+      concurrent: { key: (input) => requestKey(rawSlashGet(input.value)) },
     });
   },
 };
@@ -137,63 +148,12 @@ export const encodedSlashReferences: Probe = {
       })),
       examples: [knownSplit, ...slashReferenceExamples()],
       async probe(input) {
-        await ctx.http.send({ method: 'GET', path: counterpartyPath(input.value) });
+        await ctx.http.send(get(input.value));
         return undefined;
       },
+      concurrent: { key: (input) => requestKey(get(input.value)) },
     });
     ctx.note(`encoded slashes are sent below ${COUNTERPARTIES}/ as %2F`);
-  },
-};
-
-export const patchInvalidReferences: Probe = {
-  id: 'patch-invalid-references',
-  title: 'PATCH with a valid body of references breaking the length or the pattern, without a slash',
-  requirements: ['reference-invalid-400'],
-  judges: ['reference-invalid-400'],
-  group: 'references',
-  access: 'write',
-  async run(ctx) {
-    await runProperty(ctx, {
-      name: 'invalid reference (PATCH)',
-      arbitrary: invalidReference(),
-      examples: invalidReferenceExamples(),
-      async probe(input) {
-        const ex = await ctx.http.send({
-          method: 'PATCH',
-          path: counterpartyPath(input.value),
-          json: PROBE_BODY,
-        });
-        return refusedValidToken(
-          ex,
-          'reference-invalid-400',
-          '400 (interface.md §4.2: the path parameter is as in §4.1)',
-        );
-      },
-    });
-  },
-};
-
-export const patchSlashReferences: Probe = {
-  id: 'patch-slash-references',
-  title: 'PATCH with a valid body of references holding a raw "/"',
-  requirements: ['reference-slash-404'],
-  judges: ['reference-slash-404'],
-  group: 'references',
-  access: 'write',
-  async run(ctx) {
-    await runProperty(ctx, {
-      name: 'raw slash reference (PATCH)',
-      arbitrary: slashReference(),
-      examples: slashReferenceExamples(),
-      async probe(input) {
-        const ex = await ctx.http.send({
-          method: 'PATCH',
-          path: rawSlashCounterpartyPath(input.value),
-          json: PROBE_BODY,
-        });
-        return refusedValidToken(ex, 'reference-slash-404', '404 (interface.md §4.1, §7: a routing failure)');
-      },
-    });
   },
 };
 
@@ -202,6 +162,4 @@ export const REFERENCE_PROBES: Probe[] = [
   invalidReferences,
   slashReferences,
   encodedSlashReferences,
-  patchInvalidReferences,
-  patchSlashReferences,
 ];

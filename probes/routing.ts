@@ -3,6 +3,7 @@
  * and must be routed. Their answers are judged by the oracles too (media type, lifecycle headers).
  */
 import { describeResponse } from '../exchange/describe.ts';
+import { runCases } from '../engine/property.ts';
 import type { Probe } from '../engine/types.ts';
 import { spec } from '../spec/index.ts';
 import { describeOperation } from './operations.ts';
@@ -20,20 +21,23 @@ export const collectionsRouted: Probe = {
     const collections = spec()
       .operations()
       .filter((op) => op.method === 'GET' && op.pathParams.length === 0);
-    for (const op of collections) {
-      const ex = await ctx.http.send({ method: 'GET', path: op.path });
-      if (!NOT_ROUTED.has(ex.status)) {
-        ctx.held('collection-routed');
-        continue;
-      }
-      ctx.fail({
-        requirement: 'collection-routed',
-        exchange: ex,
-        message: `${describeOperation(op)} is listed in interface.md §4.3 but answered ${ex.status}`,
-        expected: 'a routed operation: not 404, 405 or 501',
-        received: describeResponse(ex),
-      });
-    }
+    // Independent reads: sent together.
+    await runCases(ctx, collections, {
+      async probe(op) {
+        const ex = await ctx.http.send({ method: 'GET', path: op.path });
+        if (!NOT_ROUTED.has(ex.status)) {
+          ctx.held('collection-routed');
+          return undefined;
+        }
+        return {
+          requirement: 'collection-routed',
+          exchange: ex,
+          message: `${describeOperation(op)} is listed in interface.md §4.3 but answered ${ex.status}`,
+          expected: 'a routed operation: not 404, 405 or 501',
+          received: describeResponse(ex),
+        };
+      },
+    });
     ctx.note(`collection operations: ${collections.map(describeOperation).join(', ')}`);
   },
 };

@@ -408,6 +408,13 @@ export class TargetSession {
         this.checkInterrupted(what, options);
       }
       const slot = await this.acquire(options);
+      if (slot && this.ledger.pausedUntil() > Date.now()) {
+        // The target asked for a pause while this request waited for its slot (another request
+        // of the same check was answered 429): it waits the pause out too, as a request of its own.
+        this.release();
+        retry--;
+        continue;
+      }
       let response: RawResponse;
       let deadlineBound = false;
       try {

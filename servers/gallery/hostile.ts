@@ -395,6 +395,9 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     // Waited out and retried: nothing to report, and nothing sent before Retry-After elapsed.
     trips: [],
     incomplete: [],
+    // One request in flight: the front cannot tell a request sent after the 429 reached the suite
+    // from one already on its way (the suite's probes send their cases concurrently).
+    limits: { concurrency: 1 },
     maxDurationMs: 20_000,
     create: () =>
       new RateLimitingFront(
@@ -412,7 +415,9 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     trips: [],
     incomplete: 'all',
     reason: /rate-limited/,
-    limits: { retries: 0 },
+    // One request in flight: the front cannot tell a request sent after the 429 reached the suite
+    // from one already on its way (the suite's probes send their cases concurrently).
+    limits: { retries: 0, concurrency: 1 },
     // Three requests given up in a row (each after the wait the last one asked for) open the circuit.
     maxDurationMs: 10_000,
     create: () => new RateLimitingFront(new Map(Array.from({ length: 100 }, (_, i) => [i + 1, 429])), 1),
@@ -423,6 +428,9 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     trips: [],
     incomplete: 'all',
     reason: /more than 30 s/,
+    // One request in flight: the front cannot tell a request sent after the 429 reached the suite
+    // from one already on its way (the suite's probes send their cases concurrently).
+    limits: { concurrency: 1 },
     maxDurationMs: 5_000,
     create: () => new RateLimitingFront(new Map(Array.from({ length: 100 }, (_, i) => [i + 1, 429])), 3600),
   },

@@ -26,6 +26,7 @@ export interface GalleryServer {
 
 /** The limits a run against a hostile variant keeps (see config/config.ts, Politeness). */
 export interface HostileLimits {
+  concurrency?: number;
   timeoutMs?: number;
   retries?: number;
   maxRetryWaitMs?: number;
