@@ -4,12 +4,14 @@
  *
  *   - Requests in flight (a congestion window, as TCP's): it starts at INITIAL_IN_FLIGHT (the
  *     run's, shared by its processes), doubles per window of answers while latency holds (slow
- *     start), then grows by one per window (additive increase); it halves on a 429 or 503
- *     (multiplicative decrease), and shrinks by a quarter when the answers' latency rises clearly
- *     above the baseline observed (twice it, and LATENCY_SLACK_MS more). It grows only while it
- *     is used up, so that it never runs ahead of what was tried.
- *   - The rate: none at first. A 429 halves the rate the run was sending at (measured over the
- *     last second), which then grows again by an eighth of it per second; a quota announced in
+ *     start, up to SLOW_START_UNTIL), then grows by one per window (additive increase); it
+ *     halves on a 429 or 503 (multiplicative decrease), and shrinks by a quarter when the
+ *     answers' latency rises clearly above the baseline (twice the least latency of the last
+ *     10 s, and LATENCY_SLACK_MS more). It grows only on answers whose latency held, and only
+ *     while it is used up, so that it never runs ahead of what was tried.
+ *   - The rate: none at first. A 429 cuts the rate the run was sending at (measured over the
+ *     last second) to RATE_DECREASE of it, which then grows again by an eighth of it per second
+ *     (a sawtooth between 0.7 and 1 of the target's limit: about 85 % of it); a quota announced in
  *     RateLimit headers is the rate, as announced. This rate is the run's: it is kept in the
  *     ledger, so every process of the run obeys it (each its share).
  *   - CONFORMANCE_CONCURRENCY and CONFORMANCE_RPS are hard caps: never exceeded.
@@ -27,6 +29,24 @@ export const INITIAL_IN_FLIGHT = 4;
 
 /** Latency this far above twice the baseline, and more, is a rise (not the noise of a fast server). */
 export const LATENCY_SLACK_MS = 20;
+
+/**
+ * Slow start (doubling) ends at this many in flight, or at the first back-off; growth is by one
+ * per window after it. 16 is reached in three round trips, 32 (the default cap) some 16 more.
+ */
+export const SLOW_START_UNTIL = 16;
+
+/**
+ * The weight of each answer in the smoothed latency: a rise shows after some ten answers, a
+ * single slow one (a pause of the collector, a busy machine) does not count as a rise.
+ */
+export const SMOOTHING = 0.1;
+
+/** How long the least latency seen stays the baseline (as BBR's min-RTT filter). */
+export const BASELINE_WINDOW_MS = 10_000;
+
+/** What a 429 cuts the run's rate to (as CUBIC's 0.7: a smaller sawtooth than halving). */
+export const RATE_DECREASE = 0.7;
 
 /** Why the run slowed down. */
 export type BackoffReason = '429' | '503' | 'retry-after' | 'ratelimit-header' | 'latency';
@@ -121,9 +141,10 @@ const RATE_WINDOW_MS = 1000;
 export class AdaptiveLimiter {
   /** The congestion window: requests in flight allowed (fractional while growing). */
   private window: number;
-  private threshold = Infinity;
+  private threshold = SLOW_START_UNTIL;
   private lastDecreaseAt = -Infinity;
   private baselineMs: number | undefined;
+  private baselineAt = 0;
   private smoothedMs: number | undefined;
   private inFlight = 0;
   private readonly sends: number[] = [];
@@ -164,12 +185,15 @@ export class AdaptiveLimiter {
     this.lastDoneAt = Math.max(this.lastDoneAt, now);
   }
 
-  /** The requests/s this process sent over the last second (0: none yet). */
+  /**
+   * The requests this process sent over the last second, as requests/s. Early in a run (less
+   * than a second of sending) this is less than the pace it sent at: after a burst a server's
+   * bucket allowed, the lower figure is the nearer to what it sustains.
+   */
   measuredRate(now: number): number {
-    const recent = this.sends.filter((t) => t >= now - RATE_WINDOW_MS);
-    if (recent.length === 0) return 0;
-    const span = Math.max(100, Math.min(RATE_WINDOW_MS, now - this.firstSentAt));
-    return (recent.length * 1000) / span;
+    let n = 0;
+    for (let i = this.sends.length - 1; i >= 0 && this.sends[i]! >= now - RATE_WINDOW_MS; i--) n++;
+    return (n * 1000) / RATE_WINDOW_MS;
   }
 
   /**
@@ -178,18 +202,26 @@ export class AdaptiveLimiter {
    */
   answered(latencyMs: number, sentAt: number, saturated: boolean, now: number): Backoff | undefined {
     if (!this.options.adaptive) return undefined;
-    this.smoothedMs = this.smoothedMs === undefined ? latencyMs : 0.7 * this.smoothedMs + 0.3 * latencyMs;
-    // The baseline is the least latency seen, drifting slowly up towards what is seen now, so
-    // that a target whose latency settles higher for good is not backed off from forever.
-    this.baselineMs =
-      this.baselineMs === undefined
-        ? latencyMs
-        : Math.min(latencyMs, this.baselineMs + (latencyMs - this.baselineMs) * 0.01);
+    // The baseline is the least latency seen in the last BASELINE_WINDOW_MS, so that a target
+    // whose latency settles higher for good is not backed off from forever.
+    if (
+      this.baselineMs === undefined ||
+      latencyMs <= this.baselineMs ||
+      now - this.baselineAt > BASELINE_WINDOW_MS
+    ) {
+      this.baselineMs = latencyMs;
+      this.baselineAt = now;
+    }
     if (sentAt < this.lastDecreaseAt) return undefined;
-    if (this.smoothedMs > 2 * this.baselineMs + LATENCY_SLACK_MS && this.window > 1) {
+    const limit = 2 * this.baselineMs + LATENCY_SLACK_MS;
+    this.smoothedMs =
+      this.smoothedMs === undefined ? latencyMs : (1 - SMOOTHING) * this.smoothedMs + SMOOTHING * latencyMs;
+    if (this.smoothedMs > limit && this.window > 1) {
       const detail = `latency rose to ${Math.round(this.smoothedMs)} ms (baseline ${Math.round(this.baselineMs)} ms)`;
       return this.decrease(0.75, 'latency', detail, now, undefined);
     }
+    // Only an answer whose own latency held counts for growth.
+    if (latencyMs > limit) return undefined;
     if (!saturated) return undefined;
     if (this.window < this.threshold) this.window += 1;
     else this.window += 1 / this.window;

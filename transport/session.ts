@@ -8,7 +8,7 @@
  *     (each of `processes` processes takes its share), at most `maxRequests` requests in all.
  *     Within those caps an adaptive run learns its pace from the answers (transport/limiter.ts):
  *     a few requests in flight at first, more while latency holds, fewer on a 429 or 503 or a
- *     rise in latency; a rate halved on a 429, or the quota RateLimit headers announce. The rate
+ *     rise in latency; a rate cut on a 429, or the quota RateLimit headers announce. The rate
  *     and the pauses are the run's (in the ledger): every process obeys them.
  *   - A 429, or a 503 with Retry-After, is waited out (Retry-After, or 0.25, 0.5, 1 s without
  *     one) and retried up to `retries` times; then the request is given up as rate-limited. The
@@ -45,6 +45,7 @@ import type { RecordedRequest } from '../exchange/exchange.ts';
 import {
   AdaptiveLimiter,
   mergePolitenessReports,
+  RATE_DECREASE,
   rateAt,
   type Backoff,
   type BackoffReason,
@@ -350,7 +351,7 @@ let sessions = 0;
 /** How often a session keeps its politeness report in the ledger while the run goes on. */
 const REPORT_EVERY_MS = 1000;
 
-/** The least rate a 429 halves the run to (requests/s); CONFORMANCE_RPS may set less. */
+/** The least rate a 429 cuts the run to (requests/s); CONFORMANCE_RPS may set less. */
 const MIN_LEARNED_RPS = 0.5;
 
 export class TargetSession {
@@ -534,7 +535,7 @@ export class TargetSession {
 
   /**
    * A 429, or a 503 (with Retry-After: a rate limit; without: an overload): fewer in flight, and
-   * after a 429 half the rate the run was sending at, for every process.
+   * after a 429 a lower rate (RATE_DECREASE of what the run was sending at), for every process.
    */
   private overloaded(
     status: number,
@@ -548,7 +549,7 @@ export class TargetSession {
       const learned = this.ledger.learnedRate();
       const sending = learned ? rateAt(learned, now) : this.limiter.measuredRate(now) * this.processes;
       if (sending > 0 && (learned === undefined || learned.at <= sentAt)) {
-        rps = Math.max(MIN_LEARNED_RPS, sending / 2);
+        rps = Math.max(MIN_LEARNED_RPS, sending * RATE_DECREASE);
         if (this.politeness.rps > 0) rps = Math.min(rps, this.politeness.rps);
         this.ledger.learnRate({ rps, at: now, grows: true, source: '429' });
       }
