@@ -146,6 +146,8 @@ export class AdaptiveLimiter {
   private baselineMs: number | undefined;
   private baselineAt = 0;
   private smoothedMs: number | undefined;
+  /** Answers in the smoothed latency since the start or the last decrease. */
+  private samples = 0;
   private inFlight = 0;
   private readonly sends: number[] = [];
   private readonly backoffList: Backoff[] = [];
@@ -169,7 +171,7 @@ export class AdaptiveLimiter {
   /** A request goes out at `now` (epoch ms); returns whether the window was used up. */
   sent(now: number): boolean {
     this.requests++;
-    if (this.firstSentAt === 0) this.firstSentAt = now;
+    if (this.requests === 1) this.firstSentAt = now;
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     if (this.options.adaptive) {
@@ -216,7 +218,10 @@ export class AdaptiveLimiter {
     const limit = 2 * this.baselineMs + LATENCY_SLACK_MS;
     this.smoothedMs =
       this.smoothedMs === undefined ? latencyMs : (1 - SMOOTHING) * this.smoothedMs + SMOOTHING * latencyMs;
-    if (this.smoothedMs > limit && this.window > 1) {
+    this.samples++;
+    // Judged once the smoothed latency holds some ten answers: the first ones (a new connection,
+    // code not yet compiled) are slow for reasons other than load.
+    if (this.samples * SMOOTHING >= 1 && this.smoothedMs > limit && this.window > 1) {
       const detail = `latency rose to ${Math.round(this.smoothedMs)} ms (baseline ${Math.round(this.baselineMs)} ms)`;
       return this.decrease(0.75, 'latency', detail, now, undefined);
     }
@@ -288,6 +293,7 @@ export class AdaptiveLimiter {
     this.threshold = this.window;
     this.lastDecreaseAt = now;
     this.smoothedMs = undefined;
+    this.samples = 0;
     return this.note(reason, detail, now, rps, pausedUntil);
   }
 
