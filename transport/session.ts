@@ -382,7 +382,13 @@ export class TargetSession {
     this.limiter = new AdaptiveLimiter({ adaptive: p.adaptive, maxConcurrency: cap, processes });
     this.slots = pLimit(this.limiter.concurrency());
     this.pool = createPool(cap, p.maxResponseBytes);
+    // A Playwright worker's session is never closed: its last report is kept as the process ends.
+    if (this.ledger instanceof FileLedger) process.once('exit', this.keepReportAtExit);
   }
+
+  private readonly keepReportAtExit = (): void => {
+    this.ledger.keepReport(this.reportKey, this.limiter.report());
+  };
 
   /**
    * What the run did about politeness in this process: requests, effective rate, the most in
@@ -437,7 +443,8 @@ export class TargetSession {
   /** Closes kept-alive connections, and keeps the politeness report in the ledger. */
   close(): void {
     this.pool.close();
-    this.ledger.keepReport(this.reportKey, this.limiter.report());
+    process.off('exit', this.keepReportAtExit);
+    this.keepReportAtExit();
   }
 
   private unavailable(kind: UnavailableKind, message: string): TargetUnavailable {

@@ -14,7 +14,7 @@
  * An exchange that ends without a complete response rejects with a TransportFailure.
  */
 import zlib from 'node:zlib';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 
 export type TransportFailureKind = 'timeout' | 'connection' | 'too-large';
 
@@ -55,20 +55,64 @@ export interface WirePool {
   close(): void;
 }
 
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
+/** The proxy variables of an environment (either case, as curl reads them). */
+export interface ProxyEnv {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+}
+
+/** HTTP_PROXY, HTTPS_PROXY and NO_PROXY (or their lower-case forms) of `env`; an empty one is unset. */
+export function proxyEnv(env: Record<string, string | undefined> = process.env): ProxyEnv {
+  const get = (name: string): string | undefined =>
+    (env[name] ?? env[name.toLowerCase()])?.trim() || undefined;
+  const out: ProxyEnv = {};
+  const httpProxy = get('HTTP_PROXY');
+  const httpsProxy = get('HTTPS_PROXY');
+  const noProxy = get('NO_PROXY');
+  if (httpProxy) out.httpProxy = httpProxy;
+  if (httpsProxy) out.httpsProxy = httpsProxy;
+  if (noProxy) out.noProxy = noProxy;
+  return out;
+}
+
 /**
  * A pool of at most `connections` connections per origin. Nothing is pipelined: a server that
  * breaks mid-answer costs that request only. Idle connections are closed after 4 s, below the
  * 5 s keep-alive timeout of Node's own servers, so few requests meet a connection the server is
- * closing.
+ * closing. With HTTP_PROXY or HTTPS_PROXY set, requests go through that proxy (a CONNECT tunnel,
+ * so the proxy never sees the token), but for the hosts NO_PROXY names: undici's
+ * EnvHttpProxyAgent; without them, no proxy code is on the path at all.
  */
-export function createPool(connections: number, maxResponseBytes: number): WirePool {
-  const dispatcher = new Agent({
+export function createPool(
+  connections: number,
+  maxResponseBytes: number,
+  proxy: ProxyEnv = proxyEnv(),
+): WirePool {
+  const options = {
     connections: Math.max(1, connections),
     pipelining: 1,
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 4_000,
     maxResponseSize: maxResponseBytes,
-  });
+  };
+  const dispatcher =
+    proxy.httpProxy !== undefined || proxy.httpsProxy !== undefined
+      ? new EnvHttpProxyAgent({
+          ...options,
+          // Unset ones stay unset: EnvHttpProxyAgent would read process.env for them.
+          httpProxy: proxy.httpProxy ?? '',
+          // An https target with no HTTPS_PROXY goes through HTTP_PROXY (undici's rule).
+          httpsProxy: proxy.httpsProxy ?? '',
+          noProxy: proxy.noProxy ?? '',
+        })
+      : new Agent(options);
   return {
     dispatcher,
     answered: new Set(),
@@ -76,12 +120,6 @@ export function createPool(connections: number, maxResponseBytes: number): WireP
       void dispatcher.destroy().catch(() => undefined);
     },
   };
-}
-
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
-  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
-  return `${n} bytes`;
 }
 
 /**
