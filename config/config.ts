@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
 import { spec } from '../spec/index.ts';
+import { INITIAL_IN_FLIGHT } from '../transport/limiter.ts';
 import { parseExtraHeaders, type ExtraHeader } from './headers.ts';
 
 export class ConfigError extends Error {
@@ -42,9 +43,15 @@ export interface SuiteConfig {
  * for it (per request, per Retry-After, per run). See transport/session.ts for what each one does.
  */
 export interface Politeness {
-  /** Requests per second across the run (CONFORMANCE_RPS); 0: no limit. */
+  /**
+   * Learn the pace from the target's answers (a deployment): start with a few requests in flight,
+   * grow while latency holds, back off on 429/503, rising latency and RateLimit headers, within
+   * the caps below (transport/limiter.ts). false: the caps are the limits (the embedded server).
+   */
+  adaptive: boolean;
+  /** The most requests per second across the run (CONFORMANCE_RPS); 0: no cap. */
   rps: number;
-  /** Requests in flight at once across the run (CONFORMANCE_CONCURRENCY): the suite's workers. */
+  /** The most requests in flight at once across the run (CONFORMANCE_CONCURRENCY). */
   concurrency: number;
   /** The most one exchange may take, from connecting to the last byte (CONFORMANCE_TIMEOUT_MS). */
   timeoutMs: number;
@@ -70,14 +77,33 @@ const COMMON_POLITENESS = {
   runTimeoutMs: 30 * 60_000,
 } as const;
 
-/** A deployment (API_BASE_URL set): 5 requests per second, one at a time. */
-export const REMOTE_POLITENESS: Politeness = { ...COMMON_POLITENESS, rps: 5, concurrency: 1 };
+/**
+ * A deployment (API_BASE_URL set): no fixed rate, the pace learned from its answers, within at
+ * most 32 requests in flight.
+ */
+export const REMOTE_POLITENESS: Politeness = {
+  ...COMMON_POLITENESS,
+  adaptive: true,
+  rps: 0,
+  concurrency: 32,
+};
 
 /** The embedded reference server: no rate limit, one request in flight per core. */
-export const EMBEDDED_POLITENESS: Politeness = { ...COMMON_POLITENESS, rps: 0, concurrency: 2 };
+export const EMBEDDED_POLITENESS: Politeness = {
+  ...COMMON_POLITENESS,
+  adaptive: false,
+  rps: 0,
+  concurrency: 2,
+};
 
-/** The environment variable of each politeness setting, with its bounds. */
-const POLITENESS_VARIABLES: Record<keyof Politeness, { name: string; min: number; max: number }> = {
+/** Playwright workers at most: the processes of a run (each sends many requests at once). */
+const MAX_WORKERS = 2;
+
+/** The environment variable of each numeric politeness setting, with its bounds. */
+const POLITENESS_VARIABLES: Record<
+  Exclude<keyof Politeness, 'adaptive'>,
+  { name: string; min: number; max: number }
+> = {
   rps: { name: 'CONFORMANCE_RPS', min: 0, max: 100_000 },
   concurrency: { name: 'CONFORMANCE_CONCURRENCY', min: 1, max: 64 },
   timeoutMs: { name: 'CONFORMANCE_TIMEOUT_MS', min: 10, max: 3_600_000 },
@@ -94,21 +120,26 @@ export function describePoliteness(p: Politeness): string {
   const MiB = 1024 * 1024;
   const size =
     p.maxResponseBytes % MiB === 0 ? `${p.maxResponseBytes / MiB} MiB` : `${p.maxResponseBytes} bytes`;
-  const rate = p.rps > 0 ? `at most ${p.rps} request(s)/s` : 'no rate limit';
+  const pace = p.adaptive
+    ? `${p.rps > 0 ? `at most ${p.rps} request(s)/s` : 'no rate cap'}, ${p.concurrency} in flight at most, ` +
+      `adaptive (starts at ${Math.min(INITIAL_IN_FLIGHT, p.concurrency)} in flight, grows while latency holds, ` +
+      `backs off on 429/503, rising latency and RateLimit headers)`
+    : `${p.rps > 0 ? `at most ${p.rps} request(s)/s` : 'no rate limit'}, ${p.concurrency} in flight`;
   return (
-    `${rate}, ${p.concurrency} in flight, at most ${p.maxRequests} requests, ` +
+    `${pace}, at most ${p.maxRequests} requests, ` +
     `${time(p.timeoutMs)} per request, ${p.retries} retries of a 429/503 (waits up to ${time(p.maxRetryWaitMs)}), ` +
     `bodies up to ${size}, run budget ${time(p.runTimeoutMs)}`
   );
 }
 
 /**
- * What the Playwright configuration of the suite needs: one worker per request in flight, and a
+ * What the Playwright configuration of the suite needs: a few workers (each process sends many
+ * requests at once, within its share of the concurrency cap), never more than the cap, and a
  * test timeout past the run's time budget, so that it is the suite's own limits that end a
  * check, never Playwright's timeout.
  */
 export function suiteLimits(p: Politeness): { workers: number; testTimeoutMs: number } {
-  return { workers: p.concurrency, testTimeoutMs: p.runTimeoutMs + 60_000 };
+  return { workers: Math.min(p.concurrency, MAX_WORKERS), testTimeoutMs: p.runTimeoutMs + 60_000 };
 }
 
 /**
@@ -118,7 +149,7 @@ export function suiteLimits(p: Politeness): { workers: number; testTimeoutMs: nu
  */
 export function parsePoliteness(env: Env, remote: boolean): Politeness {
   const out: Politeness = { ...(remote ? REMOTE_POLITENESS : EMBEDDED_POLITENESS) };
-  for (const key of Object.keys(POLITENESS_VARIABLES) as (keyof Politeness)[]) {
+  for (const key of Object.keys(POLITENESS_VARIABLES) as (keyof typeof POLITENESS_VARIABLES)[]) {
     const { name, min, max } = POLITENESS_VARIABLES[key];
     const value = key === 'rps' ? decimal(env, name, min, max) : integer(env, name, min, max);
     if (value !== undefined) out[key] = value;

@@ -6,10 +6,16 @@
  *
  *   - Politeness: at most `rps` requests per second and `concurrency` in flight across the run
  *     (each of `processes` processes takes its share), at most `maxRequests` requests in all.
- *   - A 429, or a 503 with Retry-After, is waited out (Retry-After, or 1, 2, 4 s without one) and
- *     retried up to `retries` times; then the request is given up as rate-limited. The wait holds
- *     for every request of the run, not only the retry; a wait longer than `maxRetryWaitMs` stops
- *     the run's sending. A 503 without Retry-After is an answer (a server error), not a rate limit.
+ *     Within those caps an adaptive run learns its pace from the answers (transport/limiter.ts):
+ *     a few requests in flight at first, more while latency holds, fewer on a 429 or 503 or a
+ *     rise in latency; a rate cut on a 429, or the quota RateLimit headers announce. The rate
+ *     and the pauses are the run's (in the ledger): every process obeys them.
+ *   - A 429, or a 503 with Retry-After, is waited out (Retry-After, or 0.25, 0.5, 1 s without
+ *     one) and retried up to `retries` times; then the request is given up as rate-limited. The
+ *     wait holds for every request of the run, not only the retry; a wait longer than
+ *     `maxRetryWaitMs` stops the run's sending. A 503 without Retry-After is an answer (a server
+ *     error), not a rate limit, though an adaptive run sends fewer at once after it. RateLimit
+ *     headers saying no request is left pause the run until the quota resets.
  *   - A request that gets no complete answer (timeout, connection error, a body over the cap) or
  *     stays rate-limited throws TargetUnavailable: the check that sent it could not complete,
  *     which is never a verdict on what the check verifies. After BREAKER_THRESHOLD of those in a
@@ -26,17 +32,36 @@ import {
   fstatSync,
   ftruncateSync,
   openSync,
+  readdirSync,
   readFileSync,
+  renameSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
 import { join } from 'node:path';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { Politeness } from '../config/config.ts';
 import type { RecordedRequest } from '../exchange/exchange.ts';
+import {
+  AdaptiveLimiter,
+  mergePolitenessReports,
+  RATE_DECREASE,
+  rateAt,
+  type Backoff,
+  type BackoffReason,
+  type LearnedRate,
+  type PolitenessReport,
+} from './limiter.ts';
+import { hasRateLimitHeaders, parseRateLimitHeaders } from './ratelimit-headers.ts';
 import { processAlive, readStop, requestStop, type Interruption } from './stop.ts';
-import { transmit, TransportFailure, type RawResponse, type TransportFailureKind } from './wire.ts';
+import {
+  createPool,
+  transmit,
+  TransportFailure,
+  type RawResponse,
+  type TransportFailureKind,
+  type WirePool,
+} from './wire.ts';
 
 /** Requests in a row without a judgeable answer after which the run stops sending. */
 export const BREAKER_THRESHOLD = 3;
@@ -74,7 +99,18 @@ export interface Ledger {
   /** Whether the run was interrupted, and why (the first interruption wins). */
   interrupted(): Interruption | undefined;
   interrupt(interruption: Interruption): void;
+  /** The run's rate learned from the target (a 429, a RateLimit quota); undefined: none. */
+  learnedRate(): LearnedRate | undefined;
+  learnRate(rate: LearnedRate): void;
+  /** Keeps a session's politeness report (`key` unique in the run), for the end of the run. */
+  keepReport(key: string, report: PolitenessReport): void;
 }
+
+/** How often a process reads the run's learned rate from a FileLedger. */
+const RATE_READ_MS = 100;
+
+/** The file name prefix of the politeness reports a FileLedger keeps, one per session. */
+const REPORT_PREFIX = 'politeness-';
 
 /** A ledger for one process (the gallery, the benchmark). */
 export class MemoryLedger implements Ledger {
@@ -83,6 +119,16 @@ export class MemoryLedger implements Ledger {
   private reason: string | undefined;
   private until = 0;
   private interruption: Interruption | undefined;
+  private rate: LearnedRate | undefined;
+  learnedRate(): LearnedRate | undefined {
+    return this.rate;
+  }
+  learnRate(rate: LearnedRate): void {
+    this.rate = rate;
+  }
+  keepReport(): void {
+    // One process: the session's own report is all there is.
+  }
   record(): number {
     return ++this.requests;
   }
@@ -125,14 +171,67 @@ export class FileLedger implements Ledger {
   private readonly failuresFd: number;
   private readonly stopFile: string;
   private readonly pauseFile: string;
+  private readonly rateFile: string;
   private reason: string | undefined;
   private interruption: Interruption | undefined;
+  private rate: { value: LearnedRate | undefined; readAt: number } = { value: undefined, readAt: -Infinity };
 
   constructor(readonly dir: string) {
     this.requestsFd = openSync(join(dir, 'requests'), 'a');
     this.failuresFd = openSync(join(dir, 'failures'), 'a');
     this.stopFile = join(dir, 'stopped');
     this.pauseFile = join(dir, 'paused-until');
+    this.rateFile = join(dir, 'learned-rate');
+  }
+
+  /**
+   * The politeness of a run whose processes kept their reports in `dir`, summed: the effective
+   * rate over the run's sending time, the requests in flight reached (added up), every back-off.
+   */
+  static politenessReport(dir: string): PolitenessReport | undefined {
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((n) => n.startsWith(REPORT_PREFIX) && n.endsWith('.json'));
+    } catch {
+      return undefined;
+    }
+    const reports: PolitenessReport[] = [];
+    for (const name of names) {
+      try {
+        reports.push(JSON.parse(readFileSync(join(dir, name), 'utf8')) as PolitenessReport);
+      } catch {
+        // A report being written as the run ends: the others still count.
+      }
+    }
+    return reports.length ? mergePolitenessReports(reports) : undefined;
+  }
+
+  /** Read at most every RATE_READ_MS: a learned rate changes rarely, and every request asks. */
+  learnedRate(): LearnedRate | undefined {
+    const now = performance.now();
+    if (now - this.rate.readAt < RATE_READ_MS) return this.rate.value;
+    let value: LearnedRate | undefined;
+    try {
+      value = JSON.parse(readFileSync(this.rateFile, 'utf8')) as LearnedRate;
+    } catch {
+      value = undefined;
+    }
+    this.rate = { value, readAt: now };
+    return value;
+  }
+  learnRate(rate: LearnedRate): void {
+    // Written whole and renamed over: a reader sees the old rate or the new, never half of one.
+    const temporary = `${this.rateFile}.${process.pid}`;
+    writeFileSync(temporary, JSON.stringify(rate));
+    renameSync(temporary, this.rateFile);
+    this.rate = { value: rate, readAt: performance.now() };
+  }
+  keepReport(key: string, report: PolitenessReport): void {
+    try {
+      writeFileSync(join(this.dir, `${REPORT_PREFIX}${key}.json`), JSON.stringify(report));
+    } catch {
+      // The run's directory is gone (the run ended): nothing left to report to.
+    }
   }
 
   /** The requests a run recorded in `dir` (for the end of the run). */
@@ -228,6 +327,9 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** The first wait after a 429 that names none (then twice as long each time). */
+const NO_RETRY_AFTER_WAIT_MS = 250;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How often a wait looks whether the run was interrupted meanwhile. */
@@ -243,6 +345,15 @@ export interface SessionResponse {
   attempts: number;
 }
 
+/** Numbers the sessions of a process, for the key of their reports in a shared ledger. */
+let sessions = 0;
+
+/** How often a session keeps its politeness report in the ledger while the run goes on. */
+const REPORT_EVERY_MS = 1000;
+
+/** The least rate a 429 cuts the run to (requests/s); CONFORMANCE_RPS may set less. */
+const MIN_LEARNED_RPS = 0.5;
+
 export class TargetSession {
   readonly politeness: Politeness;
   readonly ledger: Ledger;
@@ -250,24 +361,41 @@ export class TargetSession {
   readonly supervisorPid: number | undefined;
   /** Retries after a 429/503 and the time waited for them, for the checks' notes. */
   readonly stats = { retries: 0, waitedMs: 0 };
-  private readonly intervalMs: number;
-  private readonly maxInFlight: number;
-  private readonly agents: { http: http.Agent; https: https.Agent };
+  private readonly processes: number;
+  private readonly limiter: AdaptiveLimiter;
+  /** The queue of requests waiting for a slot: p-limit, whose concurrency the limiter sets. */
+  private readonly slots: LimitFunction;
+  private readonly pool: WirePool;
   private nextSlot = 0;
-  private inFlight = 0;
-  private readonly queue: (() => void)[] = [];
+  private readonly reportKey = `${process.pid}-${++sessions}`;
+  private reportKeptAt = 0;
 
   constructor(options: SessionOptions) {
     const p = options.politeness;
     const processes = Math.max(1, options.processes ?? 1);
     this.politeness = p;
+    this.processes = processes;
     this.ledger = options.ledger ?? new MemoryLedger();
     this.deadline = options.deadline;
     this.supervisorPid = options.supervisorPid;
-    this.intervalMs = p.rps > 0 ? (1000 * processes) / p.rps : 0;
-    this.maxInFlight = Math.max(1, Math.floor(p.concurrency / processes));
-    const agentOptions = { keepAlive: true, maxSockets: this.maxInFlight };
-    this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
+    const cap = Math.max(1, Math.floor(p.concurrency / processes));
+    this.limiter = new AdaptiveLimiter({ adaptive: p.adaptive, maxConcurrency: cap, processes });
+    this.slots = pLimit(this.limiter.concurrency());
+    this.pool = createPool(cap, p.maxResponseBytes);
+    // A Playwright worker's session is never closed: its last report is kept as the process ends.
+    if (this.ledger instanceof FileLedger) process.once('exit', this.keepReportAtExit);
+  }
+
+  private readonly keepReportAtExit = (): void => {
+    this.ledger.keepReport(this.reportKey, this.limiter.report());
+  };
+
+  /**
+   * What the run did about politeness in this process: requests, effective rate, the most in
+   * flight, every back-off. A run of several processes sums theirs with FileLedger.politenessReport.
+   */
+  politenessReport(): PolitenessReport {
+    return this.limiter.report();
   }
 
   /**
@@ -312,10 +440,11 @@ export class TargetSession {
     }
   }
 
-  /** Closes kept-alive connections. */
+  /** Closes kept-alive connections, and keeps the politeness report in the ledger. */
   close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    this.pool.close();
+    process.off('exit', this.keepReportAtExit);
+    this.keepReportAtExit();
   }
 
   private unavailable(kind: UnavailableKind, message: string): TargetUnavailable {
@@ -339,23 +468,111 @@ export class TargetSession {
     return this.unavailable(kind, message);
   }
 
-  /** Waits for a slot (concurrency) and for the rate; false: the slot comes after the deadline. */
-  private async acquire(options: ExchangeOptions): Promise<boolean> {
-    while (this.inFlight >= this.maxInFlight) await new Promise<void>((resolve) => this.queue.push(resolve));
-    this.inFlight++;
-    if (this.intervalMs > 0) {
-      const now = performance.now();
-      const at = Math.max(now, this.nextSlot);
-      if (this.deadline !== undefined && Date.now() + (at - now) >= this.deadline) return false;
-      this.nextSlot = at + this.intervalMs;
-      if (at > now) await this.nap(at - now, options);
+  /** The run's rate now (requests/s): the least of CONFORMANCE_RPS and a learned rate; 0: none. */
+  private runRate(now: number): number {
+    let rps = this.politeness.rps > 0 ? this.politeness.rps : Infinity;
+    if (this.politeness.adaptive) {
+      const learned = this.ledger.learnedRate();
+      if (learned) rps = Math.min(rps, rateAt(learned, now));
     }
+    return rps === Infinity ? 0 : rps;
+  }
+
+  /** Waits for this process's share of the run's rate; false: the turn comes after the deadline. */
+  private async paced(options: ExchangeOptions): Promise<boolean> {
+    const rps = this.runRate(Date.now());
+    if (rps <= 0) return true;
+    const intervalMs = (1000 * this.processes) / rps;
+    const now = performance.now();
+    const at = Math.max(now, this.nextSlot);
+    if (this.deadline !== undefined && Date.now() + (at - now) >= this.deadline) return false;
+    this.nextSlot = at + intervalMs;
+    if (at > now) await this.nap(at - now, options);
     return true;
   }
 
-  private release(): void {
-    this.inFlight--;
-    this.queue.shift()?.();
+  /** Puts a back-off in the report, and the report in the ledger for the other processes. */
+  private backedOff(backoff: Backoff | undefined): void {
+    const concurrency = this.limiter.concurrency();
+    if (this.slots.concurrency !== concurrency) this.slots.concurrency = concurrency;
+    const now = Date.now();
+    if (backoff !== undefined || now - this.reportKeptAt >= REPORT_EVERY_MS) {
+      this.reportKeptAt = now;
+      this.ledger.keepReport(this.reportKey, this.limiter.report());
+    }
+  }
+
+  /** Learns from the RateLimit headers of an answer: the quota to pace to, a pause when none is left. */
+  private heedRateLimitHeaders(response: RawResponse, now: number): void {
+    if (!this.politeness.adaptive || !hasRateLimitHeaders(response.headers)) return;
+    const info = parseRateLimitHeaders(response.headers, now);
+    if (info.quota) {
+      const rps = info.quota.limit / info.quota.windowSeconds;
+      const learned = this.ledger.learnedRate();
+      const change =
+        learned === undefined || (learned.grows ? rateAt(learned, now) > rps : learned.rps !== rps);
+      if (change && rps > 0) {
+        this.ledger.learnRate({ rps, at: now, grows: false, source: 'ratelimit-header' });
+        this.backedOff(
+          this.limiter.note(
+            'ratelimit-header',
+            `the target announces a quota of ${info.quota.limit} requests per ${info.quota.windowSeconds} s`,
+            now,
+            rps,
+          ),
+        );
+      }
+    }
+    if (info.remaining === 0 && info.resetSeconds !== undefined && info.resetSeconds > 0) {
+      const until = now + Math.min(info.resetSeconds * 1000, this.politeness.maxRetryWaitMs);
+      if (until > this.ledger.pausedUntil()) {
+        this.ledger.pause(until);
+        this.backedOff(
+          this.limiter.note(
+            'ratelimit-header',
+            `the target says no request is left for ${info.resetSeconds} s`,
+            now,
+            this.runRate(now) || undefined,
+            until,
+          ),
+        );
+      }
+    }
+  }
+
+  /**
+   * A 429, or a 503 (with Retry-After: a rate limit; without: an overload): fewer in flight, and
+   * after a 429 a lower rate (RATE_DECREASE of what the run was sending at), for every process.
+   */
+  private overloaded(
+    status: number,
+    retryAfter: string | undefined,
+    sentAt: number,
+    now: number,
+    pausedUntil: number,
+  ): void {
+    let rps = this.runRate(now) || undefined;
+    if (status === 429 && this.politeness.adaptive && this.limiter.fresh(sentAt)) {
+      const learned = this.ledger.learnedRate();
+      const sending = learned ? rateAt(learned, now) : this.limiter.measuredRate(now) * this.processes;
+      if (sending > 0 && (learned === undefined || learned.at <= sentAt)) {
+        rps = Math.max(MIN_LEARNED_RPS, sending * RATE_DECREASE);
+        if (this.politeness.rps > 0) rps = Math.min(rps, this.politeness.rps);
+        this.ledger.learnRate({ rps, at: now, grows: true, source: '429' });
+      }
+    }
+    const reason: BackoffReason = retryAfter !== undefined ? 'retry-after' : status === 429 ? '429' : '503';
+    const detail = `answered ${status}${retryAfter !== undefined ? ` with Retry-After: ${retryAfter}` : ''}`;
+    this.backedOff(
+      this.limiter.overloaded(
+        reason,
+        detail,
+        sentAt,
+        now,
+        rps,
+        retryAfter !== undefined ? pausedUntil : undefined,
+      ),
+    );
   }
 
   /** Sends one request politely; throws TargetUnavailable when it cannot be judged. */
@@ -407,84 +624,93 @@ export class TargetSession {
         await this.nap(pause, options);
         this.checkInterrupted(what, options);
       }
-      const slot = await this.acquire(options);
-      if (slot && this.ledger.pausedUntil() > Date.now()) {
-        // The target asked for a pause while this request waited for its slot (another request
-        // of the same check was answered 429): it waits the pause out too, as a request of its own.
-        this.release();
-        retry--;
-        continue;
-      }
+      const step = { deadlineBound: false, sentAt: 0, saturated: false };
       let response: RawResponse;
-      let deadlineBound = false;
       try {
-        if (!slot) {
-          throw this.halt(
-            'deadline',
-            `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) ends before the rate limit lets ${what} go`,
-          );
-        }
-        // Another check (or worker) may have stopped the run while this one waited for its slot.
-        this.checkInterrupted(what, options);
-        const stoppedMeanwhile = this.ledger.stopped();
-        if (stoppedMeanwhile !== undefined) {
-          throw this.unavailable('stopped', `${what} not sent: ${stoppedMeanwhile}`);
-        }
-        // The exchange may take the time left before the deadline, no more.
-        let timeoutMs = p.timeoutMs;
-        if (this.deadline !== undefined) {
-          const left = this.deadline - Date.now();
-          if (left <= 0) {
+        response = await this.slots(async () => {
+          if (!(await this.paced(options))) {
             throw this.halt(
               'deadline',
-              `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) is spent; ${what} and the rest are not sent`,
+              `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) ends before the rate limit lets ${what} go`,
             );
           }
-          if (left < timeoutMs) {
-            timeoutMs = left;
-            deadlineBound = true;
+          // The target may have asked for a pause while this request waited for its slot (another
+          // request was answered 429 meanwhile): it waits the pause out too, holding its slot.
+          const pausedFor = this.ledger.pausedUntil() - Date.now();
+          if (pausedFor > 0) {
+            this.stats.waitedMs += pausedFor;
+            await this.nap(pausedFor, options);
           }
-        }
-        const n = this.ledger.record();
-        if (n > p.maxRequests) {
-          throw this.halt(
-            'budget',
-            `the run's request budget of ${p.maxRequests} (CONFORMANCE_MAX_REQUESTS) is spent; ${what} and the rest are not sent`,
-          );
-        }
-        sent.attempts++;
-        response = await transmit(url, method, headers, body, {
-          timeoutMs,
-          maxResponseBytes: p.maxResponseBytes,
-          agents: this.agents,
+          // Another check (or worker) may have stopped the run while this one waited for its slot.
+          this.checkInterrupted(what, options);
+          const stoppedMeanwhile = this.ledger.stopped();
+          if (stoppedMeanwhile !== undefined) {
+            throw this.unavailable('stopped', `${what} not sent: ${stoppedMeanwhile}`);
+          }
+          // The exchange may take the time left before the deadline, no more.
+          let timeoutMs = p.timeoutMs;
+          if (this.deadline !== undefined) {
+            const left = this.deadline - Date.now();
+            if (left <= 0) {
+              throw this.halt(
+                'deadline',
+                `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) is spent; ${what} and the rest are not sent`,
+              );
+            }
+            if (left < timeoutMs) {
+              timeoutMs = left;
+              step.deadlineBound = true;
+            }
+          }
+          const n = this.ledger.record();
+          if (n > p.maxRequests) {
+            throw this.halt(
+              'budget',
+              `the run's request budget of ${p.maxRequests} (CONFORMANCE_MAX_REQUESTS) is spent; ${what} and the rest are not sent`,
+            );
+          }
+          sent.attempts++;
+          step.sentAt = Date.now();
+          step.saturated = this.limiter.sent(step.sentAt);
+          try {
+            return await transmit(url, method, headers, body, {
+              timeoutMs,
+              maxResponseBytes: p.maxResponseBytes,
+              pool: this.pool,
+            });
+          } finally {
+            this.limiter.done(Date.now());
+          }
         });
       } catch (error) {
         if (!(error instanceof TransportFailure)) throw error;
-        // A kept-alive socket the server had just closed: a read is safe to send again, once.
+        // A kept-alive connection the server had just closed: a read is safe to send again, once.
         if (error.kind === 'connection' && error.reusedSocket && idempotent && !resetRetried) {
           resetRetried = true;
           retry--;
           continue;
         }
-        if (error.kind === 'timeout' && deadlineBound) {
+        if (error.kind === 'timeout' && step.deadlineBound) {
           throw this.halt(
             'deadline',
             `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) ran out during ${what}`,
           );
         }
         throw this.failed(error.kind, `${what}: ${error.message}`);
-      } finally {
-        this.release();
       }
+      const now = Date.now();
+      this.heedRateLimitHeaders(response, now);
       const limited =
         response.status === 429 || (response.status === 503 && 'retry-after' in response.headers);
       if (!limited) {
+        if (response.status === 503) this.overloaded(503, undefined, step.sentAt, now, now);
+        else this.backedOff(this.limiter.answered(now - step.sentAt, step.sentAt, step.saturated, now));
         this.ledger.success();
         return response;
       }
       const header = response.headers['retry-after'];
       const asked = retryAfterMs(header);
-      const wait = asked ?? 1000 * 2 ** retry;
+      const wait = asked ?? NO_RETRY_AFTER_WAIT_MS * 2 ** retry;
       const answered = `${what} was answered ${response.status}${header !== undefined ? ` with Retry-After: ${header}` : ''}`;
       if (wait > p.maxRetryWaitMs) {
         // Honouring the wait means sending nothing more in this run.
@@ -495,7 +721,14 @@ export class TargetSession {
         );
       }
       // Whether retried or given up, the next request of the run waits it out.
-      this.ledger.pause(Date.now() + wait);
+      this.ledger.pause(now + wait);
+      this.overloaded(
+        response.status,
+        asked !== undefined ? header : undefined,
+        step.sentAt,
+        now,
+        now + wait,
+      );
       if (retry >= p.retries) {
         throw this.failed(
           'rate-limited',

@@ -1,20 +1,20 @@
 /**
- * One HTTP exchange on the wire, over node:http or node:https. Playwright stays the runner (tests,
- * fixtures, reporters, sharding), but its APIRequestContext is not the wire: it buffers any
- * response body whole, with no limit (a 300 MB body was read into 800 MB of memory here), and it
- * costs about 1.8 ms per request against 0.4 ms for this module, which decides whether the gallery
- * fits the test budget. Three guarantees a conformance tool pointed at a broken or hostile server
- * needs:
- *   - a deadline covering the whole exchange: connecting, the status line, headers and body;
- *   - a cap on the body read (Content-Length checked first, then the bytes counted as they come;
- *     a compressed body is capped after decompression too);
- *   - redirects are never followed: a 3xx is returned as the answer it is, so the bearer token is
- *     never sent to the origin a Location names.
+ * One HTTP exchange on the wire, over undici (a Node.js HTTP/1.1 client with a keep-alive pool).
+ * Playwright stays the runner (tests, fixtures, reporters, sharding), but its APIRequestContext
+ * is not the wire: it buffers any response body whole, with no limit (a 300 MB body was read into
+ * 800 MB of memory here), and it costs about 1.8 ms per request. Three guarantees a conformance
+ * tool pointed at a broken or hostile server needs:
+ *   - a deadline covering the whole exchange: connecting, the status line, headers and body
+ *     (undici's headersTimeout and bodyTimeout bound each wait; a timer aborts the whole);
+ *   - a cap on the body read: Content-Length checked first, then undici's maxResponseSize stops
+ *     the read as the bytes come; a compressed body is capped after decompression too;
+ *   - redirects are never followed (undici's dispatch follows none: only its redirect
+ *     interceptor would): a 3xx is returned as the answer it is, so the bearer token is never
+ *     sent to the origin a Location names.
  * An exchange that ends without a complete response rejects with a TransportFailure.
  */
-import http from 'node:http';
-import https from 'node:https';
 import zlib from 'node:zlib';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 
 export type TransportFailureKind = 'timeout' | 'connection' | 'too-large';
 
@@ -40,7 +40,19 @@ export interface RawResponse {
 export interface WireOptions {
   timeoutMs: number;
   maxResponseBytes: number;
-  agents?: { http: http.Agent; https: https.Agent };
+  /** The keep-alive pool to send on (see createPool); default: a pool of this exchange alone. */
+  pool?: WirePool;
+}
+
+/**
+ * A keep-alive connection pool (an undici Agent: one pool per origin) with the body cap, and
+ * whether an origin has completed an exchange on it, which is how a failed request tells it may
+ * have gone out on a kept-alive connection the server had just closed (see transmit).
+ */
+export interface WirePool {
+  dispatcher: Dispatcher;
+  answered: Set<string>;
+  close(): void;
 }
 
 export function formatBytes(n: number): string {
@@ -49,10 +61,106 @@ export function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
-function flatHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
+/** The proxy variables of an environment (either case, as curl reads them). */
+export interface ProxyEnv {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+}
+
+/** HTTP_PROXY, HTTPS_PROXY and NO_PROXY (or their lower-case forms) of `env`; an empty one is unset. */
+export function proxyEnv(env: Record<string, string | undefined> = process.env): ProxyEnv {
+  const get = (name: string): string | undefined =>
+    (env[name] ?? env[name.toLowerCase()])?.trim() || undefined;
+  const out: ProxyEnv = {};
+  const httpProxy = get('HTTP_PROXY');
+  const httpsProxy = get('HTTPS_PROXY');
+  const noProxy = get('NO_PROXY');
+  if (httpProxy) out.httpProxy = httpProxy;
+  if (httpsProxy) out.httpsProxy = httpsProxy;
+  if (noProxy) out.noProxy = noProxy;
+  return out;
+}
+
+/**
+ * A pool of at most `connections` connections per origin. Nothing is pipelined: a server that
+ * breaks mid-answer costs that request only. Idle connections are closed after 4 s, below the
+ * 5 s keep-alive timeout of Node's own servers, so few requests meet a connection the server is
+ * closing. With HTTP_PROXY or HTTPS_PROXY set, requests go through that proxy (a CONNECT tunnel,
+ * so the proxy never sees the token), but for the hosts NO_PROXY names: undici's
+ * EnvHttpProxyAgent; without them, no proxy code is on the path at all.
+ */
+export function createPool(
+  connections: number,
+  maxResponseBytes: number,
+  proxy: ProxyEnv = proxyEnv(),
+): WirePool {
+  const options = {
+    connections: Math.max(1, connections),
+    pipelining: 1,
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 4_000,
+    maxResponseSize: maxResponseBytes,
+  };
+  const dispatcher =
+    proxy.httpProxy !== undefined || proxy.httpsProxy !== undefined
+      ? new EnvHttpProxyAgent({
+          ...options,
+          // Unset ones stay unset: EnvHttpProxyAgent would read process.env for them.
+          httpProxy: proxy.httpProxy ?? '',
+          // An https target with no HTTPS_PROXY goes through HTTP_PROXY (undici's rule).
+          httpsProxy: proxy.httpsProxy ?? '',
+          noProxy: proxy.noProxy ?? '',
+        })
+      : new Agent(options);
+  return {
+    dispatcher,
+    answered: new Set(),
+    close: () => {
+      void dispatcher.destroy().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * Headers Node's HTTP parser keeps the first of when repeated (the rest are dropped); any other
+ * repeated header is joined with ", ". The same as the node:http client this transport replaced,
+ * so that a verdict on a repeated header does not depend on the transport.
+ */
+const FIRST_ONLY = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+]);
+
+/**
+ * The raw header lines of an answer, names in lower case. Values are decoded as Latin-1, byte
+ * for byte, as Node's parser does: undici's own parsing decodes them as UTF-8, which turns the
+ * bytes of a hostile header that are not UTF-8 into U+FFFD and hides what the server sent.
+ */
+function flatHeaders(raw: Buffer[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toString('latin1').toLowerCase();
+    const value = raw[i + 1]!.toString('latin1');
+    const known = out[name];
+    if (known === undefined) out[name] = value;
+    else if (!FIRST_ONLY.has(name)) out[name] = `${known}, ${value}`;
   }
   return out;
 }
@@ -84,7 +192,23 @@ function decode(encoding: string | undefined, body: Buffer, max: number): Buffer
   }
 }
 
-/** Sends one request and reads its complete response, or rejects with a TransportFailure. */
+/** The code of an error undici or the socket gave, if any. */
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+const tooLargeWhileReading = (max: number): TransportFailure =>
+  new TransportFailure(
+    'too-large',
+    `the response body exceeds ${formatBytes(max)} (CONFORMANCE_MAX_RESPONSE_BYTES); reading stopped`,
+  );
+
+/**
+ * Sends one request and reads its complete response, or rejects with a TransportFailure. It uses
+ * undici's dispatch (the handler API under its request()), which hands over the raw header
+ * lines (see flatHeaders) and costs no stream per answer.
+ */
 export function transmit(
   url: URL,
   method: string,
@@ -92,86 +216,125 @@ export function transmit(
   body: Buffer | undefined,
   options: WireOptions,
 ): Promise<RawResponse> {
-  const secure = url.protocol === 'https:';
   const max = options.maxResponseBytes;
+  const pool = options.pool ?? createPool(1, max);
+  const origin = url.origin;
   return new Promise<RawResponse>((resolve, reject) => {
     let settled = false;
-    // Fires after the promise executor returns, by which time `req` exists.
-    const timer = setTimeout(() => {
-      finish(
-        new TransportFailure(
-          'timeout',
-          `no complete answer within ${options.timeoutMs} ms (CONFORMANCE_TIMEOUT_MS)`,
-          req.reusedSocket,
-        ),
-      );
-    }, options.timeoutMs);
+    let abort: ((error?: Error) => void) | undefined;
+    let status: number | undefined;
+    let answerHeaders: Record<string, string> = {};
+    const chunks: Buffer[] = [];
+    let size = 0;
     const finish = (error: TransportFailure | undefined, response?: RawResponse): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       if (error) {
-        req.destroy();
+        abort?.(error);
         reject(error);
       } else resolve(response!);
+      if (options.pool === undefined) pool.close();
     };
+    // The deadline of the whole exchange; undici's headersTimeout and bodyTimeout bound each wait within it.
+    const timer = setTimeout(() => {
+      finish(
+        new TransportFailure(
+          'timeout',
+          `no complete answer within ${options.timeoutMs} ms (CONFORMANCE_TIMEOUT_MS)`,
+        ),
+      );
+    }, options.timeoutMs);
     const sendHeaders: Record<string, string> = { ...headers };
     if (body !== undefined) sendHeaders['Content-Length'] = String(body.length);
-    const requestOptions: http.RequestOptions = { method, headers: sendHeaders };
-    if (options.agents) requestOptions.agent = secure ? options.agents.https : options.agents.http;
-    const req = (secure ? https : http).request(url, requestOptions, (res) => {
-      const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > max) {
-        res.destroy();
-        finish(
-          new TransportFailure(
-            'too-large',
-            `the response declares a ${declared}-byte body, more than ${formatBytes(max)} (CONFORMANCE_MAX_RESPONSE_BYTES); not read`,
-          ),
-        );
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > max) {
-          res.destroy();
-          finish(
-            new TransportFailure(
-              'too-large',
-              `the response body exceeds ${formatBytes(max)} (CONFORMANCE_MAX_RESPONSE_BYTES); reading stopped`,
-            ),
-          );
-        } else chunks.push(chunk);
-      });
-      res.on('end', () => {
-        try {
-          const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-          const decoded = decode(res.headers['content-encoding'], raw, max);
-          finish(undefined, {
-            status: res.statusCode ?? 0,
-            headers: flatHeaders(res.headers),
-            body: decoded,
-          });
-        } catch (error) {
-          finish(error as TransportFailure);
-        }
-      });
-      res.on('close', () => {
-        if (!res.complete)
-          finish(
-            new TransportFailure(
-              'connection',
-              `the connection closed after the status line (${res.statusCode}), before the body was complete`,
-            ),
-          );
-      });
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      const what = error.code ? `${error.code}: ${error.message}` : error.message;
-      finish(new TransportFailure('connection', `the connection failed (${what})`, req.reusedSocket));
-    });
-    req.end(body);
+    pool.dispatcher.dispatch(
+      {
+        origin,
+        path: `${url.pathname}${url.search}`,
+        method: method as Dispatcher.HttpMethod,
+        headers: sendHeaders,
+        body: body ?? null,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      },
+      {
+        onConnect(abortRequest) {
+          abort = abortRequest;
+          if (settled) abortRequest();
+        },
+        onHeaders(statusCode, rawHeaders) {
+          // An informational answer (1xx) is followed by the final one.
+          if (statusCode < 200) return true;
+          status = statusCode;
+          answerHeaders = flatHeaders(rawHeaders);
+          const declared = Number(answerHeaders['content-length']);
+          if (Number.isFinite(declared) && declared > max) {
+            finish(
+              new TransportFailure(
+                'too-large',
+                `the response declares a ${declared}-byte body, more than ${formatBytes(max)} (CONFORMANCE_MAX_RESPONSE_BYTES); not read`,
+              ),
+            );
+            return false;
+          }
+          return true;
+        },
+        onData(chunk) {
+          size += chunk.length;
+          // undici's maxResponseSize stops the read on a pool created with this cap; a pool
+          // shared with another cap is held to this one here.
+          if (size > max) {
+            finish(tooLargeWhileReading(max));
+            return false;
+          }
+          chunks.push(chunk);
+          return true;
+        },
+        onComplete() {
+          pool.answered.add(origin);
+          try {
+            const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+            finish(undefined, {
+              status: status ?? 0,
+              headers: answerHeaders,
+              body: decode(answerHeaders['content-encoding'], raw, max),
+            });
+          } catch (error) {
+            finish(error as TransportFailure);
+          }
+        },
+        onError(error) {
+          if (settled) return;
+          const code = codeOf(error);
+          if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+            finish(
+              new TransportFailure(
+                'timeout',
+                `no complete answer within ${options.timeoutMs} ms (CONFORMANCE_TIMEOUT_MS)`,
+              ),
+            );
+          } else if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+            finish(tooLargeWhileReading(max));
+          } else if (status !== undefined) {
+            finish(
+              new TransportFailure(
+                'connection',
+                `the connection closed after the status line (${status}), before the body was complete`,
+              ),
+            );
+          } else {
+            // undici does not say whether a request went out on a kept-alive connection. Its
+            // socket error carries the bytes the connection had read: with no answer to this
+            // request yet, those were answers to earlier requests. A failure with no such detail
+            // (a reset) counts as on a kept-alive connection when this origin has answered on
+            // the pool before.
+            const socket = (error as { socket?: { bytesRead?: number } }).socket;
+            const reused = socket?.bytesRead !== undefined ? socket.bytesRead > 0 : pool.answered.has(origin);
+            const what = code && code !== 'UND_ERR_SOCKET' ? `${code}: ${error.message}` : error.message;
+            finish(new TransportFailure('connection', `the connection failed (${what})`, reused));
+          }
+        },
+      },
+    );
   });
 }

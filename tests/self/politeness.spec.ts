@@ -91,12 +91,13 @@ async function unavailable(promise: Promise<unknown>): Promise<TargetUnavailable
 }
 
 test.describe('configuration of the limits', () => {
-  test('a deployment is treated gently by default; the embedded server is not limited', () => {
+  test('a deployment gets an adaptive pace within caps by default; the embedded server is not limited', () => {
     expect(parsePoliteness({}, true)).toEqual(REMOTE_POLITENESS);
-    expect(REMOTE_POLITENESS.rps).toBeGreaterThan(0);
-    expect(REMOTE_POLITENESS.rps).toBeLessThanOrEqual(10);
-    expect(REMOTE_POLITENESS.concurrency).toBeLessThanOrEqual(2);
+    expect(REMOTE_POLITENESS.adaptive).toBe(true);
+    expect(REMOTE_POLITENESS.rps).toBe(0);
+    expect(REMOTE_POLITENESS.concurrency).toBe(32);
     expect(parsePoliteness({}, false)).toEqual(EMBEDDED_POLITENESS);
+    expect(EMBEDDED_POLITENESS.adaptive).toBe(false);
     expect(EMBEDDED_POLITENESS.rps).toBe(0);
     const remote = { API_BASE_URL: 'https://x.example', API_TOKEN: 't', COUNTERPARTY_REF: 'abc' };
     expect(parseConfig(remote, { token: 'e', counterpartyRef: 'e' }).politeness).toEqual(REMOTE_POLITENESS);
@@ -117,6 +118,7 @@ test.describe('configuration of the limits', () => {
       true,
     );
     expect(p).toEqual({
+      adaptive: true,
       rps: 0.5,
       concurrency: 2,
       timeoutMs: 2500,
@@ -150,9 +152,10 @@ test.describe('configuration of the limits', () => {
     });
   }
 
-  test('the suite runs one worker per request in flight, and outlasts the run budget', () => {
-    expect(suiteLimits(parsePoliteness({}, false)).workers).toBe(EMBEDDED_POLITENESS.concurrency);
-    expect(suiteLimits(parsePoliteness({}, true)).workers).toBe(REMOTE_POLITENESS.concurrency);
+  test('the suite runs at most two workers, never more than the requests in flight, and outlasts the run budget', () => {
+    expect(suiteLimits(parsePoliteness({}, false)).workers).toBe(2);
+    expect(suiteLimits(parsePoliteness({}, true)).workers).toBe(2);
+    expect(suiteLimits(parsePoliteness({ CONFORMANCE_CONCURRENCY: '1' }, true)).workers).toBe(1);
     const limits = suiteLimits(parsePoliteness({ CONFORMANCE_RUN_TIMEOUT_MS: '90000' }, true));
     expect(limits.testTimeoutMs).toBeGreaterThan(90_000);
   });
