@@ -63,6 +63,9 @@ import {
   type WirePool,
 } from './wire.ts';
 
+/** Where global teardown hands the run's pace (a PolitenessReport, JSON) to the reporter. */
+export const PACE_ENV = 'CONFORMANCE_PACE_REPORT';
+
 /** Requests in a row without a judgeable answer after which the run stops sending. */
 export const BREAKER_THRESHOLD = 3;
 

@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { FileLedger } from '../../transport/session.ts';
+import { FileLedger, PACE_ENV } from '../../transport/session.ts';
 import { describePoliteness } from '../../config/config.ts';
 import { handDown, resolvedRun } from '../../config/resolve.ts';
 import { INTERRUPTED_ENV, readStop, requestStop } from '../../transport/stop.ts';
@@ -66,6 +66,9 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     console.log(`Requests sent: ${sent} (at most ${politeness.maxRequests}, CONFORMANCE_MAX_REQUESTS)`);
     const interruption = readStop(state);
     if (interruption) process.env[INTERRUPTED_ENV] = JSON.stringify(interruption);
+    // The pace the run kept (every worker's, summed), for the reporter's onEnd, which comes after.
+    const pace = FileLedger.politenessReport(state);
+    if (pace) process.env[PACE_ENV] = JSON.stringify(pace);
     rmSync(state, { recursive: true, force: true });
     await server?.stop();
   };
