@@ -22,9 +22,10 @@ import { secretsFromEnv } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';
+import { SELECTION_USAGE, takeSelectionFlag, type SelectionFlagValues } from './selection-flags.ts';
 import { exitFromRecord, fail, orFail, ROOT, runPlaywright } from './run-support.ts';
 
-const USAGE = `usage: npm run conformance [-- [--strict] [--probe <id>]... | --help]
+const USAGE = `usage: npm run conformance [-- [--strict] [--probe <id>]... [selection flags] | --help]
 
 Runs the payflow conformance suite against API_BASE_URL, or against the embedded reference
 server when API_BASE_URL is unset. Configuration comes from the flags, then the environment,
@@ -38,9 +39,10 @@ then the .env file of the directory you run it from (README.md says what each on
   gate        CONFORMANCE_WAIVERS (default: conformance-waivers.yaml if it exists; none: no
               waivers), CONFORMANCE_STRICT, CONFORMANCE_REPORTS_DIR
   --strict      SHOULD failures fail the gate too (same as CONFORMANCE_STRICT=1)
-  --probe <id>  run only this probe (repeatable); the requirements no selected probe
-                exercises are reported as not exercised. Replay a finding with
-                CONFORMANCE_SEED=<seed> npm run conformance -- --probe <id>
+  --probe <id>  run only this probe (repeatable); the requirements outside the selection
+                that nothing judged are reported as not selected. A finding's replay line
+                runs its probe alone with every setting of the run but the token
+${SELECTION_USAGE}
 Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one) or a
 check could not complete, 2 configuration or usage error, 130/143 interrupted (SIGINT/SIGTERM).`;
 
@@ -48,10 +50,11 @@ interface Flags {
   help: boolean;
   strict: boolean;
   probes: string[];
+  selection: SelectionFlagValues;
 }
 
 function parseFlags(args: readonly string[]): Flags {
-  const flags: Flags = { help: false, strict: false, probes: [] };
+  const flags: Flags = { help: false, strict: false, probes: [], selection: {} };
   const known = PROBES.map((p) => p.id);
   const probe = (id: string | undefined): void => {
     if (id === undefined || id === '' || id.startsWith('-'))
@@ -65,7 +68,12 @@ function parseFlags(args: readonly string[]): Flags {
     else if (arg === '--strict') flags.strict = true;
     else if (arg === '--probe') probe(args[++i]);
     else if (arg.startsWith('--probe=')) probe(arg.slice('--probe='.length));
-    else fail(`unknown argument ${arg} (see --help)`);
+    else {
+      // The selection, case and stricter-gate flags (bin/selection-flags.ts).
+      const used = orFail(() => takeSelectionFlag(args, i, flags.selection));
+      if (used === 0) fail(`unknown argument ${arg} (see --help)`);
+      i += used - 1;
+    }
   }
   return flags;
 }
@@ -81,6 +89,7 @@ async function main(): Promise<void> {
     resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, {
       strict: flags.strict,
       probes: flags.probes,
+      ...flags.selection,
     }),
   );
   const { config } = run;
@@ -102,7 +111,9 @@ async function main(): Promise<void> {
       `${config.writableRef ? `write mode on ${config.writableRef}` : 'read-only'}, seed ${config.seed}` +
       `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
       `${run.strict ? ', strict' : ''}` +
-      `${run.probes ? `, only --probe ${run.probes.join(', ')}` : ''}`,
+      `${run.selection ? `, only ${run.selection.label} (probes ${run.selection.probes.join(', ')})` : ''}` +
+      `${run.replayCase ? `, case ${run.replayCase.property}@${run.replayCase.path}` : ''}` +
+      `${run.requireExercised ? `, require exercised: ${run.requireExercised}` : ''}`,
   );
   if (note !== undefined) console.log(note);
   // The previous reports stay until a new set replaces them whole.

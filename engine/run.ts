@@ -93,7 +93,7 @@ export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Find
           input: evidence.input,
           rule: evidence.rule,
           seed: evidence.seed,
-          ...(evidence.path !== undefined ? { path: evidence.path } : {}),
+          ...(evidence.path !== undefined ? { path: evidence.path, property: evidence.name } : {}),
         }
       : {}),
     request: ex.request,

@@ -21,6 +21,8 @@ export interface TargetConfig {
   accountFixture: AccountFixture | undefined;
   /** The most accounts the suite may add to the writable counterparty in one run (default 40). */
   accountBudget?: number;
+  /** A replay of one case of one property (--case): the others of its probe are not run. */
+  replayCase?: { property: string; path: string };
   seed: number;
   runs: number;
 }
@@ -57,9 +59,10 @@ export interface Finding {
   input?: unknown;
   /** The rule the input was built to keep or break. */
   rule?: Rule;
-  /** Seed and path that replay the property run that found it. */
+  /** Seed and path that replay the property run that found it, and the property's name. */
   seed?: number;
   path?: string;
+  property?: string;
   /** The request that shows it, token redacted, and a curl command reproducing it. */
   request?: RecordedRequest;
   /** The status of the exchange that shows it (0: no answer). */

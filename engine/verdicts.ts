@@ -3,8 +3,11 @@
  * only when an oracle or a probe judged it at least once in the run and nothing broke it;
  * otherwise it is reported as not exercised, with the reasons: the probes aiming at it were
  * skipped (read-only run) or could not complete (the target stopped answering), a probe found
- * it not applicable, nothing in the run's traffic was what its oracle judges, or the run was
- * limited to other probes (--probe). In an interrupted run, a requirement left unjudged by the
+ * it not applicable, or nothing in the run's traffic was what its oracle judges. A requirement
+ * outside the run's selection (--probe, --requirement, --operation, --level, --grep) that nothing
+ * judged is "not selected", a status of its own: neither passed nor not exercised. One that an
+ * oracle judged on the selected probes' traffic anyway is reported as judged, since it was. In an
+ * interrupted run, a requirement left unjudged by the
  * interruption (its probes stopped or were not run, its oracle saw nothing) is not exercised with
  * the reason "interrupted"; one a run would not have judged anyway (a read-only run, not
  * applicable) keeps that reason.
@@ -14,13 +17,13 @@ import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requireme
 import { INTERRUPTED_REASON } from './run.ts';
 import type { Finding, ProbeOutcome } from './types.ts';
 
-export type VerdictStatus = 'passed' | 'failed' | 'warned' | 'not-exercised';
+export type VerdictStatus = 'passed' | 'failed' | 'warned' | 'not-exercised' | 'not-selected';
 
 export interface Verdict {
   id: RequirementId;
   level: 'MUST' | 'SHOULD';
   status: VerdictStatus;
-  /** Why not exercised. */
+  /** Why not exercised, or not selected. */
   reasons: string[];
   findings: (Finding & { probe: string })[];
   /** How many judgements it got in the run. */
@@ -30,13 +33,19 @@ export interface Verdict {
   oracles: string[];
 }
 
+/** The requirements a run was limited to, and the flags that chose them ("--level must"). */
+export interface SelectedRequirements {
+  requirements: readonly string[];
+  label: string;
+}
+
 /**
- * `selected`: the probes the run was limited to (--probe); a requirement none of them aims at and
- * nothing judged says so. `interrupted`: the run was stopped by a signal.
+ * `selected`: the run's selection; a requirement outside it that nothing judged is not selected.
+ * `interrupted`: the run was stopped by a signal.
  */
 export function verdicts(
   outcomes: readonly ProbeOutcome[],
-  options: { interrupted?: boolean; selected?: readonly string[] } = {},
+  options: { interrupted?: boolean; selected?: SelectedRequirements } = {},
 ): Verdict[] {
   const interrupted = options.interrupted ?? false;
   const selected = options.selected;
@@ -51,14 +60,14 @@ export function verdicts(
     let status: VerdictStatus;
     if (findings.length > 0) status = requirement(id).level === 'MUST' ? 'failed' : 'warned';
     else if (judged > 0) status = 'passed';
+    else if (selected !== undefined && !selected.requirements.includes(id)) status = 'not-selected';
     else status = 'not-exercised';
     const reasons: string[] = [];
+    if (status === 'not-selected') reasons.push(`not selected: this run was limited to ${selected!.label}`);
     if (status === 'not-exercised') {
       const add = (reason: string): void => {
         if (!reasons.includes(reason)) reasons.push(reason);
       };
-      if (selected !== undefined && aiming.length === 0)
-        add(`not selected: this run was limited to --probe ${selected.join(', ')}`);
       for (const o of aiming) if (o.status === 'skipped') add(o.skipReason ?? `${o.probe} was skipped`);
       for (const o of outcomes) for (const n of o.notApplicable) if (n.requirement === id) add(n.reason);
       for (const o of aiming)

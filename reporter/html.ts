@@ -33,9 +33,10 @@ const STATUS_LABEL: Record<GateStatus, string> = {
   warned: 'warned',
   waived: 'waived',
   'not-exercised': 'not exercised',
+  'not-selected': 'not selected',
 };
 
-const STATUS_ORDER: GateStatus[] = ['passed', 'failed', 'warned', 'waived', 'not-exercised'];
+const STATUS_ORDER: GateStatus[] = ['passed', 'failed', 'warned', 'waived', 'not-exercised', 'not-selected'];
 
 /** Finding fields rendered in their own place; any other field is listed generically. */
 const KNOWN_FIELDS = new Set([
@@ -53,6 +54,7 @@ const KNOWN_FIELDS = new Set([
   'rule',
   'seed',
   'path',
+  'property',
   'request',
   'curl',
 ]);
@@ -145,7 +147,7 @@ function renderRequirement(record: ConformanceRecord, r: RequirementRecord): str
   const parts: string[] = [];
   parts.push(`<details class="req ${r.status}" id="${anchor('req', r.id)}"${open}>`);
   const note =
-    r.status === 'not-exercised'
+    r.status === 'not-exercised' || r.status === 'not-selected'
       ? `<span class="why">${esc(r.reasons.join('; '))}</span>`
       : r.status === 'waived' && r.waiver
         ? `<span class="why">waived until ${esc(r.waiver.expires)}: ${esc(r.waiver.reason)}</span>`
@@ -168,6 +170,8 @@ function renderRequirement(record: ConformanceRecord, r: RequirementRecord): str
   }
   if (r.status === 'not-exercised' && r.reasons.length > 0)
     parts.push(`<p class="reason">Not exercised: ${esc(r.reasons.join('; '))}</p>`);
+  if (r.status === 'not-selected')
+    parts.push(`<p class="reason">Not selected: ${esc(r.reasons.join('; '))}</p>`);
   r.findings.forEach((f, i) => parts.push(renderFinding(record, f, i)));
   parts.push(`</div></details>`);
   return parts.join('\n');
@@ -253,12 +257,12 @@ dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0 
 table{border-collapse:collapse;margin:8px 0 12px}th,td{border:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 table.counts td{text-align:right;min-width:64px;font-weight:600}table.counts td.zero{color:#8c959f;font-weight:400}
 caption{text-align:left;font-weight:600;padding-bottom:4px}
-td.passed{color:var(--pass)}td.failed{color:var(--fail)}td.warned{color:var(--warn)}td.waived{color:var(--waive)}td.not-exercised{color:var(--skip)}
+td.passed{color:var(--pass)}td.failed{color:var(--fail)}td.warned{color:var(--warn)}td.waived{color:var(--waive)}td.not-exercised,td.not-selected{color:var(--skip)}
 .badge{display:inline-block;min-width:64px;text-align:center;border-radius:12px;padding:0 8px;font-size:12px;font-weight:700;color:#fff}
-.badge.passed{background:var(--pass)}.badge.failed{background:var(--fail)}.badge.warned{background:var(--warn)}.badge.waived{background:var(--waive)}.badge.not-exercised{background:var(--skip)}
+.badge.passed{background:var(--pass)}.badge.failed{background:var(--fail)}.badge.warned{background:var(--warn)}.badge.waived{background:var(--waive)}.badge.not-exercised{background:var(--skip)}.badge.not-selected{background:#afb8c1}
 .level{font-size:12px;font-weight:700;border:1px solid currentColor;border-radius:4px;padding:0 4px}.level.MUST{color:var(--fail)}.level.SHOULD{color:var(--warn)}
 details.req{border:1px solid var(--line);border-left-width:5px;border-radius:6px;margin:6px 0;background:#fff}
-details.req.passed{border-left-color:var(--pass)}details.req.failed{border-left-color:var(--fail)}details.req.warned{border-left-color:var(--warn)}details.req.waived{border-left-color:var(--waive)}details.req.not-exercised{border-left-color:var(--skip)}
+details.req.passed{border-left-color:var(--pass)}details.req.failed{border-left-color:var(--fail)}details.req.warned{border-left-color:var(--warn)}details.req.waived{border-left-color:var(--waive)}details.req.not-exercised,details.req.not-selected{border-left-color:var(--skip)}
 details.req>summary{cursor:pointer;padding:6px 10px}
 details.req .body{padding:0 12px 8px}
 .why{color:#57606a;font-size:13px}.muted,.meta{color:#57606a;font-size:13px}
@@ -303,6 +307,15 @@ export function renderHtml(record: ConformanceRecord): string {
         ['Interface', `version ${record.interfaceVersion}`],
         ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
         ['Seed', `${record.seed} (replay: CONFORMANCE_SEED=${record.seed} npm run conformance)`],
+        ...(record.selection ? ([['Selection', record.selection.label]] as [string, string][]) : []),
+        ...(record.requireExercised
+          ? ([
+              [
+                'Required',
+                `every selected ${record.requireExercised === 'must' ? 'MUST ' : ''}requirement exercised (--require-exercised ${record.requireExercised})`,
+              ],
+            ] as [string, string][])
+          : []),
         ['Cases per property', String(record.runs)],
         ['Started', record.startedAt],
         ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} requests`],

@@ -73,6 +73,8 @@ function testCase(r: RequirementRecord, strict: boolean, seconds: number): strin
       return `${open}<skipped message="${x(`waived until ${r.waiver?.expires ?? '?'}: ${r.waiver?.reason ?? ''}`)}"/><system-out>${x(evidence(r.findings))}</system-out>${close}`;
     case 'not-exercised':
       return `${open}<skipped message="${x(`not exercised: ${r.reasons.join('; ')}`)}"/>${close}`;
+    case 'not-selected':
+      return `${open}<skipped message="${x(r.reasons.join('; '))}"/>${close}`;
     default:
       return `${open}${close}`;
   }
@@ -84,7 +86,8 @@ export function renderJunit(record: ConformanceRecord): string {
   const seconds = (r: RequirementRecord): number => r.probes.reduce((s, p) => s + (duration.get(p) ?? 0), 0);
   const fails = (r: RequirementRecord): boolean =>
     r.status === 'failed' || (record.strict && r.status === 'warned');
-  const skips = (r: RequirementRecord): boolean => r.status === 'waived' || r.status === 'not-exercised';
+  const skips = (r: RequirementRecord): boolean =>
+    r.status === 'waived' || r.status === 'not-exercised' || r.status === 'not-selected';
   const suites: string[] = [];
   const properties = [
     ['target', record.target.baseURL],
@@ -94,6 +97,8 @@ export function renderJunit(record: ConformanceRecord): string {
     ['seed', String(record.seed)],
     ['runs', String(record.runs)],
     ['strict', String(record.strict)],
+    ...(record.selection ? [['selection', record.selection.label]] : []),
+    ...(record.requireExercised ? [['requireExercised', record.requireExercised]] : []),
     ['verdict', record.verdict],
     ...record.hints.map((h) => ['hint', h]),
     ...(record.interrupted
