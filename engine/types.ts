@@ -6,6 +6,7 @@
  * by the oracles (oracles/), which see every exchange of the run whoever sent it.
  */
 import type { RecordedRequest } from '../exchange/exchange.ts';
+import type { CauseCount } from './finding-groups.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
@@ -112,6 +113,11 @@ export interface ProbeOutcome {
   interrupted?: boolean;
   /** The restores the probe sent, if any. */
   restores?: RestoreRecord[];
+  /**
+   * Every finding counted by cause (engine/finding-groups.ts), the ones not kept included: the
+   * verdicts group the findings with these counts and inputs.
+   */
+  causes?: CauseCount[];
 }
 
 /** A violation with the oracle or probe that judged it. */

@@ -15,6 +15,7 @@
 import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
 import { INTERRUPTED_REASON } from './run.ts';
+import { causeKey, causeOf, inputOf, MAX_INPUTS_PER_CAUSE, type Cause } from './finding-groups.ts';
 import type { Finding, ProbeOutcome } from './types.ts';
 
 export type VerdictStatus = 'passed' | 'failed' | 'warned' | 'not-exercised' | 'not-selected';
@@ -26,11 +27,94 @@ export interface Verdict {
   /** Why not exercised, or not selected. */
   reasons: string[];
   findings: (Finding & { probe: string })[];
+  /**
+   * The findings grouped by cause (engine/finding-groups.ts), in the order first found: how many
+   * findings the cause had in the run (those not kept included), the index in `findings` of the
+   * representative, and the distinct inputs.
+   */
+  groups: FindingGroup[];
   /** How many judgements it got in the run. */
   judged: number;
   /** The probes that aim at it, and the oracles that judge it. */
   probes: string[];
   oracles: string[];
+}
+
+export interface FindingGroup extends Omit<Cause, 'requirement'> {
+  count: number;
+  /** The index in the verdict's findings of the one shown with its evidence. */
+  representative: number;
+  /** The other kept findings of the group, by index in the verdict's findings. */
+  others: number[];
+  inputs: string[];
+  /** Distinct inputs beyond those listed. */
+  moreInputs: number;
+}
+
+/**
+ * Groups a requirement's findings by cause. A probe's counted causes (ProbeOutcome.causes) give
+ * the counts and inputs, the findings not kept included; an outcome without them (a record of an
+ * older run) counts its kept findings.
+ */
+export function groupFindings(
+  findings: readonly (Finding & { probe: string })[],
+  outcomes: readonly ProbeOutcome[],
+): FindingGroup[] {
+  const groups = new Map<string, FindingGroup & { seen: Set<string> }>();
+  const addInputs = (
+    g: FindingGroup & { seen: Set<string> },
+    inputs: readonly string[],
+    more: number,
+  ): void => {
+    for (const input of inputs) {
+      if (g.seen.has(input)) continue;
+      g.seen.add(input);
+      if (g.inputs.length < MAX_INPUTS_PER_CAUSE) g.inputs.push(input);
+      else g.moreInputs++;
+    }
+    g.moreInputs += more;
+  };
+  findings.forEach((f, i) => {
+    const cause = causeOf(f);
+    const key = causeKey(cause);
+    const g = groups.get(key);
+    if (g) g.others.push(i);
+    else {
+      const { requirement: _r, ...shared } = cause;
+      groups.set(key, {
+        ...shared,
+        count: 0,
+        representative: i,
+        others: [],
+        inputs: [],
+        moreInputs: 0,
+        seen: new Set(),
+      });
+    }
+  });
+  for (const o of outcomes) {
+    const mine = findings.filter((f) => f.probe === o.probe);
+    if (mine.length === 0) continue;
+    if (o.causes) {
+      for (const c of o.causes) {
+        if (c.requirement !== mine[0]!.requirement) continue;
+        const g = groups.get(causeKey(c));
+        if (!g) continue;
+        g.count += c.count;
+        addInputs(g, c.inputs, c.moreInputs);
+      }
+    } else {
+      for (const f of mine) {
+        const g = groups.get(causeKey(causeOf(f)))!;
+        g.count++;
+        addInputs(g, [inputOf(f)], 0);
+      }
+    }
+  }
+  return [...groups.values()].map(({ seen: _seen, ...g }) => ({
+    ...g,
+    count: Math.max(g.count, 1 + g.others.length),
+  }));
 }
 
 /** The requirements a run was limited to, and the flags that chose them ("--level must"). */
@@ -94,6 +178,7 @@ export function verdicts(
       status,
       reasons,
       findings,
+      groups: groupFindings(findings, outcomes),
       judged,
       probes: aiming.map((o) => o.probe),
       oracles: oracles.map((o) => o.id),

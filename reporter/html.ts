@@ -84,11 +84,11 @@ function ruleText(rule: unknown): string {
   return json(rule);
 }
 
-function renderRequest(request: NonNullable<Finding['request']>): string {
+function renderRequest(request: NonNullable<Finding['request']>, role: string | undefined): string {
   const head = [`${request.method} ${request.url}`];
   for (const [name, value] of Object.entries(request.headers ?? {})) head.push(`${name}: ${value}`);
   const body = request.body !== undefined ? `\n\n${request.body}` : '';
-  return `<details class="request"><summary>Request sent</summary><pre>${esc(head.join('\n') + body)}</pre></details>`;
+  return `<details class="request"><summary>Request sent${role ? ` (the ${esc(role)})` : ''}</summary><pre>${esc(head.join('\n') + body)}</pre></details>`;
 }
 
 function renderFinding(record: ConformanceRecord, f: Finding & { probe?: string }, index: number): string {
@@ -119,7 +119,7 @@ function renderFinding(record: ConformanceRecord, f: Finding & { probe?: string 
     parts.push(`<h5>Reproduce (paste into a shell with <code>API_TOKEN</code> set)</h5>`);
     parts.push(`<pre class="curl">${esc(f.curl)}</pre>`);
   }
-  if (f.request) parts.push(renderRequest(f.request));
+  if (f.request) parts.push(renderRequest(f.request, f.role));
   if (f.context && f.context.length > 0) {
     parts.push(`<h5>The exchanges it rests on</h5><ol class="context">`);
     for (const c of f.context)
@@ -172,7 +172,25 @@ function renderRequirement(record: ConformanceRecord, r: RequirementRecord): str
     parts.push(`<p class="reason">Not exercised: ${esc(r.reasons.join('; '))}</p>`);
   if (r.status === 'not-selected')
     parts.push(`<p class="reason">Not selected: ${esc(r.reasons.join('; '))}</p>`);
-  r.findings.forEach((f, i) => parts.push(renderFinding(record, f, i)));
+  // One cause per group (engine/finding-groups.ts): its count, a representative, the inputs,
+  // and the other findings kept, folded.
+  (r.groups ?? []).forEach((g, gi) => {
+    parts.push(`<div class="cause">`);
+    parts.push(
+      `<h4 class="cause">${esc(g.count)} finding(s) on <code>${esc(g.operation)}</code>, answered ${esc(g.status || 'nothing')}</h4><p class="shape">Received, in shape: <code>${esc(g.shape)}</code></p>`,
+    );
+    parts.push(renderFinding(record, r.findings[g.representative]!, gi));
+    const distinct = g.inputs.length + g.moreInputs;
+    if (distinct > 1)
+      parts.push(
+        `<h5>${esc(distinct)} distinct inputs</h5><ul class="inputs">${g.inputs.map((input) => `<li><code>${esc(input)}</code></li>`).join('')}${g.moreInputs > 0 ? `<li>… ${esc(g.moreInputs)} more</li>` : ''}</ul>`,
+      );
+    if (g.others.length > 0)
+      parts.push(
+        `<details class="others"><summary>The other ${g.others.length} finding(s) of this cause kept, with their evidence</summary>${g.others.map((i, k) => renderFinding(record, r.findings[i]!, k + 1)).join('\n')}</details>`,
+      );
+    parts.push(`</div>`);
+  });
   parts.push(`</div></details>`);
   return parts.join('\n');
 }
@@ -267,6 +285,7 @@ details.req>summary{cursor:pointer;padding:6px 10px}
 details.req .body{padding:0 12px 8px}
 .why{color:#57606a;font-size:13px}.muted,.meta{color:#57606a;font-size:13px}
 .finding{border-top:1px dashed var(--line);padding-top:6px;margin-top:6px}
+div.cause{border-top:1px solid var(--line);margin-top:8px}h4.cause{margin-top:8px}p.shape{margin:2px 0;color:#57606a;font-size:13px;overflow-wrap:anywhere}
 .finding .n{display:inline-block;background:#1f2328;color:#fff;border-radius:10px;min-width:20px;text-align:center;font-size:12px}
 .evidence{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 pre.expected{border-color:#8fd19e;background:#f0fff4}pre.received{border-color:#f5a3a9;background:#fff5f5}

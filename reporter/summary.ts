@@ -327,6 +327,10 @@ export function interruptionLine(i: InterruptionRecord): string {
   return `INTERRUPTED${i.signal ? ` by ${i.signal}` : ''} (${i.reason}): partial report; ${restore}: ${i.restore.details.join('; ')}`;
 }
 
+/** Causes shown per requirement in the console, and inputs per cause; the reports hold them all. */
+const MAX_GROUPS_SHOWN = 3;
+const MAX_INPUTS_SHOWN = 5;
+
 /** The report files a summary points to, by default. */
 export const DEFAULT_REPORT_PATHS = [
   'reports/conformance.html',
@@ -382,8 +386,13 @@ export function formatSummary(
     else if (v.waiver?.status === 'expired') why = ` (its waiver expired on ${v.waiver.expires})`;
     lines.push(`  [${MARK[v.status]}] ${v.level} ${v.id} (${v.section}): ${v.statement}${why}`);
     if (v.status === 'waived') continue;
-    for (const f of v.findings.slice(0, 2)) {
-      lines.push(`         ${f.message}`);
+    // One cause per group (engine/finding-groups.ts): its count, a representative, the inputs.
+    const groups = v.groups ?? [];
+    for (const g of groups.slice(0, MAX_GROUPS_SHOWN)) {
+      const f = v.findings[g.representative]!;
+      lines.push(
+        `         ${g.count} finding(s) on ${g.operation}, answered ${g.status || 'nothing'}: ${f.message}`,
+      );
       lines.push(`           ${provenance(f)}`);
       lines.push(`           expected ${f.expected}`);
       lines.push(`           received ${f.received.split('\n')[0]}`);
@@ -394,9 +403,16 @@ export function formatSummary(
       if (f.curl) lines.push(`           curl (API_TOKEN must be set): ${f.curl}`);
       const replay = replayCommand(record, f);
       if (replay) lines.push(`           replay: ${replay}`);
+      const distinct = g.inputs.length + g.moreInputs;
+      if (distinct > 1) {
+        const shown = g.inputs.slice(0, MAX_INPUTS_SHOWN);
+        lines.push(
+          `           ${distinct} distinct inputs: ${shown.join(', ')}${distinct > shown.length ? `, … ${distinct - shown.length} more in ${jsonReport}` : ''}`,
+        );
+      }
     }
-    if (v.findings.length > 2)
-      lines.push(`         … ${v.findings.length - 2} more finding(s) in ${jsonReport}`);
+    if (groups.length > MAX_GROUPS_SHOWN)
+      lines.push(`         … ${groups.length - MAX_GROUPS_SHOWN} more cause(s) in ${jsonReport}`);
   }
   for (const i of record.incomplete) lines.push(`  [ERR ] ${i.test}: ${i.error}`);
   const entries = record.waivers.entries;
