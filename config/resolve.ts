@@ -210,6 +210,11 @@ export function resolveRun(
   const strict = (flags.strict ?? false) || parseStrict(inputs.CONFORMANCE_STRICT);
   const { file } = loadWaivers(inputs, dir);
   const selection = resolveSelection(flags);
+  // A case is of one property of one probe: replaying it across probes would skip the others' properties.
+  if (flags.replayCase !== undefined && selection?.probes.length !== 1)
+    throw new ConfigError(
+      '--case replays one case of one probe: give the --probe <id> of the finding with it (its replay line does)',
+    );
   const requireExercised =
     flags.requireExercised !== undefined
       ? parseRequireExercised(flags.requireExercised)

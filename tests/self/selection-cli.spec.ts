@@ -75,8 +75,10 @@ test("a finding's replay line, pasted into a clean shell with only API_TOKEN set
     const replay = await cleanShell(line!, { API_TOKEN: REFERENCE_TOKEN }, elsewhere);
     const seconds = (performance.now() - started) / 1000;
     expect(replay.code, replay.stdout + replay.stderr).toBe(1);
-    expect(seconds).toBeLessThan(full.ms / 1000);
+    // In seconds: one probe, one case of its property; a fraction of the run's requests.
+    expect(seconds).toBeLessThan(60);
     const again = record(join(elsewhere, 'reports'));
+    expect(again.requests).toBeLessThan(record(full.reports).requests / 3);
     expect(again.seed).toBe(record(full.reports).seed);
     expect(again.selection?.probes).toEqual(['invalid-references']);
     // The same finding, alone.
@@ -114,6 +116,11 @@ test.describe('selection flags', () => {
     ],
     ['value', ['--requirement'], /--requirement needs a value/],
     ['gate', ['--require-exercised', 'most'], /must be must or all, got 'most'/],
+    [
+      'probe for --case',
+      ['--case', 'invalid reference@1:0'],
+      /--case replays one case of one probe: give the --probe <id>/,
+    ],
   ];
   for (const [name, args, message] of unknown) {
     test(`an unknown or missing ${name}: exit 2, one line`, async () => {
