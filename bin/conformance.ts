@@ -34,6 +34,7 @@ import {
   type Flag,
 } from './args.ts';
 import type { Env } from '../config/config.ts';
+import { selectionFlags, type SelectionFlagValues } from './selection-flags.ts';
 
 /** The flags of `run`: the configuration variables', --strict and --probe. */
 function runFlags(flags: Flags): Flag[] {
@@ -60,8 +61,9 @@ function runFlags(flags: Flags): Flag[] {
       value: '<id>',
       group: 'Selection',
       help:
-        'run only this probe (repeatable); the requirements no selected probe exercises are\n' +
-        'reported as not exercised. Probe ids: the README\'s "What is checked"',
+        'run only this probe (repeatable); the requirements outside the selection that nothing\n' +
+        'judged are reported as not selected. Probe ids: the README\'s "What is checked". A\n' +
+        "finding's replay line runs its probe alone with every setting of the run but the token",
       needs: `a probe id; known probes: ${known.join(', ')}`,
       apply: (id) => {
         if (id === undefined || id === '' || id.startsWith('-'))
@@ -71,6 +73,7 @@ function runFlags(flags: Flags): Flag[] {
         if (!flags.probes.includes(id)) flags.probes.push(id);
       },
     },
+    ...selectionFlags(flags.selection),
   ];
 }
 
@@ -89,20 +92,22 @@ ${tokenHelp()}
 
 ${formatFlags(runFlags(emptyFlags()))}
 
-Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one) or a
-check could not complete, 2 configuration or usage error, 130/143 interrupted (SIGINT/SIGTERM).`;
+Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one), a
+check could not complete, or (--require-exercised) a selected requirement was not exercised;
+2 configuration or usage error; 130/143 interrupted (SIGINT/SIGTERM).`;
 }
 
 interface Flags {
   strict: boolean;
   probes: string[];
   headers: string[];
+  selection: SelectionFlagValues;
   /** The configuration variables the flags set, over the environment and .env. */
   variables: Env;
 }
 
 function emptyFlags(): Flags {
-  return { strict: false, probes: [], headers: [], variables: {} };
+  return { strict: false, probes: [], headers: [], variables: {}, selection: {} };
 }
 
 function parseFlags(args: readonly string[]): Flags {
@@ -129,6 +134,7 @@ export async function runCommand(args: readonly string[]): Promise<void> {
       probes: flags.probes,
       headers: flags.headers,
       variables: flags.variables,
+      ...flags.selection,
     }),
   );
   const { config } = run;
@@ -151,7 +157,9 @@ export async function runCommand(args: readonly string[]): Promise<void> {
       `${config.writableRef ? `write mode on ${config.writableRef}` : 'read-only'}, seed ${config.seed}` +
       `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
       `${run.strict ? ', strict' : ''}` +
-      `${run.probes ? `, only --probe ${run.probes.join(', ')}` : ''}`,
+      `${run.selection ? `, only ${run.selection.label} (probes ${run.selection.probes.join(', ')})` : ''}` +
+      `${run.replayCase ? `, case ${run.replayCase.property}@${run.replayCase.path}` : ''}` +
+      `${run.requireExercised ? `, require exercised: ${run.requireExercised}` : ''}`,
   );
   if (note !== undefined) console.log(note);
   // The previous reports stay until a new set replaces them whole.

@@ -123,6 +123,11 @@ export const VARIABLE_HELP: Record<ConfigVariable, VariableHelp> = {
     switchFlag: '--strict',
     help: 'SHOULD failures fail the gate too (CONFORMANCE_STRICT=1)',
   },
+  CONFORMANCE_REQUIRE_EXERCISED: {
+    group: 'gate',
+    value: 'must|all',
+    help: 'fail the gate when a selected MUST requirement (all: any selected one) was not exercised',
+  },
 };
 
 /** The flag of a variable: its name without CONFORMANCE_ or API_, lower case, with dashes. */

@@ -14,8 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
 import { parseStrict } from '../reporter/gate.ts';
 import { loadWaivers } from '../reporter/waivers.ts';
-import { HEADER_PREFIX, SECRET_HEADER_PREFIX } from './headers.ts';
+import { HEADER_PREFIX, SECRET_HEADER_PREFIX, headerVariable } from './headers.ts';
 import { ConfigError, parseConfig, type EmbeddedTarget, type Env, type SuiteConfig } from './config.ts';
+import { resolveSelection, type Selection, type SelectionFlags } from './selection.ts';
 
 /** The environment variable holding the resolved configuration (JSON) for the Playwright processes. */
 export const RESOLVED_VARIABLE = 'CONFORMANCE_RESOLVED_CONFIG';
@@ -48,6 +49,7 @@ export const CONFIG_VARIABLES = [
   'CONFORMANCE_MAX_RETRY_WAIT_MS',
   'CONFORMANCE_MAX_RESPONSE_BYTES',
   'CONFORMANCE_RUN_TIMEOUT_MS',
+  'CONFORMANCE_REQUIRE_EXERCISED',
 ] as const;
 
 /** Whether the configuration is read from `name`: one of CONFIG_VARIABLES, or an extra header's. */
@@ -72,8 +74,19 @@ export interface ResolvedRun {
   /** Where the reports go, and Playwright's own results (absolute). */
   reportsDir: string;
   resultsDir: string;
-  /** The probes the run is limited to (--probe); null: every probe. */
+  /** The probes the run is limited to (the selection's); null: every probe. */
   probes: string[] | null;
+  /** What the selection flags chose (config/selection.ts); null: everything. */
+  selection: Selection | null;
+  /** --require-exercised: the gate fails when a selected requirement of that level was not exercised. */
+  requireExercised: RequireExercised | null;
+  /** --case: the one case of one property a replay runs (engine/property.ts); null: every case. */
+  replayCase: ReplayCase | null;
+  /**
+   * Every setting of the run but the token, as the environment assignments of a replay line
+   * (reporter/replay.ts), in the order they are printed.
+   */
+  settings: Record<string, string>;
   /** Fixed by global setup for the workers: the shared request ledger, the deadline, the worker count. */
   state?: { dir: string; deadline: number; processes: number };
 }
@@ -116,15 +129,87 @@ export function configurationInputs(env: Env, dir: string): Env {
   return out;
 }
 
-export interface RunFlags {
+export interface RunFlags extends SelectionFlags {
   /** --strict */
   strict?: boolean;
-  /** --probe, each a known probe id; undefined or empty: every probe. */
-  probes?: readonly string[];
   /** --header 'Name: value', each an extra request header (config/headers.ts). */
   headers?: readonly string[];
   /** The configuration variables set by flags (--base-url, --seed, ...: config/flags.ts): over the environment. */
   variables?: Env;
+  /** --require-exercised (over CONFORMANCE_REQUIRE_EXERCISED) */
+  requireExercised?: string;
+  /** --case '<property>@<fast-check path>' */
+  replayCase?: string;
+}
+
+/** Which levels must all be exercised for the gate to pass: MUST ones, or every one. */
+export type RequireExercised = 'must' | 'all';
+
+/** One case of one property: its name (engine/property.ts PropertySpec.name) and fast-check path. */
+export interface ReplayCase {
+  property: string;
+  path: string;
+}
+
+/** CONFORMANCE_REQUIRE_EXERCISED / --require-exercised: must or all; unset or empty: off. */
+export function parseRequireExercised(value: string | undefined): RequireExercised | null {
+  const v = value?.trim().toLowerCase() ?? '';
+  if (v === '') return null;
+  if (v === 'must' || v === 'all') return v;
+  throw new ConfigError(
+    `CONFORMANCE_REQUIRE_EXERCISED (--require-exercised) must be must or all, got '${value}'`,
+  );
+}
+
+/** --case: '<property name>@<fast-check path>', the path digits separated by colons. */
+export function parseReplayCase(value: string): ReplayCase {
+  const at = value.lastIndexOf('@');
+  const property = value.slice(0, at).trim();
+  const path = value.slice(at + 1).trim();
+  if (at < 0 || property === '' || !/^\d+(:\d+)*$/.test(path))
+    throw new ConfigError(
+      `--case must be '<property name>@<fast-check path>' (as a finding's replay line writes it), got '${value}'`,
+    );
+  return { property, path };
+}
+
+/** The variables of the run's limits: a replay line repeats the ones that were set. */
+const POLITENESS_NAMES = [
+  'CONFORMANCE_RPS',
+  'CONFORMANCE_CONCURRENCY',
+  'CONFORMANCE_TIMEOUT_MS',
+  'CONFORMANCE_MAX_REQUESTS',
+  'CONFORMANCE_RETRIES',
+  'CONFORMANCE_MAX_RETRY_WAIT_MS',
+  'CONFORMANCE_MAX_RESPONSE_BYTES',
+  'CONFORMANCE_RUN_TIMEOUT_MS',
+];
+
+/**
+ * The settings a replay line carries: the target, references, fixture, seed, runs, account budget
+ * and strictness as this run resolved them, each written out (an empty value where the run had
+ * none, so a .env where the replay is pasted cannot change them), and the limits that were set.
+ * Never the token. The fixture is written as JSON, so the line does not depend on a file.
+ */
+function replaySettings(config: SuiteConfig, strict: boolean, inputs: Env): Record<string, string> {
+  const out: Record<string, string> = {
+    API_BASE_URL: config.baseURL ?? '',
+    COUNTERPARTY_REF: config.counterpartyRef,
+    WRITABLE_COUNTERPARTY_REF: config.writableRef ?? '',
+    ACCOUNT_FIXTURE: config.accountFixture === undefined ? '' : JSON.stringify(config.accountFixture),
+    CONFORMANCE_ACCOUNT_BUDGET: String(config.accountBudget),
+    CONFORMANCE_SEED: String(config.seed),
+    CONFORMANCE_RUNS: String(config.runs),
+    CONFORMANCE_STRICT: strict ? '1' : '0',
+  };
+  for (const name of POLITENESS_NAMES) {
+    const value = inputs[name];
+    if (value !== undefined && value !== '') out[name] = value;
+  }
+  // Extra headers as their variables; a secret one is left out, as the token is: the shell the
+  // line is pasted into holds it.
+  for (const h of config.extraHeaders) if (!h.secret) out[headerVariable(h.name, false)] = h.value;
+  return out;
 }
 
 /**
@@ -141,6 +226,16 @@ export function resolveRun(
   const config = parseConfig(inputs, embedded, dir, flags.headers ?? []);
   const strict = (flags.strict ?? false) || parseStrict(inputs.CONFORMANCE_STRICT);
   const { file } = loadWaivers(inputs, dir);
+  const selection = resolveSelection(flags);
+  // A case is of one property of one probe: replaying it across probes would skip the others' properties.
+  if (flags.replayCase !== undefined && selection?.probes.length !== 1)
+    throw new ConfigError(
+      '--case replays one case of one probe: give the --probe <id> of the finding with it (its replay line does)',
+    );
+  const requireExercised =
+    flags.requireExercised !== undefined
+      ? parseRequireExercised(flags.requireExercised)
+      : parseRequireExercised(inputs.CONFORMANCE_REQUIRE_EXERCISED);
   const path = (name: string, fallback: string): string => {
     const value = inputs[name]?.trim();
     return value ? resolve(dir, value) : fallback;
@@ -155,7 +250,11 @@ export function resolveRun(
     // project's reports/).
     reportsDir: path('CONFORMANCE_REPORTS_DIR', join(dir, 'reports')),
     resultsDir: path('CONFORMANCE_RESULTS_DIR', join(dir, 'test-results', 'conformance')),
-    probes: flags.probes && flags.probes.length > 0 ? [...flags.probes] : null,
+    probes: selection ? selection.probes : null,
+    selection,
+    requireExercised,
+    replayCase: flags.replayCase === undefined ? null : parseReplayCase(flags.replayCase),
+    settings: replaySettings(config, strict, inputs),
   };
 }
 

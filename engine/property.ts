@@ -222,12 +222,19 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
   const examples = prop.examples ?? [];
   const runs = prop.runs ?? ctx.target.runs;
   const maxShrink = prop.maxShrinkProbes ?? MAX_SHRINK_PROBES;
+  // A replay of one case (--case) runs that case of its property, and no other property.
+  const replay = ctx.target.replayCase;
+  if (replay !== undefined && replay.property !== prop.name) {
+    ctx.note(`${prop.name}: not run (replaying one case of ${replay.property})`);
+    return { failed: [], numRuns: 0 };
+  }
   const found: RequirementId[] = [];
   let firstRoundRuns = 0;
   // Both checks below (the dry one that lists the first round, and the real one) take these
   // parameters: an option added here applies to both, so the cached cases stay check's cases.
   const params = {
     seed: ctx.target.seed,
+    ...(replay !== undefined ? { path: replay.path } : {}),
     numRuns: examples.length + runs,
     examples: examples.map((e) => [e] as [Labelled<T>]),
   };

@@ -18,6 +18,7 @@ import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import { HttpClient, TargetUnavailable } from '../transport/client.ts';
 import type { TargetSession } from '../transport/session.ts';
+import { FindingKeeper } from './finding-groups.ts';
 import { Judge, type OracleJudgement } from './judge.ts';
 import type {
   Finding,
@@ -31,9 +32,6 @@ import type {
 
 /** Why a requirement or a probe was not judged in an interrupted run. */
 export const INTERRUPTED_REASON = 'interrupted';
-
-/** At most this many findings are kept per requirement and probe; the rest are counted. */
-export const MAX_FINDINGS_PER_REQUIREMENT = 5;
 
 /** What the probes of one process share: the session (limits, ledger), the log and its judge. */
 export class RunContext {
@@ -93,7 +91,7 @@ export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Find
           input: evidence.input,
           rule: evidence.rule,
           seed: evidence.seed,
-          ...(evidence.path !== undefined ? { path: evidence.path } : {}),
+          ...(evidence.path !== undefined ? { path: evidence.path, property: evidence.name } : {}),
         }
       : {}),
     request: ex.request,
@@ -165,12 +163,11 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     outcome.interrupted = true;
     return outcome;
   }
-  const counts = new Map<RequirementId, number>();
+  // A few findings per cause are kept, every one counted (engine/finding-groups.ts).
+  const keeper = new FindingKeeper();
   const scope: Scope = {
     record(finding) {
-      const n = (counts.get(finding.requirement) ?? 0) + 1;
-      counts.set(finding.requirement, n);
-      if (n <= MAX_FINDINGS_PER_REQUIREMENT) outcome.findings.push(finding);
+      if (keeper.keep(finding)) outcome.findings.push(finding);
     },
     count(requirement) {
       outcome.judged[requirement] = (outcome.judged[requirement] ?? 0) + 1;
@@ -254,10 +251,8 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
       `${retries} request(s) retried after a 429/503, ${(waitedMs / 1000).toFixed(1)} s waited`,
     );
   }
-  for (const [id, n] of counts) {
-    if (n > MAX_FINDINGS_PER_REQUIREMENT) {
-      outcome.notes.push(`${id}: ${n - MAX_FINDINGS_PER_REQUIREMENT} more finding(s) not kept`);
-    }
-  }
+  outcome.notes.push(...keeper.notes());
+  const causes = keeper.counts();
+  if (causes.length > 0) outcome.causes = causes;
   return escapeControlsIn(outcome);
 }

@@ -7,6 +7,7 @@
  */
 import type { ExtraHeader } from '../config/headers.ts';
 import type { RecordedRequest } from '../exchange/exchange.ts';
+import type { CauseCount } from './finding-groups.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
@@ -22,6 +23,8 @@ export interface TargetConfig {
   accountFixture: AccountFixture | undefined;
   /** The most accounts the suite may add to the writable counterparty in one run (default 40). */
   accountBudget?: number;
+  /** A replay of one case of one property (--case): the others of its probe are not run. */
+  replayCase?: { property: string; path: string };
   seed: number;
   runs: number;
   /** Headers sent on every request besides the token: a gateway's API key, a tenant (config/headers.ts). */
@@ -60,9 +63,10 @@ export interface Finding {
   input?: unknown;
   /** The rule the input was built to keep or break. */
   rule?: Rule;
-  /** Seed and path that replay the property run that found it. */
+  /** Seed and path that replay the property run that found it, and the property's name. */
   seed?: number;
   path?: string;
+  property?: string;
   /** The request that shows it, token redacted, and a curl command reproducing it. */
   request?: RecordedRequest;
   /** The status of the exchange that shows it (0: no answer). */
@@ -116,6 +120,11 @@ export interface ProbeOutcome {
   interrupted?: boolean;
   /** The restores the probe sent, if any. */
   restores?: RestoreRecord[];
+  /**
+   * Every finding counted by cause (engine/finding-groups.ts), the ones not kept included: the
+   * verdicts group the findings with these counts and inputs.
+   */
+  causes?: CauseCount[];
 }
 
 /** A violation with the oracle or probe that judged it. */

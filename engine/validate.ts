@@ -17,7 +17,8 @@ import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, type RequirementId } from '../spec/requirements.ts';
 import { CoverageCounter, type Coverage } from './coverage.ts';
 import { Judge } from './judge.ts';
-import { emptyOutcome, findingOf, MAX_FINDINGS_PER_REQUIREMENT } from './run.ts';
+import { FindingKeeper } from './finding-groups.ts';
+import { emptyOutcome, findingOf } from './run.ts';
 import type { ProbeOutcome } from './types.ts';
 
 /** Why a requirement only probes judge is not exercised in validation. */
@@ -91,7 +92,8 @@ export class TrafficValidation {
   private readonly judge: Judge;
   private readonly coverageCounter: CoverageCounter;
   private readonly outcome: ProbeOutcome;
-  private readonly counts = new Map<RequirementId, number>();
+  // A few findings per cause are kept, every one counted (engine/finding-groups.ts).
+  private readonly keeper = new FindingKeeper();
   private readonly traffic: TrafficRecord;
   private nextId = 1;
   private readonly started = performance.now();
@@ -147,10 +149,8 @@ export class TrafficValidation {
       this.outcome.judged[id] = (this.outcome.judged[id] ?? 0) + 1;
       if (judgement.held) continue;
       const { held: _held, ...violation } = judgement;
-      const n = (this.counts.get(id) ?? 0) + 1;
-      this.counts.set(id, n);
-      if (n <= MAX_FINDINGS_PER_REQUIREMENT)
-        this.outcome.findings.push(findingOf({ ...violation, judgedBy: oracle }));
+      const finding = findingOf({ ...violation, judgedBy: oracle });
+      if (this.keeper.keep(finding)) this.outcome.findings.push(finding);
     }
   }
 
@@ -163,9 +163,9 @@ export class TrafficValidation {
       else if ((this.outcome.judged[id] ?? 0) === 0)
         this.outcome.notApplicable.push({ requirement: id, reason: NO_EXCHANGE_REASON });
     }
-    for (const [id, n] of this.counts)
-      if (n > MAX_FINDINGS_PER_REQUIREMENT)
-        this.outcome.notes.push(`${id}: ${n - MAX_FINDINGS_PER_REQUIREMENT} more finding(s) not kept`);
+    this.outcome.notes.push(...this.keeper.notes());
+    const causes = this.keeper.counts();
+    if (causes.length > 0) this.outcome.causes = causes;
     if (this.traffic.overCap)
       this.outcome.notes.push(`${this.traffic.overCap} exchange(s) not judged: a body over the cap`);
     this.outcome.durationMs = performance.now() - this.started;

@@ -3,8 +3,11 @@
  * only when an oracle or a probe judged it at least once in the run and nothing broke it;
  * otherwise it is reported as not exercised, with the reasons: the probes aiming at it were
  * skipped (read-only run) or could not complete (the target stopped answering), a probe found
- * it not applicable, nothing in the run's traffic was what its oracle judges, or the run was
- * limited to other probes (--probe). In an interrupted run, a requirement left unjudged by the
+ * it not applicable, or nothing in the run's traffic was what its oracle judges. A requirement
+ * outside the run's selection (--probe, --requirement, --operation, --level, --grep) that nothing
+ * judged is "not selected", a status of its own: neither passed nor not exercised. One that an
+ * oracle judged on the selected probes' traffic anyway is reported as judged, since it was. In an
+ * interrupted run, a requirement left unjudged by the
  * interruption (its probes stopped or were not run, its oracle saw nothing) is not exercised with
  * the reason "interrupted"; one a run would not have judged anyway (a read-only run, not
  * applicable) keeps that reason.
@@ -12,17 +15,24 @@
 import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
 import { INTERRUPTED_REASON } from './run.ts';
+import { causeKey, causeOf, inputOf, MAX_INPUTS_PER_CAUSE, type Cause } from './finding-groups.ts';
 import type { Finding, ProbeOutcome } from './types.ts';
 
-export type VerdictStatus = 'passed' | 'failed' | 'warned' | 'not-exercised';
+export type VerdictStatus = 'passed' | 'failed' | 'warned' | 'not-exercised' | 'not-selected';
 
 export interface Verdict {
   id: RequirementId;
   level: 'MUST' | 'SHOULD';
   status: VerdictStatus;
-  /** Why not exercised. */
+  /** Why not exercised, or not selected. */
   reasons: string[];
   findings: (Finding & { probe: string })[];
+  /**
+   * The findings grouped by cause (engine/finding-groups.ts), in the order first found: how many
+   * findings the cause had in the run (those not kept included), the index in `findings` of the
+   * representative, and the distinct inputs.
+   */
+  groups: FindingGroup[];
   /** How many judgements it got in the run. */
   judged: number;
   /** The probes that aim at it, and the oracles that judge it. */
@@ -30,13 +40,96 @@ export interface Verdict {
   oracles: string[];
 }
 
+export interface FindingGroup extends Omit<Cause, 'requirement'> {
+  count: number;
+  /** The index in the verdict's findings of the one shown with its evidence. */
+  representative: number;
+  /** The other kept findings of the group, by index in the verdict's findings. */
+  others: number[];
+  inputs: string[];
+  /** Distinct inputs beyond those listed. */
+  moreInputs: number;
+}
+
 /**
- * `selected`: the probes the run was limited to (--probe); a requirement none of them aims at and
- * nothing judged says so. `interrupted`: the run was stopped by a signal.
+ * Groups a requirement's findings by cause. A probe's counted causes (ProbeOutcome.causes) give
+ * the counts and inputs, the findings not kept included; an outcome without them (a record of an
+ * older run) counts its kept findings.
+ */
+export function groupFindings(
+  findings: readonly (Finding & { probe: string })[],
+  outcomes: readonly ProbeOutcome[],
+): FindingGroup[] {
+  const groups = new Map<string, FindingGroup & { seen: Set<string> }>();
+  const addInputs = (
+    g: FindingGroup & { seen: Set<string> },
+    inputs: readonly string[],
+    more: number,
+  ): void => {
+    for (const input of inputs) {
+      if (g.seen.has(input)) continue;
+      g.seen.add(input);
+      if (g.inputs.length < MAX_INPUTS_PER_CAUSE) g.inputs.push(input);
+      else g.moreInputs++;
+    }
+    g.moreInputs += more;
+  };
+  findings.forEach((f, i) => {
+    const cause = causeOf(f);
+    const key = causeKey(cause);
+    const g = groups.get(key);
+    if (g) g.others.push(i);
+    else {
+      const { requirement: _r, ...shared } = cause;
+      groups.set(key, {
+        ...shared,
+        count: 0,
+        representative: i,
+        others: [],
+        inputs: [],
+        moreInputs: 0,
+        seen: new Set(),
+      });
+    }
+  });
+  for (const o of outcomes) {
+    const mine = findings.filter((f) => f.probe === o.probe);
+    if (mine.length === 0) continue;
+    if (o.causes) {
+      for (const c of o.causes) {
+        if (c.requirement !== mine[0]!.requirement) continue;
+        const g = groups.get(causeKey(c));
+        if (!g) continue;
+        g.count += c.count;
+        addInputs(g, c.inputs, c.moreInputs);
+      }
+    } else {
+      for (const f of mine) {
+        const g = groups.get(causeKey(causeOf(f)))!;
+        g.count++;
+        addInputs(g, [inputOf(f)], 0);
+      }
+    }
+  }
+  return [...groups.values()].map(({ seen: _seen, ...g }) => ({
+    ...g,
+    count: Math.max(g.count, 1 + g.others.length),
+  }));
+}
+
+/** The requirements a run was limited to, and the flags that chose them ("--level must"). */
+export interface SelectedRequirements {
+  requirements: readonly string[];
+  label: string;
+}
+
+/**
+ * `selected`: the run's selection; a requirement outside it that nothing judged is not selected.
+ * `interrupted`: the run was stopped by a signal.
  */
 export function verdicts(
   outcomes: readonly ProbeOutcome[],
-  options: { interrupted?: boolean; selected?: readonly string[] } = {},
+  options: { interrupted?: boolean; selected?: SelectedRequirements } = {},
 ): Verdict[] {
   const interrupted = options.interrupted ?? false;
   const selected = options.selected;
@@ -51,14 +144,14 @@ export function verdicts(
     let status: VerdictStatus;
     if (findings.length > 0) status = requirement(id).level === 'MUST' ? 'failed' : 'warned';
     else if (judged > 0) status = 'passed';
+    else if (selected !== undefined && !selected.requirements.includes(id)) status = 'not-selected';
     else status = 'not-exercised';
     const reasons: string[] = [];
+    if (status === 'not-selected') reasons.push(`not selected: this run was limited to ${selected!.label}`);
     if (status === 'not-exercised') {
       const add = (reason: string): void => {
         if (!reasons.includes(reason)) reasons.push(reason);
       };
-      if (selected !== undefined && aiming.length === 0)
-        add(`not selected: this run was limited to --probe ${selected.join(', ')}`);
       for (const o of aiming) if (o.status === 'skipped') add(o.skipReason ?? `${o.probe} was skipped`);
       for (const o of outcomes) for (const n of o.notApplicable) if (n.requirement === id) add(n.reason);
       for (const o of aiming)
@@ -85,6 +178,7 @@ export function verdicts(
       status,
       reasons,
       findings,
+      groups: groupFindings(findings, outcomes),
       judged,
       probes: aiming.map((o) => o.probe),
       oracles: oracles.map((o) => o.id),

@@ -193,6 +193,10 @@ export default class ConformanceReporter implements Reporter {
       strict: this.strict,
       expectedProbes: run.probes ?? PROBES.map((p) => p.id),
       ...(run.probes ? { selectedProbes: run.probes } : {}),
+      ...(run.selection ? { selection: run.selection } : {}),
+      ...(run.requireExercised ? { requireExercised: run.requireExercised } : {}),
+      // Resolved before global setup: an embedded target stays empty, which replays on a fresh one.
+      ...(run.settings ? { settings: run.settings } : {}),
       endedTests: [...this.endedTests],
       ...(this.interruption ? { interrupted: this.interruption } : {}),
       writeProbes: PROBES.filter((p) => p.access === 'write').map((p) => p.id),

@@ -2,7 +2,9 @@
  * The release gate: which requirement verdicts fail a run, after waivers and strict mode.
  *   - a failed MUST requirement fails the gate, unless an unexpired waiver names it (waived);
  *   - a warned SHOULD requirement fails the gate only in strict mode, unless waived;
- *   - a check that did not complete always fails the gate.
+ *   - a check that did not complete always fails the gate;
+ *   - with --require-exercised must (or all), a selected MUST requirement (or any selected one)
+ *     that was not exercised fails the gate, with its reasons; one not selected is not required.
  * Waivers are also judged, so the file is kept clean: applied, expired (the failure counts
  * again), stale (the requirement now passes: remove the waiver) or unused (the requirement was
  * not exercised in this run).
@@ -87,9 +89,15 @@ export function applyWaivers(
 
 /** Why the gate fails (empty: it passes). */
 export function gateReasons(input: {
-  requirements: readonly { id: string; level: 'MUST' | 'SHOULD'; status: GateStatus }[];
+  requirements: readonly {
+    id: string;
+    level: 'MUST' | 'SHOULD';
+    status: GateStatus;
+    reasons: readonly string[];
+  }[];
   incomplete: readonly { test: string }[];
   strict: boolean;
+  requireExercised?: 'must' | 'all';
 }): string[] {
   const reasons: string[] = [];
   const failed = input.requirements.filter((r) => r.status === 'failed');
@@ -99,6 +107,15 @@ export function gateReasons(input: {
   if (input.strict && warned.length > 0)
     reasons.push(
       `${warned.length} SHOULD requirement(s) warned in strict mode: ${warned.map((r) => r.id).join(', ')}`,
+    );
+  const required = input.requireExercised;
+  const unexercised = input.requirements.filter(
+    (r) =>
+      r.status === 'not-exercised' && (required === 'all' || (required === 'must' && r.level === 'MUST')),
+  );
+  if (unexercised.length > 0)
+    reasons.push(
+      `${unexercised.length} ${required === 'must' ? 'MUST ' : ''}requirement(s) not exercised (--require-exercised ${required}): ${unexercised.map((r) => `${r.id} (${r.reasons.join('; ')})`).join(', ')}`,
     );
   if (input.incomplete.length > 0)
     reasons.push(

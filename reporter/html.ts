@@ -33,9 +33,10 @@ const STATUS_LABEL: Record<GateStatus, string> = {
   warned: 'warned',
   waived: 'waived',
   'not-exercised': 'not exercised',
+  'not-selected': 'not selected',
 };
 
-const STATUS_ORDER: GateStatus[] = ['passed', 'failed', 'warned', 'waived', 'not-exercised'];
+const STATUS_ORDER: GateStatus[] = ['passed', 'failed', 'warned', 'waived', 'not-exercised', 'not-selected'];
 
 /** Finding fields rendered in their own place; any other field is listed generically. */
 const KNOWN_FIELDS = new Set([
@@ -53,6 +54,7 @@ const KNOWN_FIELDS = new Set([
   'rule',
   'seed',
   'path',
+  'property',
   'request',
   'curl',
 ]);
@@ -82,11 +84,11 @@ function ruleText(rule: unknown): string {
   return json(rule);
 }
 
-function renderRequest(request: NonNullable<Finding['request']>): string {
+function renderRequest(request: NonNullable<Finding['request']>, role: string | undefined): string {
   const head = [`${request.method} ${request.url}`];
   for (const [name, value] of Object.entries(request.headers ?? {})) head.push(`${name}: ${value}`);
   const body = request.body !== undefined ? `\n\n${request.body}` : '';
-  return `<details class="request"><summary>Request sent</summary><pre>${esc(head.join('\n') + body)}</pre></details>`;
+  return `<details class="request"><summary>Request sent${role ? ` (the ${esc(role)})` : ''}</summary><pre>${esc(head.join('\n') + body)}</pre></details>`;
 }
 
 function renderFinding(record: ConformanceRecord, f: Finding & { probe?: string }, index: number): string {
@@ -117,7 +119,7 @@ function renderFinding(record: ConformanceRecord, f: Finding & { probe?: string 
     parts.push(`<h5>Reproduce (paste into a shell with <code>API_TOKEN</code> set)</h5>`);
     parts.push(`<pre class="curl">${esc(f.curl)}</pre>`);
   }
-  if (f.request) parts.push(renderRequest(f.request));
+  if (f.request) parts.push(renderRequest(f.request, f.role));
   if (f.context && f.context.length > 0) {
     parts.push(`<h5>The exchanges it rests on</h5><ol class="context">`);
     for (const c of f.context)
@@ -145,7 +147,7 @@ function renderRequirement(record: ConformanceRecord, r: RequirementRecord): str
   const parts: string[] = [];
   parts.push(`<details class="req ${r.status}" id="${anchor('req', r.id)}"${open}>`);
   const note =
-    r.status === 'not-exercised'
+    r.status === 'not-exercised' || r.status === 'not-selected'
       ? `<span class="why">${esc(r.reasons.join('; '))}</span>`
       : r.status === 'waived' && r.waiver
         ? `<span class="why">waived until ${esc(r.waiver.expires)}: ${esc(r.waiver.reason)}</span>`
@@ -168,7 +170,27 @@ function renderRequirement(record: ConformanceRecord, r: RequirementRecord): str
   }
   if (r.status === 'not-exercised' && r.reasons.length > 0)
     parts.push(`<p class="reason">Not exercised: ${esc(r.reasons.join('; '))}</p>`);
-  r.findings.forEach((f, i) => parts.push(renderFinding(record, f, i)));
+  if (r.status === 'not-selected')
+    parts.push(`<p class="reason">Not selected: ${esc(r.reasons.join('; '))}</p>`);
+  // One cause per group (engine/finding-groups.ts): its count, a representative, the inputs,
+  // and the other findings kept, folded.
+  (r.groups ?? []).forEach((g, gi) => {
+    parts.push(`<div class="cause">`);
+    parts.push(
+      `<h4 class="cause">${esc(g.count)} finding(s) on <code>${esc(g.operation)}</code>, answered ${esc(g.status || 'nothing')}</h4><p class="shape">Received, in shape: <code>${esc(g.shape)}</code></p>`,
+    );
+    parts.push(renderFinding(record, r.findings[g.representative]!, gi));
+    const distinct = g.inputs.length + g.moreInputs;
+    if (distinct > 1)
+      parts.push(
+        `<h5>${esc(distinct)} distinct inputs</h5><ul class="inputs">${g.inputs.map((input) => `<li><code>${esc(input)}</code></li>`).join('')}${g.moreInputs > 0 ? `<li>… ${esc(g.moreInputs)} more</li>` : ''}</ul>`,
+      );
+    if (g.others.length > 0)
+      parts.push(
+        `<details class="others"><summary>The other ${g.others.length} finding(s) of this cause kept, with their evidence</summary>${g.others.map((i, k) => renderFinding(record, r.findings[i]!, k + 1)).join('\n')}</details>`,
+      );
+    parts.push(`</div>`);
+  });
   parts.push(`</div></details>`);
   return parts.join('\n');
 }
@@ -253,16 +275,17 @@ dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0 
 table{border-collapse:collapse;margin:8px 0 12px}th,td{border:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 table.counts td{text-align:right;min-width:64px;font-weight:600}table.counts td.zero{color:#8c959f;font-weight:400}
 caption{text-align:left;font-weight:600;padding-bottom:4px}
-td.passed{color:var(--pass)}td.failed{color:var(--fail)}td.warned{color:var(--warn)}td.waived{color:var(--waive)}td.not-exercised{color:var(--skip)}
+td.passed{color:var(--pass)}td.failed{color:var(--fail)}td.warned{color:var(--warn)}td.waived{color:var(--waive)}td.not-exercised,td.not-selected{color:var(--skip)}
 .badge{display:inline-block;min-width:64px;text-align:center;border-radius:12px;padding:0 8px;font-size:12px;font-weight:700;color:#fff}
-.badge.passed{background:var(--pass)}.badge.failed{background:var(--fail)}.badge.warned{background:var(--warn)}.badge.waived{background:var(--waive)}.badge.not-exercised{background:var(--skip)}
+.badge.passed{background:var(--pass)}.badge.failed{background:var(--fail)}.badge.warned{background:var(--warn)}.badge.waived{background:var(--waive)}.badge.not-exercised{background:var(--skip)}.badge.not-selected{background:#afb8c1}
 .level{font-size:12px;font-weight:700;border:1px solid currentColor;border-radius:4px;padding:0 4px}.level.MUST{color:var(--fail)}.level.SHOULD{color:var(--warn)}
 details.req{border:1px solid var(--line);border-left-width:5px;border-radius:6px;margin:6px 0;background:#fff}
-details.req.passed{border-left-color:var(--pass)}details.req.failed{border-left-color:var(--fail)}details.req.warned{border-left-color:var(--warn)}details.req.waived{border-left-color:var(--waive)}details.req.not-exercised{border-left-color:var(--skip)}
+details.req.passed{border-left-color:var(--pass)}details.req.failed{border-left-color:var(--fail)}details.req.warned{border-left-color:var(--warn)}details.req.waived{border-left-color:var(--waive)}details.req.not-exercised,details.req.not-selected{border-left-color:var(--skip)}
 details.req>summary{cursor:pointer;padding:6px 10px}
 details.req .body{padding:0 12px 8px}
 .why{color:#57606a;font-size:13px}.muted,.meta{color:#57606a;font-size:13px}
 .finding{border-top:1px dashed var(--line);padding-top:6px;margin-top:6px}
+div.cause{border-top:1px solid var(--line);margin-top:8px}h4.cause{margin-top:8px}p.shape{margin:2px 0;color:#57606a;font-size:13px;overflow-wrap:anywhere}
 .finding .n{display:inline-block;background:#1f2328;color:#fff;border-radius:10px;min-width:20px;text-align:center;font-size:12px}
 .evidence{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 pre.expected{border-color:#8fd19e;background:#f0fff4}pre.received{border-color:#f5a3a9;background:#fff5f5}
@@ -303,6 +326,15 @@ export function renderHtml(record: ConformanceRecord): string {
         ['Interface', `version ${record.interfaceVersion}`],
         ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
         ['Seed', `${record.seed} (replay: CONFORMANCE_SEED=${record.seed} npm run conformance)`],
+        ...(record.selection ? ([['Selection', record.selection.label]] as [string, string][]) : []),
+        ...(record.requireExercised
+          ? ([
+              [
+                'Required',
+                `every selected ${record.requireExercised === 'must' ? 'MUST ' : ''}requirement exercised (--require-exercised ${record.requireExercised})`,
+              ],
+            ] as [string, string][])
+          : []),
         ['Cases per property', String(record.runs)],
         ['Started', record.startedAt],
         ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} requests`],

@@ -7,7 +7,7 @@
  * requirements are skipped with the reason. Checks that did not complete are errors in a suite
  * of their own.
  */
-import type { Finding } from '../engine/types.ts';
+import { replayLine } from './replay.ts';
 import { bySection } from './sections.ts';
 import type { ConformanceRecord, RequirementRecord } from './summary.ts';
 
@@ -27,10 +27,21 @@ export function escapeXml(value: unknown): string {
 
 const x = escapeXml;
 
-function evidence(findings: readonly (Finding & { check?: string })[]): string {
-  return findings
-    .map((f) => {
-      const lines = [f.message, `  expected: ${f.expected}`, `  received: ${f.received}`];
+/**
+ * The evidence of a requirement's findings, one cause at a time (engine/finding-groups.ts): the
+ * count, the representative finding, the roles of the exchanges it rests on, its curl and replay
+ * lines, and the distinct inputs.
+ */
+function evidence(record: ConformanceRecord, r: RequirementRecord): string {
+  return (r.groups ?? [])
+    .map((g) => {
+      const f = r.findings[g.representative]!;
+      const lines = [
+        `${g.count} finding(s) on ${g.operation}, answered ${g.status || 'nothing'}: ${f.message}`,
+        `  expected: ${f.expected}`,
+        `  received: ${f.received}`,
+      ];
+      if (f.role) lines.push(`  exchange: the ${f.role}`);
       if (f.harEntry !== undefined)
         lines.push(`  entry:    HAR entry ${f.harEntry} (log.entries[${f.harEntry}])`);
       if (f.proxied !== undefined) lines.push(`  exchange: proxied exchange ${f.proxied}`);
@@ -39,9 +50,16 @@ function evidence(findings: readonly (Finding & { check?: string })[]): string {
         lines.push(
           `  rule:     ${f.rule.field} ${f.rule.keyword} (${f.rule.keeps ? 'keeps' : 'breaks'}): ${f.rule.description}`,
         );
-      if (f.seed !== undefined)
-        lines.push(`  replay:   CONFORMANCE_SEED=${f.seed}${f.path ? ` path ${f.path}` : ''}`);
-      if (f.curl) lines.push(`  curl:     ${f.curl}`);
+      for (const c of f.context ?? [])
+        lines.push(`  ${`${c.role ?? 'exchange'}:`.padEnd(9)} ${c.request} -> ${c.status || 'no answer'}`);
+      if (f.curl) lines.push(`  curl:     ${f.curl}   (API_TOKEN must be set)`);
+      const replay = replayLine(record, f);
+      if (replay) lines.push(`  replay:   ${replay}`);
+      const distinct = g.inputs.length + g.moreInputs;
+      if (distinct > 1)
+        lines.push(
+          `  inputs:   ${distinct} distinct: ${g.inputs.join(', ')}${g.moreInputs > 0 ? `, … ${g.moreInputs} more` : ''}`,
+        );
       return lines.join('\n');
     })
     .join('\n\n');
@@ -58,21 +76,24 @@ function restsOn(r: RequirementRecord): string {
   return r.quotes.map((q) => `rests on ${q.source}: "${q.text}"\n`).join('') + (r.quotes.length ? '\n' : '');
 }
 
-function testCase(r: RequirementRecord, strict: boolean, seconds: number): string {
+function testCase(record: ConformanceRecord, r: RequirementRecord, seconds: number): string {
+  const strict = record.strict;
   const open = `<testcase classname="${x(`interface.md §${r.group}`)}" name="${x(`[${r.level}] ${r.id}: ${r.statement}`)}" time="${seconds.toFixed(3)}">`;
   const close = '</testcase>';
   const first = r.findings[0]?.message ?? '';
   switch (r.status) {
     case 'failed':
-      return `${open}<failure message="${x(`${r.id} (${r.section}): ${first}${rule(r)}`)}" type="MUST">${x(restsOn(r) + evidence(r.findings))}</failure>${close}`;
+      return `${open}<failure message="${x(`${r.id} (${r.section}): ${first}${rule(r)}`)}" type="MUST">${x(restsOn(r) + evidence(record, r))}</failure>${close}`;
     case 'warned':
       return strict
-        ? `${open}<failure message="${x(`${r.id} (${r.section}), strict mode: ${first}${rule(r)}`)}" type="SHOULD">${x(restsOn(r) + evidence(r.findings))}</failure>${close}`
-        : `${open}<system-out>${x(`WARNING (SHOULD, does not fail the gate outside strict mode)\n${evidence(r.findings)}`)}</system-out>${close}`;
+        ? `${open}<failure message="${x(`${r.id} (${r.section}), strict mode: ${first}${rule(r)}`)}" type="SHOULD">${x(restsOn(r) + evidence(record, r))}</failure>${close}`
+        : `${open}<system-out>${x(`WARNING (SHOULD, does not fail the gate outside strict mode)\n${evidence(record, r)}`)}</system-out>${close}`;
     case 'waived':
-      return `${open}<skipped message="${x(`waived until ${r.waiver?.expires ?? '?'}: ${r.waiver?.reason ?? ''}`)}"/><system-out>${x(evidence(r.findings))}</system-out>${close}`;
+      return `${open}<skipped message="${x(`waived until ${r.waiver?.expires ?? '?'}: ${r.waiver?.reason ?? ''}`)}"/><system-out>${x(evidence(record, r))}</system-out>${close}`;
     case 'not-exercised':
       return `${open}<skipped message="${x(`not exercised: ${r.reasons.join('; ')}`)}"/>${close}`;
+    case 'not-selected':
+      return `${open}<skipped message="${x(r.reasons.join('; '))}"/>${close}`;
     default:
       return `${open}${close}`;
   }
@@ -84,7 +105,8 @@ export function renderJunit(record: ConformanceRecord): string {
   const seconds = (r: RequirementRecord): number => r.probes.reduce((s, p) => s + (duration.get(p) ?? 0), 0);
   const fails = (r: RequirementRecord): boolean =>
     r.status === 'failed' || (record.strict && r.status === 'warned');
-  const skips = (r: RequirementRecord): boolean => r.status === 'waived' || r.status === 'not-exercised';
+  const skips = (r: RequirementRecord): boolean =>
+    r.status === 'waived' || r.status === 'not-exercised' || r.status === 'not-selected';
   const suites: string[] = [];
   const properties = [
     ['target', record.target.baseURL],
@@ -94,6 +116,8 @@ export function renderJunit(record: ConformanceRecord): string {
     ['seed', String(record.seed)],
     ['runs', String(record.runs)],
     ['strict', String(record.strict)],
+    ...(record.selection ? [['selection', record.selection.label]] : []),
+    ...(record.requireExercised ? [['requireExercised', record.requireExercised]] : []),
     ['verdict', record.verdict],
     ...record.hints.map((h) => ['hint', h]),
     ...(record.interrupted
@@ -109,7 +133,7 @@ export function renderJunit(record: ConformanceRecord): string {
     .map(([k, v]) => `<property name="${x(k)}" value="${x(v)}"/>`)
     .join('');
   for (const [group, reqs] of bySection(record.requirements)) {
-    const cases = reqs.map((r) => testCase(r, record.strict, seconds(r)));
+    const cases = reqs.map((r) => testCase(record, r, seconds(r)));
     suites.push(
       `<testsuite name="${x(reqs[0]!.groupTitle)}" tests="${reqs.length}" failures="${reqs.filter(fails).length}" errors="0" skipped="${reqs.filter(skips).length}" time="${reqs.reduce((s, r) => s + seconds(r), 0).toFixed(3)}" timestamp="${x(record.startedAt)}" id="${x(group)}"><properties>${properties}</properties>${cases.join('')}</testsuite>`,
     );

@@ -6,7 +6,7 @@
 import type { Coverage } from '../engine/coverage.ts';
 import type { Finding, ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { TrafficRecord } from '../engine/validate.ts';
-import { verdicts, type Verdict } from '../engine/verdicts.ts';
+import { verdicts, type SelectedRequirements, type Verdict } from '../engine/verdicts.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
 import { oracleFile } from '../oracles/index.ts';
 import { probeFile } from '../probes/index.ts';
@@ -14,6 +14,7 @@ import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, type Quote } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';
 import { setupHints } from './hints.ts';
+import { envAssignments, replayLine, replayPrefix } from './replay.ts';
 import { redactValue, secretsFromEnv } from './redact.ts';
 import { sectionTitle } from './sections.ts';
 import type { WaiverFile } from './waivers.ts';
@@ -75,6 +76,15 @@ export interface ConformanceRecord {
   verdict: 'pass' | 'fail';
   /** Strict mode: SHOULD warnings fail the gate too. */
   strict: boolean;
+  /** --require-exercised: selected requirements of that level that were not exercised fail the gate. */
+  requireExercised?: 'must' | 'all';
+  /** What the run was limited to (--probe, --requirement, --operation, --level, --grep). */
+  selection?: { label: string; probes: string[] };
+  /**
+   * Every setting of the run but the token, as the environment assignments a replay line carries
+   * (reporter/replay.ts).
+   */
+  settings?: Record<string, string>;
   /** Why the gate failed, one line each (empty when it passed). */
   gateReasons: string[];
   /**
@@ -119,8 +129,14 @@ export function buildRecord(input: {
   expectedProbes?: readonly string[];
   /** The titles of every test that ended in this run ("<probe id>: <title>"). */
   endedTests?: readonly string[];
-  /** The probes the run was limited to (--probe); undefined: every probe. */
+  /** The probes the run was limited to; undefined: every probe. */
   selectedProbes?: readonly string[];
+  /** The requirements the run was limited to (config/selection.ts); undefined: every one. */
+  selection?: SelectedRequirements;
+  /** --require-exercised: the gate fails when a selected requirement of that level was not exercised. */
+  requireExercised?: 'must' | 'all';
+  /** Every setting of the run but the token, for the replay lines (config/resolve.ts). */
+  settings?: Record<string, string>;
   /** "Today", for waiver expiry (default: now). */
   now?: Date;
   /** Set when the run was interrupted. */
@@ -136,7 +152,7 @@ export function buildRecord(input: {
 }): ConformanceRecord {
   const vs = verdicts(input.outcomes, {
     interrupted: input.interrupted !== undefined,
-    ...(input.selectedProbes ? { selected: input.selectedProbes } : {}),
+    ...(input.selection ? { selected: input.selection } : {}),
   });
   const strict = input.strict ?? false;
   const gate = applyWaivers(vs, input.waivers?.waivers ?? [], input.now ?? new Date());
@@ -157,6 +173,7 @@ export function buildRecord(input: {
     warned: 0,
     waived: 0,
     'not-exercised': 0,
+    'not-selected': 0,
   });
   const counts = { MUST: empty(), SHOULD: empty() };
   const requirements: RequirementRecord[] = vs.map((v) => {
@@ -175,7 +192,12 @@ export function buildRecord(input: {
       ...(g.waiver ? { waiver: g.waiver } : {}),
     };
   });
-  const reasons = gateReasons({ requirements, incomplete, strict });
+  const reasons = gateReasons({
+    requirements,
+    incomplete,
+    strict,
+    ...(input.requireExercised ? { requireExercised: input.requireExercised } : {}),
+  });
   // A gate over traffic that held nothing to judge (a client pointed elsewhere) must not pass.
   if (input.traffic && input.traffic.judged === 0)
     reasons.push(
@@ -204,6 +226,11 @@ export function buildRecord(input: {
     durationMs: Math.round(input.durationMs),
     verdict: reasons.length === 0 ? 'pass' : 'fail',
     strict,
+    ...(input.requireExercised ? { requireExercised: input.requireExercised } : {}),
+    ...(input.selection
+      ? { selection: { label: input.selection.label, probes: [...(input.selectedProbes ?? [])] } }
+      : {}),
+    ...(input.settings ? { settings: input.settings } : {}),
     gateReasons: reasons,
     hints: setupHints(input.outcomes),
     counts,
@@ -275,17 +302,8 @@ export function provenance(f: Finding & { probe?: string }): string {
   return `judged by ${judgeName(f.judgedBy)}${sent ? `, on ${f.role ? `the ${f.role} ` : 'an exchange '}sent by ${judgeName(sent)}` : ''}`;
 }
 
-/** The command that runs again the one probe that sent a finding's exchange, with the run's seed. */
-export function replayCommand(
-  record: Pick<ConformanceRecord, 'seed'>,
-  f: Finding & { probe?: string },
-): string | undefined {
-  // Recorded traffic is not the suite's to replay.
-  if (f.harEntry !== undefined || f.proxied !== undefined) return undefined;
-  const probe = f.sentBy ?? f.probe;
-  if (probe === undefined) return undefined;
-  return `CONFORMANCE_SEED=${f.seed ?? record.seed} npm run conformance -- --probe ${probe}`;
-}
+/** The command that runs again the one probe (and case) of a finding: reporter/replay.ts. */
+export const replayCommand = replayLine;
 
 const MARK: Record<GateStatus, string> = {
   passed: 'pass',
@@ -293,6 +311,7 @@ const MARK: Record<GateStatus, string> = {
   warned: 'warn',
   waived: 'WAIV',
   'not-exercised': 'n/e ',
+  'not-selected': 'n/s ',
 };
 
 /** One line on an interrupted run: by what, and what was restored. */
@@ -307,6 +326,10 @@ export function interruptionLine(i: InterruptionRecord): string {
           : 'nothing to restore';
   return `INTERRUPTED${i.signal ? ` by ${i.signal}` : ''} (${i.reason}): partial report; ${restore}: ${i.restore.details.join('; ')}`;
 }
+
+/** Causes shown per requirement in the console, and inputs per cause; the reports hold them all. */
+const MAX_GROUPS_SHOWN = 3;
+const MAX_INPUTS_SHOWN = 5;
 
 /** The report files a summary points to, by default. */
 export const DEFAULT_REPORT_PATHS = [
@@ -327,6 +350,8 @@ export function formatSummary(
   const lines: string[] = [];
   const c = record.counts;
   const waived = (n: number): string => (n > 0 ? `, ${n} waived` : '');
+  // Counts of a record written before the status existed read as none.
+  const notSelected = (n: number | undefined): string => (n ? `, ${n} not selected` : '');
   lines.push('');
   const t = record.traffic;
   if (t) {
@@ -342,12 +367,18 @@ export function formatSummary(
       `Conformance ${record.verdict === 'pass' ? 'PASSED' : 'FAILED'} against ${record.target.baseURL || '(no base URL)'} (${record.target.kind}), interface ${record.interfaceVersion}, ${record.mode} run${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
     );
   lines.push(
-    `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed${waived(c.MUST.waived)}, ${c.MUST['not-exercised']} not exercised | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned${waived(c.SHOULD.waived)}, ${c.SHOULD['not-exercised']} not exercised | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
+    `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed${waived(c.MUST.waived)}, ${c.MUST['not-exercised']} not exercised${notSelected(c.MUST['not-selected'])} | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned${waived(c.SHOULD.waived)}, ${c.SHOULD['not-exercised']} not exercised${notSelected(c.SHOULD['not-selected'])} | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
   );
-  if (record.interrupted) lines.push(`  ${interruptionLine(record.interrupted)}`);
   const jsonReport = reports.find((r) => r.endsWith('.json')) ?? 'reports/conformance.json';
+  if (record.selection) {
+    const outside = record.requirements.filter((v) => v.status === 'not-selected').map((v) => v.id);
+    lines.push(
+      `  Selection: ${record.selection.label} (probes ${record.selection.probes.join(', ')}); ${outside.length} requirement(s) not selected${outside.length > 0 ? ` (${jsonReport} lists them)` : ''}`,
+    );
+  }
+  if (record.interrupted) lines.push(`  ${interruptionLine(record.interrupted)}`);
   for (const v of record.requirements) {
-    if (v.status === 'passed') continue;
+    if (v.status === 'passed' || v.status === 'not-selected') continue;
     let why = '';
     if (v.status === 'not-exercised') why = ` (not exercised: ${v.reasons.join('; ')})`;
     else if (v.status === 'waived' && v.waiver)
@@ -355,19 +386,33 @@ export function formatSummary(
     else if (v.waiver?.status === 'expired') why = ` (its waiver expired on ${v.waiver.expires})`;
     lines.push(`  [${MARK[v.status]}] ${v.level} ${v.id} (${v.section}): ${v.statement}${why}`);
     if (v.status === 'waived') continue;
-    for (const f of v.findings.slice(0, 2)) {
-      lines.push(`         ${f.message}`);
+    // One cause per group (engine/finding-groups.ts): its count, a representative, the inputs.
+    const groups = v.groups ?? [];
+    for (const g of groups.slice(0, MAX_GROUPS_SHOWN)) {
+      const f = v.findings[g.representative]!;
+      lines.push(
+        `         ${g.count} finding(s) on ${g.operation}, answered ${g.status || 'nothing'}: ${f.message}`,
+      );
       lines.push(`           ${provenance(f)}`);
       lines.push(`           expected ${f.expected}`);
       lines.push(`           received ${f.received.split('\n')[0]}`);
       if (f.input !== undefined) lines.push(`           input ${JSON.stringify(f.input)}`);
       if (f.rule) lines.push(`           rule ${f.rule.field} ${f.rule.keyword}: ${f.rule.description}`);
-      if (f.curl) lines.push(`           ${f.curl}`);
+      for (const c of f.context ?? [])
+        lines.push(`           ${c.role ?? 'exchange'}: ${c.request} -> ${c.status || 'no answer'}`);
+      if (f.curl) lines.push(`           curl (API_TOKEN must be set): ${f.curl}`);
       const replay = replayCommand(record, f);
       if (replay) lines.push(`           replay: ${replay}`);
+      const distinct = g.inputs.length + g.moreInputs;
+      if (distinct > 1) {
+        const shown = g.inputs.slice(0, MAX_INPUTS_SHOWN);
+        lines.push(
+          `           ${distinct} distinct inputs: ${shown.join(', ')}${distinct > shown.length ? `, … ${distinct - shown.length} more in ${jsonReport}` : ''}`,
+        );
+      }
     }
-    if (v.findings.length > 2)
-      lines.push(`         … ${v.findings.length - 2} more finding(s) in ${jsonReport}`);
+    if (groups.length > MAX_GROUPS_SHOWN)
+      lines.push(`         … ${groups.length - MAX_GROUPS_SHOWN} more cause(s) in ${jsonReport}`);
   }
   for (const i of record.incomplete) lines.push(`  [ERR ] ${i.test}: ${i.error}`);
   const entries = record.waivers.entries;
@@ -386,7 +431,9 @@ export function formatSummary(
   for (const reason of record.gateReasons) lines.push(`  Gate: ${reason}`);
   if (record.coverage) lines.push(`  Coverage: ${coverageLine(record.coverage)}`);
   if (!t)
-    lines.push(`  Seed ${record.seed}: replay with CONFORMANCE_SEED=${record.seed} npm run conformance`);
+    lines.push(
+      `  Seed ${record.seed}: replay the run with ${record.settings ? `${envAssignments(record.settings)} ${replayPrefix()}` : `CONFORMANCE_SEED=${record.seed} npm run conformance`}`,
+    );
   lines.push(`  Reports: ${reports.join(', ')}`);
   return lines.join('\n');
 }

@@ -8,6 +8,8 @@ import { test as base, expect } from '@playwright/test';
 import { runProbe } from '../../engine/run.ts';
 import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../../engine/types.ts';
 import { PROBES, probesIn } from '../../probes/index.ts';
+import { resolvedRun } from '../../config/resolve.ts';
+import { replayLine } from '../../reporter/replay.ts';
 import { provenance } from '../../reporter/summary.ts';
 import { requirement } from '../../spec/requirements.ts';
 import { runContextFromEnv, sessionFromEnv, targetFromEnv } from './target.ts';
@@ -43,7 +45,11 @@ export const test = base.extend<{ target: TargetConfig; settleProbe: void }>({
   ],
 });
 
-export function formatFinding(f: Finding): string {
+/**
+ * A finding as Playwright's output shows it: with the roles of the exchanges it rests on, the
+ * curl command, and the replay line of the one probe (and case) that sent it.
+ */
+export function formatFinding(f: Finding, probe?: string): string {
   const r = requirement(f.requirement);
   const lines = [
     `[${r.level}] ${r.id} (${r.section}): ${f.message}`,
@@ -56,9 +62,15 @@ export function formatFinding(f: Finding): string {
     lines.push(
       `  rule:     ${f.rule.field} ${f.rule.keyword} (${f.rule.keeps ? 'keeps' : 'breaks'}): ${f.rule.description}`,
     );
-  if (f.seed !== undefined)
-    lines.push(`  replay:   CONFORMANCE_SEED=${f.seed}${f.path ? ` (fast-check path ${f.path})` : ''}`);
-  if (f.curl) lines.push(`  curl:     ${f.curl}`);
+  for (const c of f.context ?? [])
+    lines.push(`  ${`${c.role ?? 'exchange'}:`.padEnd(9)} ${c.request} -> ${c.status || 'no answer'}`);
+  if (f.curl) lines.push(`  curl:     ${f.curl}   (API_TOKEN must be set)`);
+  const run = resolvedRun();
+  const replay = replayLine(
+    { seed: run.config.seed, settings: run.settings },
+    { ...f, ...(probe ? { probe } : {}) },
+  );
+  if (replay) lines.push(`  replay:   ${replay}`);
   return lines.join('\n');
 }
 
@@ -88,7 +100,7 @@ function defineProbe(probe: Probe): void {
           body: JSON.stringify(outcome),
           contentType: 'application/json',
         });
-        const found = outcome.findings.map(formatFinding);
+        const found = outcome.findings.map((f) => formatFinding(f, probe.id));
         throw new Error(
           `could not complete: ${outcome.incomplete}` +
             (found.length > 0 ? `\nfound before it stopped:\n${found.join('\n\n')}` : ''),
@@ -100,10 +112,13 @@ function defineProbe(probe: Probe): void {
       });
       test.skip(outcome.status === 'skipped', outcome.skipReason);
       for (const f of outcome.findings.filter((f) => requirement(f.requirement).level === 'SHOULD')) {
-        test.info().annotations.push({ type: 'warning', description: formatFinding(f) });
+        test.info().annotations.push({ type: 'warning', description: formatFinding(f, probe.id) });
       }
       const must = outcome.findings.filter((f) => requirement(f.requirement).level === 'MUST');
-      expect(must.length, `MUST requirement(s) broken:\n${must.map(formatFinding).join('\n\n')}\n`).toBe(0);
+      expect(
+        must.length,
+        `MUST requirement(s) broken:\n${must.map((f) => formatFinding(f, probe.id)).join('\n\n')}\n`,
+      ).toBe(0);
     },
   );
 }

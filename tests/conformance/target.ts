@@ -18,7 +18,7 @@ import { FileLedger, MemoryLedger, TargetSession } from '../../transport/session
 import { resolvedRun } from '../../config/resolve.ts';
 
 export function targetFromEnv(env: Record<string, string | undefined> = process.env): TargetConfig {
-  const { config } = resolvedRun(env);
+  const { config, replayCase } = resolvedRun(env);
   if (config.baseURL === undefined)
     throw new Error(
       'no target URL in the resolved configuration: run through global setup (npm run conformance)',
@@ -33,6 +33,7 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
     seed: config.seed,
     runs: config.runs,
     extraHeaders: config.extraHeaders,
+    ...(replayCase ? { replayCase } : {}),
   };
 }
 

@@ -14,6 +14,7 @@ import { escapeHtml, renderHtml } from '../../reporter/html.ts';
 import { setupHints } from '../../reporter/hints.ts';
 import { escapeXml, renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
+import { replayPrefix } from '../../reporter/replay.ts';
 import { RedactingStream, redactText, redactValue, secretsFromEnv } from '../../reporter/redact.ts';
 import { compareSections } from '../../reporter/sections.ts';
 import { buildRecord, type ConformanceRecord } from '../../reporter/summary.ts';
@@ -229,7 +230,8 @@ test.describe('conformance.html', () => {
       '<h5>Expected</h5><pre class="expected">400 (interface.md §7)</pre>',
       '<h5>Input (shrunk)</h5><pre class="input">&quot;ab&quot;</pre>',
       'the input breaks counterpartyReference minLength: length 2 &lt; minLength 3',
-      'CONFORMANCE_SEED=7 npm run conformance',
+      // The replay line of the finding: the one probe that sent it, from the repository.
+      `CONFORMANCE_SEED=7 ${replayPrefix()} --probe c-main`,
       `<pre class="curl">curl -sS -i -X GET &#39;http://127.0.0.1:9/api/v1/counterparties/ab&#39; -H &quot;Authorization: Bearer $API_TOKEN&quot;</pre>`,
       '<dt>futureField</dt>',
     ])

@@ -1,0 +1,172 @@
+/**
+ * Choosing what runs, the stricter gate and the replay line, through `npm run conformance` end
+ * to end: a finding's printed replay line, pasted into a clean shell (only PATH, HOME and
+ * API_TOKEN) in another directory, fails the same way with that finding alone; without API_TOKEN
+ * it refuses to run. Selection flags with an unknown value exit 2 listing the known ones; the
+ * requirements outside a selection are "not selected" in every report; --require-exercised fails
+ * the gate on what was not exercised.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import type { ConformanceRecord } from '../../reporter/summary.ts';
+import { GALLERY } from '../../servers/gallery/index.ts';
+import { REFERENCE_TOKEN } from '../../servers/reference.ts';
+import {
+  removeTemporaryDirectories,
+  runCli,
+  targetEnv,
+  temporaryDirectory,
+  type CliRun,
+  type ProcessRun,
+} from './cli-fixtures.ts';
+
+test.describe.configure({ mode: 'default' });
+test.afterAll(() => removeTemporaryDirectories());
+
+function record(reports: string): ConformanceRecord {
+  return JSON.parse(readFileSync(join(reports, 'conformance.json'), 'utf8')) as ConformanceRecord;
+}
+
+function expectOneLineError(r: CliRun | ProcessRun, message: RegExp): void {
+  expect(r.code, r.stdout + r.stderr).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+}
+
+/** Runs a shell line with only PATH, HOME and `env` set, in `cwd`. */
+async function cleanShell(line: string, env: Record<string, string>, cwd: string): Promise<ProcessRun> {
+  const child = spawn('bash', ['-c', line], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
+  return { code, stdout, stderr };
+}
+
+test("a finding's replay line, pasted into a clean shell with only API_TOKEN set, fails the same way alone", async () => {
+  // References with a '.' are taken for valid: a property of invalid-references finds it.
+  const variant = GALLERY.find((v) => v.id === 'dot-accepted')!;
+  const server = variant.create();
+  const baseURL = await server.start(0);
+  try {
+    const full = await runCli(targetEnv(baseURL, REFERENCE_TOKEN, false));
+    expect(full.code, full.stdout + full.stderr).toBe(1);
+    const summary = full.stdout.slice(full.stdout.indexOf('[FAIL] MUST reference-invalid-400'));
+    const line = /^\s+replay: (.+)$/m.exec(summary)?.[1];
+    expect(line, full.stdout).toBeDefined();
+    expect(line).toContain(`API_BASE_URL=${baseURL} `);
+    expect(line).toContain('--probe invalid-references --case ');
+    expect(line).not.toContain(REFERENCE_TOKEN);
+    const original = record(full.reports).requirements.find((q) => q.id === 'reference-invalid-400')!;
+
+    // Another directory, whose .env sets only where the reports go, and a seed the line overrides.
+    const elsewhere = temporaryDirectory('payflow-replay-');
+    writeFileSync(
+      join(elsewhere, '.env'),
+      `CONFORMANCE_REPORTS_DIR=${join(elsewhere, 'reports')}\nCONFORMANCE_RESULTS_DIR=${join(elsewhere, 'results')}\nCONFORMANCE_SEED=999\n`,
+    );
+    const started = performance.now();
+    const replay = await cleanShell(line!, { API_TOKEN: REFERENCE_TOKEN }, elsewhere);
+    const seconds = (performance.now() - started) / 1000;
+    expect(replay.code, replay.stdout + replay.stderr).toBe(1);
+    // In seconds: one probe, one case of its property; a fraction of the run's requests.
+    expect(seconds).toBeLessThan(60);
+    const again = record(join(elsewhere, 'reports'));
+    expect(again.requests).toBeLessThan(record(full.reports).requests / 3);
+    expect(again.seed).toBe(record(full.reports).seed);
+    expect(again.selection?.probes).toEqual(['invalid-references']);
+    // The same finding, alone.
+    const broken = again.requirements.filter((q) => q.findings.length > 0);
+    expect(broken.map((q) => q.id)).toEqual(['reference-invalid-400']);
+    expect(broken[0]!.findings.map((f) => f.input)).toEqual([original.findings[0]!.input]);
+    expect(replay.stdout).not.toContain(REFERENCE_TOKEN);
+
+    // Without API_TOKEN it refuses to run against the deployment: exit 2, one line.
+    const refused = await cleanShell(line!, {}, elsewhere);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/API_TOKEN is required when API_BASE_URL is set/);
+  } finally {
+    await server.stop();
+  }
+});
+
+test.describe('selection flags', () => {
+  const unknown: [string, string[], RegExp][] = [
+    [
+      'requirement',
+      ['--requirement', 'no-such-req'],
+      /unknown requirement 'no-such-req'.*known requirements: .*reference-invalid-400/,
+    ],
+    [
+      'operation',
+      ['--operation', 'GET /nowhere'],
+      /unknown operation 'GET \/nowhere'.*known operations: getCounterparty/,
+    ],
+    ['level', ['--level=may'], /unknown level 'may' \(--level\); known levels: must, should/],
+    [
+      'grep',
+      ['--grep', 'no probe has this title'],
+      /no probe matches the selection --grep no probe has this title/,
+    ],
+    ['value', ['--requirement'], /--requirement needs a value/],
+    ['gate', ['--require-exercised', 'most'], /must be must or all, got 'most'/],
+    [
+      'probe for --case',
+      ['--case', 'invalid reference@1:0'],
+      /--case replays one case of one probe: give the --probe <id>/,
+    ],
+  ];
+  for (const [name, args, message] of unknown) {
+    test(`an unknown or missing ${name}: exit 2, one line`, async () => {
+      expectOneLineError(await runCli({}, { args }), message);
+    });
+  }
+
+  test('--grep runs the probes it matches; the rest is not selected in the console, JSON, JUnit and HTML', async () => {
+    const r = await runCli({}, { args: ['--grep', '^routing\\.spec'] });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[0]).toContain('only --grep ^routing\\.spec (probes collections-routed)');
+    const rec = record(r.reports);
+    expect(rec.selection).toEqual({ label: '--grep ^routing\\.spec', probes: ['collections-routed'] });
+    expect(rec.probes.map((p) => p.probe)).toEqual(['collections-routed']);
+    const outside = rec.requirements.filter((q) => q.status === 'not-selected');
+    expect(outside.length).toBeGreaterThan(10);
+    for (const q of outside) {
+      expect(q.judged, q.id).toBe(0);
+      expect(q.reasons, q.id).toEqual(['not selected: this run was limited to --grep ^routing\\.spec']);
+    }
+    expect(rec.requirements.find((q) => q.id === 'collection-routed')!.status).toBe('passed');
+    expect(rec.counts.MUST['not-selected'] + rec.counts.SHOULD['not-selected']).toBe(outside.length);
+    expect(r.stdout).toMatch(new RegExp(`Selection: .*; ${outside.length} requirement\\(s\\) not selected`));
+    expect(r.stdout).toMatch(/\d+ not selected \| SHOULD/);
+    const junit = readFileSync(join(r.reports, 'junit.xml'), 'utf8');
+    expect(junit).toContain(
+      '<skipped message="not selected: this run was limited to --grep ^routing\\.spec"/>',
+    );
+    const html = readFileSync(join(r.reports, 'conformance.html'), 'utf8');
+    expect(html).toContain('<span class="badge not-selected">not selected</span>');
+  });
+
+  test('--require-exercised must fails the gate on a selected MUST requirement not exercised, with its reasons', async () => {
+    const readOnly = { WRITABLE_COUNTERPARTY_REF: '' };
+    const args = ['--requirement', 'patch-unknown-not-created'];
+    const lenient = await runCli(readOnly, { args });
+    expect(lenient.code, lenient.stdout + lenient.stderr).toBe(0);
+    const strict = await runCli({ ...readOnly, CONFORMANCE_REQUIRE_EXERCISED: 'must' }, { args });
+    expect(strict.code, strict.stdout + strict.stderr).toBe(1);
+    const rec = record(strict.reports);
+    expect(rec.requireExercised).toBe('must');
+    expect(rec.gateReasons).toEqual([
+      expect.stringMatching(
+        /^1 MUST requirement\(s\) not exercised \(--require-exercised must\): patch-unknown-not-created \(read-only run: set WRITABLE_COUNTERPARTY_REF/,
+      ),
+    ]);
+    expect(strict.stdout).toContain('Gate: 1 MUST requirement(s) not exercised (--require-exercised must)');
+  });
+});
