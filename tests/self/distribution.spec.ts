@@ -289,7 +289,7 @@ test.describe("the Action's run step", () => {
     );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout.split('\n')[0]).toMatch(
-      /seed 7 \(given\), 5 case\(s\) per property, strict, only --probe known-counterparty$/,
+      /seed 7 \(given\), 5 case\(s\) per property, strict, only --probe known-counterparty\b/,
     );
     const record = JSON.parse(readFileSync(join(work, 'out', 'reports', 'conformance.json'), 'utf8')) as {
       verdict: string;

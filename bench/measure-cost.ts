@@ -1,7 +1,7 @@
 /**
  * The client's cost per request: sequential GETs (one at a time, the same read mix each round)
  * through TargetSession against the reference server in a child process on 127.0.0.1, so that
- * this process's CPU time is the client's alone. Run: npx tsx transport/measure-cost.ts
+ * this process's CPU time is the client's alone. Run: npx tsx bench/measure-cost.ts
  * It prints the CPU time (user + system) and the wall time per request, with the embedded
  * limits and with a deployment's defaults; CPU time is the figure to compare between versions
  * of the transport on a busy machine, where wall time mostly measures the other processes.
@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { EMBEDDED_POLITENESS, REMOTE_POLITENESS, type Politeness } from '../config/config.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN } from '../servers/reference.ts';
-import { TargetSession } from './session.ts';
+import { TargetSession } from '../transport/session.ts';
 
 const ROUNDS = 5000;
 const PATHS = [
