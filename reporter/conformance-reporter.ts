@@ -31,6 +31,8 @@ import { harOfExchanges } from '../exchange/har.ts';
 import { basePathOf } from '../exchange/route.ts';
 import { PROBES } from '../probes/index.ts';
 import { interruptionFromEnv, type Interruption } from '../transport/stop.ts';
+import type { PolitenessReport } from '../transport/limiter.ts';
+import { PACE_ENV } from '../transport/session.ts';
 import { redactText, secretsFromEnv } from './redact.ts';
 import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from './waivers.ts';
@@ -179,6 +181,9 @@ export default class ConformanceReporter implements Reporter {
         reason: this.interruption?.reason ?? 'Playwright was interrupted',
       };
     const exchanges = inCompletionOrder([...this.exchanges.values()]);
+    // Handed over by global teardown, which ran before this (tests/conformance/global-setup.ts).
+    const paceText = process.env[PACE_ENV];
+    const pace = paceText ? (JSON.parse(paceText) as PolitenessReport) : undefined;
     const record = buildRecord({
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
@@ -201,6 +206,7 @@ export default class ConformanceReporter implements Reporter {
       ...(this.interruption ? { interrupted: this.interruption } : {}),
       writeProbes: PROBES.filter((p) => p.access === 'write').map((p) => p.id),
       coverage: coverageOf(exchanges, basePathOf(run.config.baseURL ?? '')),
+      ...(pace ? { pace } : {}),
     });
     const secrets = secretsFromEnv(env);
     const har = `${JSON.stringify(harOfExchanges(exchanges, record.interfaceVersion), null, 1)}\n`;

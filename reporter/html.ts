@@ -9,7 +9,13 @@
 import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
 import { bySection } from './sections.ts';
-import { provenance, replayCommand, type ConformanceRecord, type RequirementRecord } from './summary.ts';
+import {
+  paceLine,
+  provenance,
+  replayCommand,
+  type ConformanceRecord,
+  type RequirementRecord,
+} from './summary.ts';
 
 /** Escapes text for HTML element content and attribute values; drops control characters. */
 export function escapeHtml(value: unknown): string {
@@ -250,6 +256,22 @@ function renderWaivers(record: ConformanceRecord): string {
   }</section>`;
 }
 
+/** The pace the run kept: its rate, what was in flight, and every back-off with why. */
+function renderPace(record: ConformanceRecord): string {
+  const pace = record.pace;
+  if (!pace || pace.requests === 0) return '';
+  const start = pace.firstSentAt;
+  const rows = pace.backoffs.map(
+    (b) =>
+      `<tr><td>${esc(((b.at - start) / 1000).toFixed(1))} s</td><td>${esc(b.reason)}</td><td>${esc(b.detail)}</td><td>${esc(b.concurrency)}</td><td>${esc(b.rps === undefined ? 'no limit' : `${b.rps.toFixed(1)}/s`)}</td><td>${esc(b.pausedUntil ? `${((b.pausedUntil - b.at) / 1000).toFixed(1)} s` : '')}</td></tr>`,
+  );
+  return `<section id="pace"><h2>Pace</h2><p>${esc(paceLine(pace))}. ${esc(pace.requests)} requests between the first sent and the last answered (${esc(((pace.lastDoneAt - pace.firstSentAt) / 1000).toFixed(1))} s).</p>${
+    rows.length > 0
+      ? `<table class="checks"><thead><tr><th>After</th><th>Why</th><th>What the target did</th><th>In flight after (per worker)</th><th>Rate after</th><th>Pause</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+      : ''
+  }</section>`;
+}
+
 function renderProbes(record: ConformanceRecord): string {
   const rows = record.probes.map(
     (c) =>
@@ -388,6 +410,7 @@ export function renderHtml(record: ConformanceRecord): string {
     body.push('</section>');
   }
   body.push(renderProbes(record));
+  body.push(renderPace(record));
   body.push(
     `<p class="muted">Written by ${esc(record.tool)}; the machine-readable record is conformance.json beside this page.</p>`,
   );

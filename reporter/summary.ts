@@ -3,6 +3,7 @@
  * requirement catalogue. Written to reports/conformance.json; the CLI's exit status and the
  * console summary are derived from it.
  */
+import type { PolitenessReport } from '../transport/limiter.ts';
 import type { Coverage } from '../engine/coverage.ts';
 import type { Finding, ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { TrafficRecord } from '../engine/validate.ts';
@@ -111,6 +112,11 @@ export interface ConformanceRecord {
   coverage?: Coverage;
   /** Present when the record judges traffic the suite did not send: a HAR file or a proxy session. */
   traffic?: TrafficRecord;
+  /**
+   * The pace the run kept (transport/limiter.ts, every worker's summed): the effective rate, the
+   * most requests in flight, and every back-off with why.
+   */
+  pace?: PolitenessReport;
 }
 
 export function buildRecord(input: {
@@ -147,6 +153,8 @@ export function buildRecord(input: {
   coverage?: Coverage;
   /** The traffic validated (HAR file, proxy), when it is not a run of the suite. */
   traffic?: TrafficRecord;
+  /** The pace the run kept. */
+  pace?: PolitenessReport;
   /** The mode, when the configuration does not say it (validation: whether the traffic wrote). */
   mode?: 'read-only' | 'write';
 }): ConformanceRecord {
@@ -242,6 +250,7 @@ export function buildRecord(input: {
     ...(interrupted ? { interrupted } : {}),
     ...(input.coverage ? { coverage: input.coverage } : {}),
     ...(input.traffic ? { traffic: input.traffic } : {}),
+    ...(input.pace ? { pace: input.pace } : {}),
   };
   // A server may echo the token back (in a body, a header, an error): never let it through. Nor
   // its control characters: the outcomes were escaped where they were made (engine/run.ts), and
@@ -430,6 +439,7 @@ export function formatSummary(
   for (const hint of record.hints) lines.push(`  Hint: ${hint}`);
   for (const reason of record.gateReasons) lines.push(`  Gate: ${reason}`);
   if (record.coverage) lines.push(`  Coverage: ${coverageLine(record.coverage)}`);
+  if (record.pace && record.pace.requests > 0) lines.push(`  Pace: ${paceLine(record.pace)}`);
   if (!t)
     lines.push(
       `  Seed ${record.seed}: replay the run with ${record.settings ? `${envAssignments(record.settings)} ${replayPrefix()}` : `CONFORMANCE_SEED=${record.seed} npm run conformance`}`,
@@ -443,4 +453,15 @@ export function coverageLine(c: Coverage): string {
   const hit = c.operations.filter((o) => o.exchanges > 0);
   const missed = c.operations.filter((o) => o.exchanges === 0).map((o) => o.operationId);
   return `${hit.length} of ${c.operations.length} operations exercised${missed.length > 0 ? `; none for ${missed.join(', ')}` : ''}`;
+}
+
+/** One line on the pace a run kept: its effective rate, what was in flight, and the back-offs. */
+export function paceLine(pace: PolitenessReport): string {
+  const kind = pace.adaptive ? 'adaptive' : 'fixed limits';
+  const backoffs = pace.backoffs.length;
+  const reasons = [...new Set(pace.backoffs.map((b) => b.reason))].join(', ');
+  return (
+    `${pace.effectiveRps.toFixed(1)} requests/s while sending (${kind}), at most ${pace.maxInFlight} in flight; ` +
+    (backoffs === 0 ? 'no back-off' : `${backoffs} back-off(s) (${reasons}): see the report`)
+  );
 }
