@@ -59,7 +59,10 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
       processes: Math.max(1, fullConfig.workers),
     },
   });
-  console.log(`Limits: ${describePoliteness(politeness)}`);
+  const workers = Math.max(1, fullConfig.workers);
+  console.log(
+    `Limits: ${describePoliteness(politeness)}; ${workers} worker process${workers === 1 ? '' : 'es'}`,
+  );
   return async () => {
     process.off('SIGTERM', onTerm);
     const sent = Math.min(FileLedger.count(state), politeness.maxRequests);

@@ -125,7 +125,7 @@ test('the rate and concurrency limits hold across the workers of a run', async (
       CONFORMANCE_RUNS: '20',
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/Running \d+ tests using 2 workers/);
+    expect(r.stdout).toMatch(/Limits: .*; 2 worker processes\n/);
     expect(r.stdout).toMatch(/Limits: at most 60 request\(s\)\/s, 2 in flight/);
     expect(proxy.maxInFlight()).toBeLessThanOrEqual(2);
     // No second holds more than 60 requests (and the reachability check, and a little jitter).
