@@ -30,6 +30,8 @@ export interface SuiteConfig {
   seedGiven: boolean;
   /** Generated cases per property. */
   runs: number;
+  /** How long a read may trail an accepted write before it counts as not showing it (ms). */
+  settleMs: number;
   /** How gently the run treats the target, and when it gives up on it. */
   politeness: Politeness;
 }
@@ -126,6 +128,12 @@ export function parsePoliteness(env: Env, remote: boolean): Politeness {
 export const DEFAULT_RUNS = 100;
 export const MAX_RUNS = 100_000;
 export const DEFAULT_ACCOUNT_BUDGET = 40;
+/**
+ * CONFORMANCE_SETTLE_MS: the document does not promise that a read shows an accepted PATCH at
+ * once (a replica may trail), so a read that does not is repeated, with back-off, for this long.
+ */
+export const DEFAULT_SETTLE_MS = 2000;
+export const MAX_SETTLE_MS = 60_000;
 
 /** What the embedded reference server provides when API_BASE_URL is unset. */
 export interface EmbeddedTarget {
@@ -268,6 +276,7 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
   const fixture = accountFixture(env, cwd);
   const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
   const politeness = parsePoliteness(env, baseURL !== undefined);
+  const settleMs = integer(env, 'CONFORMANCE_SETTLE_MS', 0, MAX_SETTLE_MS) ?? DEFAULT_SETTLE_MS;
 
   if (baseURL === undefined) {
     return {
@@ -281,6 +290,7 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
       seed: seedValue ?? drawSeed(),
       seedGiven: seedValue !== undefined,
       runs,
+      settleMs,
       politeness,
     };
   }
@@ -316,6 +326,7 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
     seed: seedValue ?? drawSeed(),
     seedGiven: seedValue !== undefined,
     runs,
+    settleMs,
     politeness,
   };
 }

@@ -28,8 +28,10 @@ export interface PropertySpec<T> {
   /**
    * Sends this input and returns the probe's own violations: none (or undefined) when the target
    * behaves. The oracles' violations of the exchanges it sent are added by the runner.
+   * `shrinking`: the input is a candidate of shrinking a failure (a probe that batches its reads
+   * sends it on its own, so that the verdict is this input's).
    */
-  probe(input: Labelled<T>): Promise<Violation[] | Violation | undefined>;
+  probe(input: Labelled<T>, shrinking: boolean): Promise<Violation[] | Violation | undefined>;
 }
 
 /**
@@ -67,7 +69,7 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
         if (last !== undefined && ++shrinkProbes > maxShrink) return true;
         let all: JudgedViolation[];
         try {
-          const { result, violations } = await ctx.runCase(() => prop.probe(input));
+          const { result, violations } = await ctx.runCase(() => prop.probe(input, last !== undefined));
           const own = result === undefined ? [] : Array.isArray(result) ? result : [result];
           all = [...own.map((v) => ({ ...v, judgedBy: ctx.probe.id })), ...violations];
         } catch (error) {

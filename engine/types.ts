@@ -23,6 +23,8 @@ export interface TargetConfig {
   accountBudget?: number;
   seed: number;
   runs: number;
+  /** How long a read may trail an accepted write (CONFORMANCE_SETTLE_MS); default 0: not at all. */
+  settleMs?: number;
 }
 
 /** Another exchange a finding rests on: the read before a PATCH, the PATCH itself, ... */

@@ -9,6 +9,7 @@ import { HEADER_VARIANTS } from './headers.ts';
 import { OPERATION_VARIANTS } from './operations.ts';
 import { PATCH_VARIANTS } from './patch.ts';
 import { REFERENCE_VARIANTS } from './references.ts';
+import { REPLICA_VARIANTS } from './replicas.ts';
 import { ROUTING_VARIANTS } from './routing.ts';
 import { SCHEMA_VARIANTS } from './schema.ts';
 import type { Variant } from './types.ts';
@@ -23,6 +24,7 @@ export const GALLERY: Variant[] = [
   ...AUTH_VARIANTS,
   ...ROUTING_VARIANTS,
   ...PATCH_VARIANTS,
+  ...REPLICA_VARIANTS,
   ...ANSWER_VARIANTS,
   ...OPERATION_VARIANTS,
   ...FINITE_CLASS_VARIANTS,

@@ -32,6 +32,7 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
     accountBudget: config.accountBudget,
     seed: config.seed,
     runs: config.runs,
+    settleMs: config.settleMs,
   };
 }
 
@@ -40,7 +41,8 @@ let context: RunContext | undefined;
 
 /** This worker's run context: its session, and the log of its exchanges with their judge. */
 export function runContextFromEnv(env: Record<string, string | undefined> = process.env): RunContext {
-  context ??= new RunContext(sessionFromEnv(env), targetFromEnv(env).baseURL);
+  const target = targetFromEnv(env);
+  context ??= new RunContext(sessionFromEnv(env), target.baseURL, target.settleMs);
   return context;
 }
 

@@ -36,7 +36,9 @@ test('the clean reference server passes every requirement', async () => {
 test.describe('gallery of faulty servers', () => {
   for (const variant of GALLERY) {
     test(`${variant.id} is caught: ${variant.fault}`, async () => {
-      const run = await withServer(variant.create(), (url) => runSuite(galleryTarget(url)));
+      const run = await withServer(variant.create(), (url) =>
+        runSuite({ ...galleryTarget(url), settleMs: variant.settleMs ?? 0 }),
+      );
       recordTrips(variant.id, run);
       // The validator, given this run's traffic as HAR, finds what the oracles found in the run.
       expect(validateAsHar(run), 'validate reports/exchanges.har').toEqual(trippedByOracles(run));
