@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
+import { parseAccountFixtures, type AccountFixture } from '../generators/account-fixture.ts';
 import { spec } from '../spec/index.ts';
 
 export class ConfigError extends Error {
@@ -22,6 +22,8 @@ export interface SuiteConfig {
   writableRef: string | undefined;
   /** The account the deployment accepts; undefined: no valid account can be sent. */
   accountFixture: AccountFixture | undefined;
+  /** Every fixture of ACCOUNT_FIXTURE, in order (the first is `accountFixture`); added accounts cycle through them. */
+  accountFixtures: AccountFixture[] | undefined;
   /** The most accounts a run may add to the writable counterparty. */
   accountBudget: number;
   /** The seed of every generated input of the run. */
@@ -142,6 +144,8 @@ export interface EmbeddedTarget {
   /** The embedded server is throwaway, so its runs write unless told otherwise. */
   writableRef?: string;
   accountFixture?: AccountFixture;
+  /** The accounts it accepts, the first being `accountFixture`. */
+  accountFixtures?: readonly AccountFixture[];
 }
 
 export type Env = Record<string, string | undefined>;
@@ -178,25 +182,25 @@ export function drawSeed(): number {
 }
 
 /**
- * ACCOUNT_FIXTURE: a JSON object, or the path of a file holding one (relative to `cwd`, the
- * directory the run was started from).
+ * ACCOUNT_FIXTURE: a JSON object or a list of them, or the path of a file holding one (relative
+ * to `cwd`, the directory the run was started from).
  */
-function accountFixture(env: Env, cwd: string): AccountFixture | undefined {
+function accountFixtures(env: Env, cwd: string): AccountFixture[] | undefined {
   const raw = nonEmpty(env.ACCOUNT_FIXTURE);
   if (raw === undefined) return undefined;
   let text = raw;
-  if (!raw.startsWith('{')) {
+  if (!raw.startsWith('{') && !raw.startsWith('[')) {
     try {
       text = readFileSync(resolve(cwd, raw), 'utf8');
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'unreadable';
       throw new ConfigError(
-        `ACCOUNT_FIXTURE: cannot read the file '${raw}' (${code}); give a JSON object or a readable file`,
+        `ACCOUNT_FIXTURE: cannot read the file '${raw}' (${code}); give a JSON object, a JSON list of them, or a readable file`,
       );
     }
   }
   try {
-    return parseAccountFixture(text);
+    return parseAccountFixtures(text);
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -273,7 +277,8 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
   const seedValue = integer(env, 'CONFORMANCE_SEED', -0x80000000, 0x7fffffff);
   const runs = integer(env, 'CONFORMANCE_RUNS', 1, MAX_RUNS) ?? DEFAULT_RUNS;
   const writableRaw = nonEmpty(env.WRITABLE_COUNTERPARTY_REF);
-  const fixture = accountFixture(env, cwd);
+  const fixtures = accountFixtures(env, cwd);
+  const fixture = fixtures?.[0];
   const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
   const politeness = parsePoliteness(env, baseURL !== undefined);
   const settleMs = integer(env, 'CONFORMANCE_SETTLE_MS', 0, MAX_SETTLE_MS) ?? DEFAULT_SETTLE_MS;
@@ -286,6 +291,15 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
       // Set but empty asks for none, against the embedded server too: a read-only run, no fixture.
       writableRef: env.WRITABLE_COUNTERPARTY_REF === '' ? undefined : (writableRaw ?? embedded.writableRef),
       accountFixture: env.ACCOUNT_FIXTURE === '' ? undefined : (fixture ?? embedded.accountFixture),
+      accountFixtures:
+        env.ACCOUNT_FIXTURE === ''
+          ? undefined
+          : (fixtures ??
+            (embedded.accountFixtures
+              ? [...embedded.accountFixtures]
+              : embedded.accountFixture
+                ? [embedded.accountFixture]
+                : undefined)),
       accountBudget,
       seed: seedValue ?? drawSeed(),
       seedGiven: seedValue !== undefined,
@@ -322,6 +336,7 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
     counterpartyRef,
     writableRef: writableRaw,
     accountFixture: fixture,
+    accountFixtures: fixtures,
     accountBudget,
     seed: seedValue ?? drawSeed(),
     seedGiven: seedValue !== undefined,

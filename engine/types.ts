@@ -19,6 +19,11 @@ export interface TargetConfig {
   writableRef: string | undefined;
   /** The account the deployment accepts (inner identifier fields are not shown in the document). */
   accountFixture: AccountFixture | undefined;
+  /**
+   * Every fixture of ACCOUNT_FIXTURE, the first being `accountFixture`: the accounts added cycle
+   * through them. Default: that one alone.
+   */
+  accountFixtures?: AccountFixture[];
   /** The most accounts the suite may add to the writable counterparty in one run (default 40). */
   accountBudget?: number;
   seed: number;

@@ -19,7 +19,7 @@ import { showsState } from '../engine/judge.ts';
 import { runProperty } from '../engine/property.ts';
 import { incompleteReason } from '../engine/run.ts';
 import type { Probe, ProbeContext } from '../engine/types.ts';
-import type { AccountFixture } from '../generators/account-fixture.ts';
+import { identifierKey, withAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
 import { validReference } from '../generators/counterparty-reference.ts';
 import { canonicalJson, labelled, type Labelled } from '../generators/labelled.ts';
 import {
@@ -32,7 +32,15 @@ import {
   validDetailsBodyExamples,
   type PatchBody,
 } from '../generators/patch-body.ts';
-import { ADDRESS_FIELDS, comparable, differences, isObj, only, type Obj } from '../oracles/compare.ts';
+import {
+  ADDRESS_FIELDS,
+  accountsOf,
+  comparable,
+  differences,
+  isObj,
+  only,
+  type Obj,
+} from '../oracles/compare.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import type { Violation } from '../oracles/types.ts';
@@ -41,6 +49,8 @@ import type { HttpRequest } from '../transport/client.ts';
 
 /** Random cases of the account-adding property: every case leaves accounts behind. */
 export const ACCOUNT_RUNS = 8;
+/** The same with a single ACCOUNT_FIXTURE: every account added repeats its identifier. */
+export const ACCOUNT_RUNS_ONE_FIXTURE = 2;
 /** Invalid bodies sent together before one read. */
 export const INVALID_BATCH = 32;
 /** Random cases of the unknown-counterparty property. */
@@ -239,16 +249,10 @@ export async function restoreDetails(ctx: ProbeContext, ref: string, original: O
 }
 
 /**
- * One valid body, PATCHed (alone while shrinking, with the reads around it). The probe judges
- * acceptance; the oracles the rest.
+ * The answer to one valid body, PATCHed (alone while shrinking, with the reads around it). The
+ * probe judges acceptance; the oracles the rest.
  */
-async function probeValid(
-  ctx: ProbeContext,
-  writer: Writer,
-  input: Labelled<PatchBody>,
-  alone: boolean,
-): Promise<Violation | undefined> {
-  const patch = await writer.patch(patchRequest(writer.ref, input), alone);
+function probeValid(ctx: ProbeContext, patch: Exchange, input: Labelled<PatchBody>): Violation | undefined {
   if (!is2xx(patch.status)) {
     return {
       requirement: 'patch-valid-accepted',
@@ -278,7 +282,8 @@ export const patchValidDetails: Probe = {
         name: 'valid details patch',
         arbitrary: validDetailsBody(),
         examples: validDetailsBodyExamples(),
-        probe: (input, shrinking) => probeValid(ctx, writer, input, shrinking),
+        probe: async (input, shrinking) =>
+          probeValid(ctx, await writer.patch(patchRequest(ref, input), shrinking), input),
       });
       await writer.settle();
     } finally {
@@ -311,31 +316,67 @@ export const patchValidAccounts: Probe = {
       return;
     }
     const budget = ctx.target.accountBudget ?? DEFAULT_ACCOUNT_BUDGET;
+    const fixtures = ctx.target.accountFixtures ?? [fixture];
     let spent = 0;
+    let added = 0;
     let refused = 0;
+    let duplicates = 0;
+    let nextFixture = 0;
     const original = (await readWritable(ctx, ref, ROLE.before)).body;
+    // The identifiers the counterparty holds, as far as the suite can tell (a service may mask them).
+    const held = new Set(accountsOf(original).map(identifierKey));
     const writer = new Writer(ctx, ref);
     try {
       await runProperty(ctx, {
         name: 'valid accounts patch',
         arbitrary: validAccountsBody(fixture),
         examples: validAccountsBodyExamples(fixture),
-        runs: Math.min(ctx.target.runs, ACCOUNT_RUNS),
+        // With one fixture every account repeats its identifier: only as many as the cases need.
+        runs: Math.min(ctx.target.runs, fixtures.length > 1 ? ACCOUNT_RUNS : ACCOUNT_RUNS_ONE_FIXTURE),
         maxShrinkProbes: 20,
         async probe(input, shrinking) {
-          const n = input.value.counterpartyAccounts?.length ?? 0;
-          if (spent + n > budget) {
+          const generated = input.value.counterpartyAccounts ?? [];
+          if (spent + generated.length > budget) {
             refused++;
             return undefined;
           }
-          spent += n;
-          return probeValid(ctx, writer, input, shrinking);
+          spent += generated.length;
+          // Added accounts cycle through the fixtures, so a service refusing an identifier it
+          // holds can be tested with a list of them.
+          const accounts =
+            fixtures.length > 1
+              ? generated.map((a) => withAccountFixture(a, fixtures[nextFixture++ % fixtures.length]!))
+              : generated;
+          const body: PatchBody =
+            generated.length > 0 ? { ...input.value, counterpartyAccounts: accounts } : input.value;
+          const keys = accounts.map(identifierKey);
+          const repeats = keys.some((k, i) => held.has(k) || keys.indexOf(k) !== i);
+          const sent = labelled(body, input.rule);
+          const patch = await writer.patch(patchRequest(ref, sent), shrinking);
+          if (is2xx(patch.status)) {
+            for (const k of keys) held.add(k);
+            added += accounts.length;
+          } else if (patch.status === 409 && repeats) {
+            // The document does not say whether a counterparty may hold two accounts with one
+            // identifier; 409 is HTTP's answer for a conflict with the current state (RFC 9110
+            // §15.5.10). Not judged.
+            duplicates++;
+            return undefined;
+          }
+          return probeValid(ctx, patch, sent);
         },
       });
       await writer.settle();
     } finally {
-      ctx.note(`accounts sent to ${ref}: ${spent} of a budget of ${budget} (CONFORMANCE_ACCOUNT_BUDGET)`);
+      ctx.note(
+        `accounts added to ${ref}: ${added} (${spent} sent, of a budget of ${budget}: CONFORMANCE_ACCOUNT_BUDGET), from ${fixtures.length} fixture(s)`,
+      );
       if (refused > 0) ctx.note(`${refused} account case(s) not sent: the account budget was spent`);
+      if (duplicates > 0) {
+        ctx.note(
+          `${duplicates} account case(s) repeating an identifier the counterparty holds were refused with 409 and not judged: the document does not say whether identifiers must be unique; give ACCOUNT_FIXTURE a list to add accounts with fresh ones`,
+        );
+      }
       ctx.note(
         'account countries come from the country list only: the request pattern ^[A-Z]*$ also admits codes such as UK that a returned account may not carry (§2.2, §2.3)',
       );

@@ -29,6 +29,7 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
     counterpartyRef: config.counterpartyRef,
     writableRef: config.writableRef,
     accountFixture: config.accountFixture,
+    ...(config.accountFixtures ? { accountFixtures: config.accountFixtures } : {}),
     accountBudget: config.accountBudget,
     seed: config.seed,
     runs: config.runs,

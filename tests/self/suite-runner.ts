@@ -15,7 +15,7 @@ import { exchangesOfHar, harOfExchanges, parseHar } from '../../exchange/har.ts'
 import { TrafficValidation } from '../../engine/validate.ts';
 import { TargetSession } from '../../transport/session.ts';
 import { EMBEDDED_POLITENESS, type Politeness } from '../../config/config.ts';
-import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
+import { DEFAULT_ACCOUNT_FIXTURE, DEFAULT_ACCOUNT_FIXTURES } from '../../generators/account-fixture.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
 
 /** Fixed seed and case count of the self-tests: deterministic, and fast enough for npm test. */
@@ -30,6 +30,7 @@ export function galleryTarget(baseURL: string): TargetConfig {
     counterpartyRef: REFERENCE_COUNTERPARTY,
     writableRef: WRITABLE_COUNTERPARTY,
     accountFixture: DEFAULT_ACCOUNT_FIXTURE,
+    accountFixtures: [...DEFAULT_ACCOUNT_FIXTURES],
     seed: SELF_TEST_SEED,
     runs: SELF_TEST_RUNS,
   };
