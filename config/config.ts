@@ -18,8 +18,10 @@ export interface SuiteConfig {
   token: string;
   /** An existing counterparty the suite may read. */
   counterpartyRef: string;
-  /** An existing counterparty the suite may modify; undefined: read-only run. */
+  /** An existing counterparty the suite may modify (the first of `writableRefs`); undefined: read-only run. */
   writableRef: string | undefined;
+  /** Every counterparty WRITABLE_COUNTERPARTY_REF names: one lane of write probes each. */
+  writableRefs: string[] | undefined;
   /** The account the deployment accepts; undefined: no valid account can be sent. */
   accountFixture: AccountFixture | undefined;
   /** Every fixture of ACCOUNT_FIXTURE, in order (the first is `accountFixture`); added accounts cycle through them. */
@@ -176,6 +178,35 @@ function decimal(env: Env, name: string, min: number, max: number): number | und
   return n;
 }
 
+/** Whether a reference matches the document's reference pattern. */
+function validReference(value: string): boolean {
+  return spec().errors('CounterpartyReference', value).length === 0;
+}
+
+/**
+ * WRITABLE_COUNTERPARTY_REF: one reference, or several separated by commas, each a lane of write
+ * probes of its own (spaces around a reference are dropped).
+ */
+export function writableRefsOf(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const refs = raw.split(',').map((r) => r.trim());
+  if (refs.some((r) => r === ''))
+    throw new ConfigError(
+      'WRITABLE_COUNTERPARTY_REF has an empty entry: give one reference, or several separated by single commas (W-1,W-2)',
+    );
+  const twice = refs.find((r, i) => refs.indexOf(r) !== i);
+  if (twice !== undefined)
+    throw new ConfigError(
+      `WRITABLE_COUNTERPARTY_REF names '${twice}' twice: each lane needs a counterparty of its own`,
+    );
+  const bad = refs.find((r) => !validReference(r));
+  if (bad !== undefined)
+    throw new ConfigError(
+      `WRITABLE_COUNTERPARTY_REF '${bad}' is not a valid counterparty reference (see interface.md §2.1: 3 to 90 of A-Z a-z 0-9 - _)`,
+    );
+  return refs;
+}
+
 /** Draws a fresh 31-bit seed. */
 export function drawSeed(): number {
   return Math.floor(Math.random() * 0x7fffffff);
@@ -276,7 +307,8 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
   const baseURL = baseURLRaw === undefined ? undefined : baseURLOf(baseURLRaw);
   const seedValue = integer(env, 'CONFORMANCE_SEED', -0x80000000, 0x7fffffff);
   const runs = integer(env, 'CONFORMANCE_RUNS', 1, MAX_RUNS) ?? DEFAULT_RUNS;
-  const writableRaw = nonEmpty(env.WRITABLE_COUNTERPARTY_REF);
+  const writableRefs = writableRefsOf(nonEmpty(env.WRITABLE_COUNTERPARTY_REF));
+  const writableRaw = writableRefs?.[0];
   const fixtures = accountFixtures(env, cwd);
   const fixture = fixtures?.[0];
   const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
@@ -290,6 +322,10 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
       counterpartyRef: nonEmpty(env.COUNTERPARTY_REF) ?? embedded.counterpartyRef,
       // Set but empty asks for none, against the embedded server too: a read-only run, no fixture.
       writableRef: env.WRITABLE_COUNTERPARTY_REF === '' ? undefined : (writableRaw ?? embedded.writableRef),
+      writableRefs:
+        env.WRITABLE_COUNTERPARTY_REF === ''
+          ? undefined
+          : (writableRefs ?? (embedded.writableRef ? [embedded.writableRef] : undefined)),
       accountFixture: env.ACCOUNT_FIXTURE === '' ? undefined : (fixture ?? embedded.accountFixture),
       accountFixtures:
         env.ACCOUNT_FIXTURE === ''
@@ -320,21 +356,17 @@ export function parseConfig(env: Env, embedded: EmbeddedTarget, cwd: string = pr
       'COUNTERPARTY_REF is required when API_BASE_URL is set (an existing counterparty the suite may read)',
     );
   }
-  for (const [name, value] of [
-    ['COUNTERPARTY_REF', counterpartyRef],
-    ['WRITABLE_COUNTERPARTY_REF', writableRaw],
-  ] as const) {
-    if (value !== undefined && spec().errors('CounterpartyReference', value).length > 0) {
-      throw new ConfigError(
-        `${name} '${value}' is not a valid counterparty reference (see interface.md §2.1: 3 to 90 of A-Z a-z 0-9 - _)`,
-      );
-    }
+  if (!validReference(counterpartyRef)) {
+    throw new ConfigError(
+      `COUNTERPARTY_REF '${counterpartyRef}' is not a valid counterparty reference (see interface.md §2.1: 3 to 90 of A-Z a-z 0-9 - _)`,
+    );
   }
   return {
     baseURL,
     token,
     counterpartyRef,
     writableRef: writableRaw,
+    writableRefs,
     accountFixture: fixture,
     accountFixtures: fixtures,
     accountBudget,

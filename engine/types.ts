@@ -17,6 +17,11 @@ export interface TargetConfig {
   token: string;
   counterpartyRef: string;
   writableRef: string | undefined;
+  /**
+   * Every writable counterparty (WRITABLE_COUNTERPARTY_REF=a,b,...), the first being `writableRef`:
+   * the write probes are split across them in parallel lanes. Default: that one alone.
+   */
+  writableRefs?: string[];
   /** The account the deployment accepts (inner identifier fields are not shown in the document). */
   accountFixture: AccountFixture | undefined;
   /**

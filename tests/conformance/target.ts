@@ -28,6 +28,7 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
     token: config.token,
     counterpartyRef: config.counterpartyRef,
     writableRef: config.writableRef,
+    ...(config.writableRefs ? { writableRefs: config.writableRefs } : {}),
     accountFixture: config.accountFixture,
     ...(config.accountFixtures ? { accountFixtures: config.accountFixtures } : {}),
     accountBudget: config.accountBudget,

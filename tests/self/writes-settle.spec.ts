@@ -1,8 +1,9 @@
 /**
  * Writes at about one request per case, and settling (issue 13): the judge's rules over
  * timestamps for reads that trail a PATCH, the chains of accepted PATCHes it judges from their
- * answers, the configuration of the settle window and of a list of account fixtures, and the
- * account probe against a service refusing an identifier it holds.
+ * answers, the configuration of the settle window, of a list of account fixtures and of lanes
+ * (several writable counterparties), the split of the write probes across lanes, and the account
+ * probe against a service refusing an identifier it holds.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,8 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { DEFAULT_SETTLE_MS, parseConfig } from '../../config/config.ts';
 import { Judge } from '../../engine/judge.ts';
+import { assignLanes, laneTarget } from '../../engine/lanes.ts';
+import type { Probe } from '../../engine/types.ts';
 import { RunContext, runProbe } from '../../engine/run.ts';
 import type { Exchange } from '../../exchange/exchange.ts';
 import { DEFAULT_ACCOUNT_FIXTURE, parseAccountFixtures } from '../../generators/account-fixture.ts';
@@ -17,6 +20,8 @@ import { ORACLES } from '../../oracles/index.ts';
 import type { Oracle, PatchSequence } from '../../oracles/types.ts';
 import { exchangeFrom } from '../../oracles/vectors/format.ts';
 import { patchValidAccounts } from '../../probes/counterparty-patch.ts';
+import { PROBES } from '../../probes/index.ts';
+import { writeRoundTrips } from '../../probes/round-trips.ts';
 import { duplicateRefusingServer } from '../../servers/gallery/patch.ts';
 import { TargetSession } from '../../transport/session.ts';
 import { EMBEDDED_POLITENESS } from '../../config/config.ts';
@@ -212,4 +217,51 @@ test('a service refusing an identifier it holds with 409: no finding with one fi
     session.close();
     await server.stop();
   }
+});
+
+test('WRITABLE_COUNTERPARTY_REF: a comma-separated list of lanes, trimmed; empties, repeats and bad references refused', () => {
+  const embedded = { token: 't', counterpartyRef: 'embedded-ref', writableRef: 'embedded-w' };
+  const remote = { API_BASE_URL: 'https://x.example', API_TOKEN: 't', COUNTERPARTY_REF: 'ACME-1' };
+  const two = parseConfig({ ...remote, WRITABLE_COUNTERPARTY_REF: ' W-1 , W-2' }, embedded);
+  expect(two.writableRef).toBe('W-1');
+  expect(two.writableRefs).toEqual(['W-1', 'W-2']);
+  expect(parseConfig({ ...remote, WRITABLE_COUNTERPARTY_REF: 'W-1' }, embedded).writableRefs).toEqual([
+    'W-1',
+  ]);
+  expect(parseConfig(remote, embedded).writableRefs).toBeUndefined();
+  expect(parseConfig({}, embedded).writableRefs).toEqual(['embedded-w']);
+  expect(parseConfig({ WRITABLE_COUNTERPARTY_REF: 'aaa,bbb' }, embedded).writableRefs).toEqual([
+    'aaa',
+    'bbb',
+  ]);
+  for (const [value, message] of [
+    ['W-1,,W-2', /has an empty entry/],
+    ['W-1,', /has an empty entry/],
+    ['W-1, W-1', /names 'W-1' twice/],
+    ['W-1,a b', /'a b' is not a valid counterparty reference/],
+  ] as const) {
+    expect(() => parseConfig({ ...remote, WRITABLE_COUNTERPARTY_REF: value }, embedded)).toThrow(message);
+  }
+});
+
+test('lanes: the write probes split by estimated round trips, each lane in the order given; one lane keeps them all', () => {
+  const probe = (id: string): Probe => ({ ...patchValidAccounts, id });
+  const probes = ['a', 'b', 'c', 'd', 'e'].map(probe);
+  const cost: Record<string, number> = { a: 10, b: 200, c: 30, d: 50, e: 20 };
+  const target = { ...galleryTarget('http://127.0.0.1:1'), writableRefs: ['W-1', 'W-2'] };
+  const lanes = assignLanes(probes, target, (p) => cost[p.id]!);
+  expect(lanes.map((l) => [l.ref, l.probes.map((p) => p.id), l.estimate])).toEqual([
+    ['W-1', ['b'], 200],
+    ['W-2', ['a', 'c', 'd', 'e'], 110],
+  ]);
+  expect(laneTarget(target, lanes[1]!).writableRef).toBe('W-2');
+  const one = assignLanes(probes, { ...target, writableRefs: ['W-1'] }, (p) => cost[p.id]!);
+  expect(one.map((l) => l.probes.map((p) => p.id))).toEqual([['a', 'b', 'c', 'd', 'e']]);
+  // The real estimate puts the long chain of accepted details apart from the batched probes.
+  const real = assignLanes(
+    PROBES.filter((p) => p.access === 'write'),
+    { ...target, runs: 100 },
+    writeRoundTrips,
+  );
+  expect(real[0]!.probes.map((p) => p.id)).toEqual(['patch-valid-details']);
 });
