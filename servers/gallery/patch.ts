@@ -107,14 +107,6 @@ export function duplicateRefusingServer(): ReferenceServer {
 }
 
 export const PATCH_VARIANTS: Variant[] = [
-  // ------------------------------------------------------------ clean, as the document allows
-  {
-    id: 'patch-duplicate-account-409',
-    fault:
-      'None: a second account with an identifier the counterparty holds is refused with 409 (the document is silent; the suite is given a list of fixtures).',
-    trips: [],
-    create: duplicateRefusingServer,
-  },
   // ------------------------------------------------------------ invalid bodies let through
   {
     id: 'patch-remarks-max-length-off-by-one',

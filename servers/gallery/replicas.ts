@@ -66,15 +66,17 @@ export class ReplicaServer extends ReferenceServer {
   }
 }
 
+/** A conforming replica: it trails within the settle window. */
+export const CLEAN_REPLICA: Variant = {
+  id: 'replica-trailing-400ms',
+  fault:
+    'None: reads come from a replica that shows each accepted PATCH 400 ms after it, within the settle window (conforming).',
+  trips: [],
+  settleMs: SETTLE_MS,
+  create: () => new ReplicaServer(() => 400),
+};
+
 export const REPLICA_VARIANTS: Variant[] = [
-  {
-    id: 'replica-trailing-400ms',
-    fault:
-      'None: reads come from a replica that shows each accepted PATCH 400 ms after it, within the settle window (conforming).',
-    trips: [],
-    settleMs: SETTLE_MS,
-    create: () => new ReplicaServer(() => 400),
-  },
   {
     id: 'replica-trailing-past-settle-window',
     fault:
