@@ -411,6 +411,12 @@ export class TargetSession {
       let response: RawResponse;
       let deadlineBound = false;
       try {
+        // A request that waited for its slot may get it from one just answered 429/503 with
+        // Retry-After: the pause that answer asked for holds for it too (the slot is let go).
+        if (slot && this.ledger.pausedUntil() > Date.now()) {
+          retry--;
+          continue;
+        }
         if (!slot) {
           throw this.halt(
             'deadline',
