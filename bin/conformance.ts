@@ -30,7 +30,7 @@ Runs the payflow conformance suite against API_BASE_URL, or against the embedded
 server when API_BASE_URL is unset. Configuration comes from the flags, then the environment,
 then the .env file of the directory you run it from (README.md says what each one does):
   target      API_BASE_URL, API_TOKEN, COUNTERPARTY_REF, WRITABLE_COUNTERPARTY_REF,
-              ACCOUNT_FIXTURE, CONFORMANCE_ACCOUNT_BUDGET
+              ACCOUNT_FIXTURE, CONFORMANCE_ACCOUNT_BUDGET, CONFORMANCE_SETTLE_MS
   inputs      CONFORMANCE_SEED, CONFORMANCE_RUNS
   politeness  CONFORMANCE_RPS, CONFORMANCE_CONCURRENCY, CONFORMANCE_TIMEOUT_MS,
               CONFORMANCE_MAX_REQUESTS, CONFORMANCE_RETRIES, CONFORMANCE_MAX_RETRY_WAIT_MS,
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
 
   console.log(
     `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
-      `${config.writableRef ? `write mode on ${config.writableRef}` : 'read-only'}, seed ${config.seed}` +
+      `${config.writableRef ? `write mode on ${(config.writableRefs ?? [config.writableRef]).join(', ')}` : 'read-only'}, seed ${config.seed}` +
       `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
       `${run.strict ? ', strict' : ''}` +
       `${run.probes ? `, only --probe ${run.probes.join(', ')}` : ''}`,
