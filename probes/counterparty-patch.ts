@@ -1,9 +1,12 @@
 /**
- * PATCH /api/v1/counterparties/{ref} (interface.md §4.2, §7, §8; RFC 5789 §2). Each case is sent
- * as a read before, the PATCH and a read after (the read after one case is the read before the
- * next); what the update did to the stored counterparty is judged by the sequence oracles
- * (oracles/patch-update.ts, oracles/patch-rejected.ts) from those three exchanges, and every
- * answer by the single-exchange oracles. The probes judge what needs their plan: this body is
+ * PATCH /api/v1/counterparties/{ref} (interface.md §4.2, §7, §8; RFC 5789 §2). Accepted cases
+ * follow one another, each PATCH's answer being the state the next starts from, with a read every
+ * READ_EVERY of them and at the end (re-read up to the settle window, CONFORMANCE_SETTLE_MS);
+ * cases that must be refused go in concurrent batches with one read each (engine/batch.ts). What
+ * an update did to the stored counterparty is judged by the sequence oracles
+ * (oracles/patch-update.ts, oracles/patch-rejected.ts) from those exchanges (engine/judge.ts), and
+ * every answer by the single-exchange oracles. While a failure is shrunk, each case is sent alone
+ * with the reads around it. The probes judge what needs their plan: this body is
  * valid, so it must be accepted; this one breaks a rule, so it must be refused; this reference
  * does not exist, so it must not be created. They write, so they run only with
  * WRITABLE_COUNTERPARTY_REF and only against that counterparty (plus invented references for the
