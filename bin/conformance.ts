@@ -154,7 +154,7 @@ export async function runCommand(args: readonly string[]): Promise<void> {
 
   console.log(
     `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
-      `${config.writableRef ? `write mode on ${config.writableRef}` : 'read-only'}, seed ${config.seed}` +
+      `${config.writableRef ? `write mode on ${(config.writableRefs ?? [config.writableRef]).join(', ')}` : 'read-only'}, seed ${config.seed}` +
       `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
       `${run.strict ? ', strict' : ''}` +
       `${run.selection ? `, only ${run.selection.label} (probes ${run.selection.probes.join(', ')})` : ''}` +

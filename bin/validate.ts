@@ -249,6 +249,7 @@ function validateHar(run: ResolvedRun, flags: Flags, file: string): never {
     file,
     flags.baseURL ? basePathOf(flags.baseURL) : '',
     inScope(flags.baseURL),
+    run.config.settleMs,
   );
   for (const ex of exchanges) validation.add(redactExchange(ex, secrets));
   report(run, validation, secrets, startedAt);
@@ -282,7 +283,13 @@ async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
       `the proxy cannot listen on 127.0.0.1:${flags.port} (${(error as { code?: string }).code ?? String(error)})`,
     );
   }
-  const validation = new TrafficValidation('proxy', `${url} -> ${upstream}`, basePathOf(upstream));
+  const validation = new TrafficValidation(
+    'proxy',
+    `${url} -> ${upstream}`,
+    basePathOf(upstream),
+    undefined,
+    run.config.settleMs,
+  );
   session.validation = validation;
   let stopping = false;
   const stop = async (): Promise<void> => {

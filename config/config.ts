@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
+import { parseAccountFixtures, type AccountFixture } from '../generators/account-fixture.ts';
 import { spec } from '../spec/index.ts';
 import { INITIAL_IN_FLIGHT } from '../transport/limiter.ts';
 import { parseExtraHeaders, type ExtraHeader } from './headers.ts';
@@ -20,10 +20,14 @@ export interface SuiteConfig {
   token: string;
   /** An existing counterparty the suite may read. */
   counterpartyRef: string;
-  /** An existing counterparty the suite may modify; undefined: read-only run. */
+  /** An existing counterparty the suite may modify (the first of `writableRefs`); undefined: read-only run. */
   writableRef: string | undefined;
+  /** Every counterparty WRITABLE_COUNTERPARTY_REF names: one lane of write probes each. */
+  writableRefs: string[] | undefined;
   /** The account the deployment accepts; undefined: no valid account can be sent. */
   accountFixture: AccountFixture | undefined;
+  /** Every fixture of ACCOUNT_FIXTURE, in order (the first is `accountFixture`); added accounts cycle through them. */
+  accountFixtures: AccountFixture[] | undefined;
   /** The most accounts a run may add to the writable counterparty. */
   accountBudget: number;
   /** The seed of every generated input of the run. */
@@ -32,6 +36,8 @@ export interface SuiteConfig {
   seedGiven: boolean;
   /** Generated cases per property. */
   runs: number;
+  /** How long a read may trail an accepted write before it counts as not showing it (ms). */
+  settleMs: number;
   /** How gently the run treats the target, and when it gives up on it. */
   politeness: Politeness;
   /** Headers sent on every request besides the token (config/headers.ts). */
@@ -160,6 +166,12 @@ export function parsePoliteness(env: Env, remote: boolean): Politeness {
 export const DEFAULT_RUNS = 100;
 export const MAX_RUNS = 100_000;
 export const DEFAULT_ACCOUNT_BUDGET = 40;
+/**
+ * CONFORMANCE_SETTLE_MS: the document does not promise that a read shows an accepted PATCH at
+ * once (a replica may trail), so a read that does not is repeated, with back-off, for this long.
+ */
+export const DEFAULT_SETTLE_MS = 2000;
+export const MAX_SETTLE_MS = 60_000;
 
 /** What the embedded reference server provides when API_BASE_URL is unset. */
 export interface EmbeddedTarget {
@@ -168,6 +180,8 @@ export interface EmbeddedTarget {
   /** The embedded server is throwaway, so its runs write unless told otherwise. */
   writableRef?: string;
   accountFixture?: AccountFixture;
+  /** The accounts it accepts, the first being `accountFixture`. */
+  accountFixtures?: readonly AccountFixture[];
 }
 
 export type Env = Record<string, string | undefined>;
@@ -198,31 +212,60 @@ function decimal(env: Env, name: string, min: number, max: number): number | und
   return n;
 }
 
+/** Whether a reference matches the document's reference pattern. */
+function validReference(value: string): boolean {
+  return spec().errors('CounterpartyReference', value).length === 0;
+}
+
+/**
+ * WRITABLE_COUNTERPARTY_REF: one reference, or several separated by commas, each a lane of write
+ * probes of its own (spaces around a reference are dropped).
+ */
+export function writableRefsOf(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const refs = raw.split(',').map((r) => r.trim());
+  if (refs.some((r) => r === ''))
+    throw new ConfigError(
+      'WRITABLE_COUNTERPARTY_REF has an empty entry: give one reference, or several separated by single commas (W-1,W-2)',
+    );
+  const twice = refs.find((r, i) => refs.indexOf(r) !== i);
+  if (twice !== undefined)
+    throw new ConfigError(
+      `WRITABLE_COUNTERPARTY_REF names '${twice}' twice: each lane needs a counterparty of its own`,
+    );
+  const bad = refs.find((r) => !validReference(r));
+  if (bad !== undefined)
+    throw new ConfigError(
+      `WRITABLE_COUNTERPARTY_REF '${bad}' is not a valid counterparty reference (see interface.md §2.1: 3 to 90 of A-Z a-z 0-9 - _)`,
+    );
+  return refs;
+}
+
 /** Draws a fresh 31-bit seed. */
 export function drawSeed(): number {
   return Math.floor(Math.random() * 0x7fffffff);
 }
 
 /**
- * ACCOUNT_FIXTURE: a JSON object, or the path of a file holding one (relative to `cwd`, the
- * directory the run was started from).
+ * ACCOUNT_FIXTURE: a JSON object or a list of them, or the path of a file holding one (relative
+ * to `cwd`, the directory the run was started from).
  */
-function accountFixture(env: Env, cwd: string): AccountFixture | undefined {
+function accountFixtures(env: Env, cwd: string): AccountFixture[] | undefined {
   const raw = nonEmpty(env.ACCOUNT_FIXTURE);
   if (raw === undefined) return undefined;
   let text = raw;
-  if (!raw.startsWith('{')) {
+  if (!raw.startsWith('{') && !raw.startsWith('[')) {
     try {
       text = readFileSync(resolve(cwd, raw), 'utf8');
     } catch (error) {
       const code = (error as { code?: string }).code ?? 'unreadable';
       throw new ConfigError(
-        `ACCOUNT_FIXTURE: cannot read the file '${raw}' (${code}); give a JSON object or a readable file`,
+        `ACCOUNT_FIXTURE: cannot read the file '${raw}' (${code}); give a JSON object, a JSON list of them, or a readable file`,
       );
     }
   }
   try {
-    return parseAccountFixture(text);
+    return parseAccountFixtures(text);
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -303,11 +346,14 @@ export function parseConfig(
   const baseURL = baseURLRaw === undefined ? undefined : baseURLOf(baseURLRaw);
   const seedValue = integer(env, 'CONFORMANCE_SEED', -0x80000000, 0x7fffffff);
   const runs = integer(env, 'CONFORMANCE_RUNS', 1, MAX_RUNS) ?? DEFAULT_RUNS;
-  const writableRaw = nonEmpty(env.WRITABLE_COUNTERPARTY_REF);
-  const fixture = accountFixture(env, cwd);
+  const writableRefs = writableRefsOf(nonEmpty(env.WRITABLE_COUNTERPARTY_REF));
+  const writableRaw = writableRefs?.[0];
+  const fixtures = accountFixtures(env, cwd);
+  const fixture = fixtures?.[0];
   const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
   const politeness = parsePoliteness(env, baseURL !== undefined);
   const extraHeaders = parseExtraHeaders(env, headerFlags);
+  const settleMs = integer(env, 'CONFORMANCE_SETTLE_MS', 0, MAX_SETTLE_MS) ?? DEFAULT_SETTLE_MS;
 
   if (baseURL === undefined) {
     return {
@@ -316,11 +362,25 @@ export function parseConfig(
       counterpartyRef: nonEmpty(env.COUNTERPARTY_REF) ?? embedded.counterpartyRef,
       // Set but empty asks for none, against the embedded server too: a read-only run, no fixture.
       writableRef: env.WRITABLE_COUNTERPARTY_REF === '' ? undefined : (writableRaw ?? embedded.writableRef),
+      writableRefs:
+        env.WRITABLE_COUNTERPARTY_REF === ''
+          ? undefined
+          : (writableRefs ?? (embedded.writableRef ? [embedded.writableRef] : undefined)),
       accountFixture: env.ACCOUNT_FIXTURE === '' ? undefined : (fixture ?? embedded.accountFixture),
+      accountFixtures:
+        env.ACCOUNT_FIXTURE === ''
+          ? undefined
+          : (fixtures ??
+            (embedded.accountFixtures
+              ? [...embedded.accountFixtures]
+              : embedded.accountFixture
+                ? [embedded.accountFixture]
+                : undefined)),
       accountBudget,
       seed: seedValue ?? drawSeed(),
       seedGiven: seedValue !== undefined,
       runs,
+      settleMs,
       politeness,
       extraHeaders,
     };
@@ -337,26 +397,24 @@ export function parseConfig(
       'COUNTERPARTY_REF is required when API_BASE_URL is set (an existing counterparty the suite may read)',
     );
   }
-  for (const [name, value] of [
-    ['COUNTERPARTY_REF', counterpartyRef],
-    ['WRITABLE_COUNTERPARTY_REF', writableRaw],
-  ] as const) {
-    if (value !== undefined && spec().errors('CounterpartyReference', value).length > 0) {
-      throw new ConfigError(
-        `${name} '${value}' is not a valid counterparty reference (see interface.md §2.1: 3 to 90 of A-Z a-z 0-9 - _)`,
-      );
-    }
+  if (!validReference(counterpartyRef)) {
+    throw new ConfigError(
+      `COUNTERPARTY_REF '${counterpartyRef}' is not a valid counterparty reference (see interface.md §2.1: 3 to 90 of A-Z a-z 0-9 - _)`,
+    );
   }
   return {
     baseURL,
     token,
     counterpartyRef,
     writableRef: writableRaw,
+    writableRefs,
     accountFixture: fixture,
+    accountFixtures: fixtures,
     accountBudget,
     seed: seedValue ?? drawSeed(),
     seedGiven: seedValue !== undefined,
     runs,
+    settleMs,
     politeness,
     extraHeaders,
   };

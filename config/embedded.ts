@@ -3,7 +3,7 @@
  * counterparty with every optional field, a writable one (the server is throwaway, so these runs
  * exercise the writes too) and the account it accepts.
  */
-import { DEFAULT_ACCOUNT_FIXTURE } from '../generators/account-fixture.ts';
+import { DEFAULT_ACCOUNT_FIXTURE, DEFAULT_ACCOUNT_FIXTURES } from '../generators/account-fixture.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../servers/reference.ts';
 import type { EmbeddedTarget } from './config.ts';
 
@@ -12,4 +12,5 @@ export const EMBEDDED_TARGET: EmbeddedTarget = {
   counterpartyRef: REFERENCE_COUNTERPARTY,
   writableRef: WRITABLE_COUNTERPARTY,
   accountFixture: DEFAULT_ACCOUNT_FIXTURE,
+  accountFixtures: DEFAULT_ACCOUNT_FIXTURES,
 };

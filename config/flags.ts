@@ -123,6 +123,11 @@ export const VARIABLE_HELP: Record<ConfigVariable, VariableHelp> = {
     switchFlag: '--strict',
     help: 'SHOULD failures fail the gate too (CONFORMANCE_STRICT=1)',
   },
+  CONFORMANCE_SETTLE_MS: {
+    group: 'target',
+    value: '<ms>',
+    help: 'how long a read may trail an accepted PATCH (a read replica), 0 to 60000 (default 2000)',
+  },
   CONFORMANCE_REQUIRE_EXERCISED: {
     group: 'gate',
     value: 'must|all',

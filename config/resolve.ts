@@ -35,6 +35,7 @@ export const CONFIG_VARIABLES = [
   'WRITABLE_COUNTERPARTY_REF',
   'ACCOUNT_FIXTURE',
   'CONFORMANCE_ACCOUNT_BUDGET',
+  'CONFORMANCE_SETTLE_MS',
   'CONFORMANCE_SEED',
   'CONFORMANCE_RUNS',
   'CONFORMANCE_REPORTS_DIR',
@@ -195,11 +196,17 @@ function replaySettings(config: SuiteConfig, strict: boolean, inputs: Env): Reco
   const out: Record<string, string> = {
     API_BASE_URL: config.baseURL ?? '',
     COUNTERPARTY_REF: config.counterpartyRef,
-    WRITABLE_COUNTERPARTY_REF: config.writableRef ?? '',
-    ACCOUNT_FIXTURE: config.accountFixture === undefined ? '' : JSON.stringify(config.accountFixture),
+    WRITABLE_COUNTERPARTY_REF: config.writableRefs?.join(',') ?? '',
+    ACCOUNT_FIXTURE:
+      config.accountFixtures === undefined || config.accountFixtures.length === 0
+        ? ''
+        : JSON.stringify(
+            config.accountFixtures.length === 1 ? config.accountFixtures[0] : config.accountFixtures,
+          ),
     CONFORMANCE_ACCOUNT_BUDGET: String(config.accountBudget),
     CONFORMANCE_SEED: String(config.seed),
     CONFORMANCE_RUNS: String(config.runs),
+    CONFORMANCE_SETTLE_MS: String(config.settleMs),
     CONFORMANCE_STRICT: strict ? '1' : '0',
   };
   for (const name of POLITENESS_NAMES) {

@@ -8,26 +8,70 @@
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
+import { comparable, differences, isObj } from '../oracles/compare.ts';
 import type { Judgement, Oracle, PatchSequence } from '../oracles/types.ts';
 
 /** A PATCH that was answered and not accepted. */
 const refused = (ex: Exchange): boolean => ex.status > 0 && !is2xx(ex.status);
+
+/** When an exchange's answer was complete: the settle window of a PATCH starts there. */
+const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
+
+/** Whether a read shows a counterparty as an answer carried it, on what the document settles. */
+export const showsState = (read: Exchange, state: Exchange): boolean =>
+  !isObj(state.body) ||
+  (isObj(read.body) && differences(comparable(state.body), comparable(read.body)).length === 0);
 
 export interface OracleJudgement {
   oracle: string;
   judgement: Judgement;
 }
 
-interface CounterpartyState {
-  /** The last successful read, since the last PATCH. */
-  lastRead: Exchange | undefined;
-  /**
-   * The PATCHes waiting for the read after them: one, or a batch of refused ones sent together
-   * (concurrently, or one after another with no read between) after the same read.
-   */
-  pending: { before: Exchange | undefined; patches: Exchange[] } | undefined;
+/**
+ * Accepted PATCHes sent one after another with no read between: each one's answer is the state
+ * the next one starts from, and the read after the last one confirms (or contradicts) them all.
+ */
+interface Chain {
+  /** The read before the first, where the state was known. */
+  base: Exchange | undefined;
+  patches: Exchange[];
+  /** A read within the settle window that did not show the last one yet (a replica trailing). */
+  stale: Exchange | undefined;
 }
 
+/**
+ * Refused PATCHes sent together (concurrently, or one after another with no read between) after
+ * the same known state: the read before, or the answer of an accepted PATCH still to be confirmed.
+ */
+interface RefusedGroup {
+  before: Exchange | undefined;
+  patches: Exchange[];
+  /** The last read since, within the settle window, that showed nothing changed. */
+  seen: Exchange | undefined;
+}
+
+interface CounterpartyState {
+  /** The last successful read where the state is known, since the last PATCH. */
+  lastRead: Exchange | undefined;
+  chain: Chain | undefined;
+  refused: RefusedGroup[];
+  /**
+   * An accepted PATCH a read contradicted: until a read shows it (or another accepted PATCH is
+   * confirmed), what is stored is not known, so no read is the state before anything.
+   */
+  unconfirmed: Exchange | undefined;
+}
+
+/**
+ * Settling: a service may serve reads from a replica that trails its writes. An accepted PATCH
+ * (the last of a chain) is judged with the first later read that shows it within `settleMs` of its
+ * answer, else with the last read before the next PATCH (or the first read after the window). A
+ * refused PATCH is judged with the first later read that differs from the state before it, else
+ * with the first read after the window, else with the last read before the next accepted PATCH:
+ * a change it made that appears late is still found, and a stale read does not blame it for an
+ * earlier accepted change appearing late. With `settleMs` 0 every PATCH is judged with the first
+ * read after it.
+ */
 export class Judge {
   private readonly states = new Map<string, CounterpartyState>();
 
@@ -35,6 +79,8 @@ export class Judge {
     private readonly oracles: readonly Oracle[] = ORACLES,
     /** The path of the base URL, where the interface's paths start ('' for a bare origin). */
     private readonly basePath = '',
+    /** How long a read may trail an accepted write (CONFORMANCE_SETTLE_MS); 0: not at all. */
+    private readonly settleMs = 0,
   ) {}
 
   /** Judges one exchange, and any sequence it completes. */
@@ -51,40 +97,142 @@ export class Judge {
     const reference = route.params.counterpartyReference;
     if ((op !== 'getCounterparty' && op !== 'patchCounterparty') || reference === undefined) return out;
     if (reference.includes('/')) return out;
-    const state = this.states.get(reference) ?? { lastRead: undefined, pending: undefined };
+    const state: CounterpartyState = this.states.get(reference) ?? {
+      lastRead: undefined,
+      chain: undefined,
+      refused: [],
+      unconfirmed: undefined,
+    };
     this.states.set(reference, state);
     if (op === 'getCounterparty') {
-      if (!is2xx(ex.status) || ex.body === null || typeof ex.body !== 'object') return out;
-      if (state.pending) {
-        out.push(...this.settle(reference, state.pending, ex));
-        state.pending = undefined;
-      } else if (state.lastRead) {
-        out.push(...this.pair(reference, state.lastRead, ex));
+      if (!is2xx(ex.status) || !isObj(ex.body)) return out;
+      out.push(...this.read(reference, state, ex));
+      return out;
+    }
+    if (refused(ex)) {
+      // A refused PATCH after refused ones with no read between joins their group: none of them
+      // changed anything, so the state before the first is the state before each.
+      // (A read since would have judged the group or marked it seen; an accepted PATCH closes it.)
+      const last = state.refused.at(-1);
+      if (last && last.seen === undefined) {
+        last.patches.push(ex);
+        return out;
       }
-      state.lastRead = ex;
+      const before = state.chain ? state.chain.patches.at(-1) : state.lastRead;
+      state.refused.push({ before, patches: [ex], seen: undefined });
+      state.lastRead = undefined;
       return out;
     }
-    // A refused PATCH after refused ones joins their batch: none of them changed anything, so
-    // the read before the first is the read before each, and the read after the last the read
-    // after each.
-    if (state.pending && refused(ex) && state.pending.patches.every(refused)) {
-      state.pending.patches.push(ex);
+    // An accepted PATCH (or one not answered): the refused ones before it are judged with what
+    // was read since; a chain with a stale read is judged with it.
+    out.push(...this.closeRefused(reference, state));
+    if (state.chain?.stale) out.push(...this.resolve(reference, state, state.chain.stale));
+    if (ex.status === 0) {
+      if (state.chain) out.push(...this.resolve(reference, state, undefined));
+      state.lastRead = undefined;
       return out;
     }
-    // A PATCH: the one before it, if no read came after it, is judged without one.
-    if (state.pending) out.push(...this.settle(reference, state.pending, undefined));
-    state.pending = ex.status > 0 ? { before: state.lastRead, patches: [ex] } : undefined;
+    if (state.chain) state.chain.patches.push(ex);
+    else
+      state.chain = { base: state.unconfirmed ? undefined : state.lastRead, patches: [ex], stale: undefined };
     state.lastRead = undefined;
     return out;
   }
 
-  /** Judges the pending PATCHes of a counterparty with the read after them (or none). */
-  private settle(
+  /** Whether a read started within the settle window of a PATCH (never, with no window). */
+  private within(read: Exchange, patch: Exchange): boolean {
+    return this.settleMs > 0 && read.startedAt < endOf(patch) + this.settleMs;
+  }
+
+  /** A successful read of the counterparty: what it settles. */
+  private read(reference: string, state: CounterpartyState, ex: Exchange): OracleJudgement[] {
+    const out: OracleJudgement[] = [];
+    const chain = state.chain;
+    if (chain) {
+      const last = chain.patches.at(-1)!;
+      if (!showsState(ex, last) && this.within(ex, last)) {
+        // Not yet: a later read within the window may show it.
+        chain.stale = ex;
+        return out;
+      }
+      out.push(...this.resolve(reference, state, ex));
+    }
+    const pending = state.refused.length > 0;
+    out.push(...this.readAfterRefused(reference, state, ex));
+    if (state.unconfirmed && showsState(ex, state.unconfirmed)) state.unconfirmed = undefined;
+    if (!chain && !pending && state.lastRead) out.push(...this.pair(reference, state.lastRead, ex));
+    state.lastRead = state.unconfirmed ? undefined : ex;
+    return out;
+  }
+
+  /**
+   * Judges a chain of accepted PATCHes with the read after it (undefined: none came). Confirmed
+   * (the read shows the last answer), each PATCH is judged from the answer before it; contradicted,
+   * only the first has a known state before it.
+   */
+  private resolve(
     reference: string,
-    pending: { before: Exchange | undefined; patches: Exchange[] },
+    state: CounterpartyState,
     after: Exchange | undefined,
   ): OracleJudgement[] {
-    const { before, patches } = pending;
+    const chain = state.chain!;
+    state.chain = undefined;
+    const last = chain.patches.at(-1)!;
+    const confirmed = after === undefined || showsState(after, last);
+    const out = chain.patches.flatMap((patch, i) =>
+      this.sequence({
+        reference,
+        before: i === 0 ? chain.base : confirmed ? chain.patches[i - 1] : undefined,
+        patch,
+        after: patch === last ? after : undefined,
+      }),
+    );
+    if (after !== undefined) state.unconfirmed = confirmed ? undefined : last;
+    // Refused PATCHes sent after the chain started from its last answer: unknown if contradicted.
+    for (const group of state.refused) {
+      if (!confirmed && group.before !== undefined && chain.patches.includes(group.before))
+        group.before = undefined;
+    }
+    return out;
+  }
+
+  /** A read after refused PATCHes: a change is judged at once; no change waits out the window. */
+  private readAfterRefused(reference: string, state: CounterpartyState, ex: Exchange): OracleJudgement[] {
+    const out: OracleJudgement[] = [];
+    let reported = false;
+    const keep: RefusedGroup[] = [];
+    for (const group of state.refused) {
+      const settled = !this.within(ex, group.patches.at(-1)!);
+      if (group.before === undefined || state.unconfirmed) {
+        // What was stored before it is not known: nothing to compare with.
+        out.push(...this.group(reference, { ...group, before: undefined }, ex));
+      } else if (!showsState(ex, group.before)) {
+        // The change is reported once, on the first group it could come from; later groups
+        // started from the same unchanged state and are not judged with this read.
+        out.push(...this.group(reference, reported ? { ...group, before: undefined } : group, ex));
+        reported = true;
+      } else if (settled) {
+        out.push(...this.group(reference, group, ex));
+      } else {
+        group.seen = ex;
+        keep.push(group);
+      }
+    }
+    state.refused = keep;
+    return out;
+  }
+
+  /** Judges the refused groups waiting on the settle window with the last read each has seen. */
+  private closeRefused(reference: string, state: CounterpartyState): OracleJudgement[] {
+    const out = state.refused.flatMap((g) => this.group(reference, g, g.seen));
+    if (state.refused.length > 0 && state.refused.at(-1)!.seen) state.lastRead = state.refused.at(-1)!.seen;
+    state.refused = [];
+    return out;
+  }
+
+  /** Judges each refused PATCH of a group with the state before and the read after. */
+  private group(reference: string, group: RefusedGroup, after: Exchange | undefined): OracleJudgement[] {
+    const { before, patches } = group;
     return patches.flatMap((patch) =>
       this.sequence({
         reference,
@@ -96,13 +244,12 @@ export class Judge {
     );
   }
 
-  /** Judges the PATCHes still waiting for a read after them, without one. */
+  /** Judges the PATCHes still waiting for a read after them with what they have. */
   flush(): OracleJudgement[] {
     const out: OracleJudgement[] = [];
     for (const [reference, state] of this.states) {
-      if (!state.pending) continue;
-      out.push(...this.settle(reference, state.pending, undefined));
-      state.pending = undefined;
+      out.push(...this.closeRefused(reference, state));
+      if (state.chain) out.push(...this.resolve(reference, state, state.chain.stale));
     }
     return out;
   }

@@ -41,8 +41,10 @@ export interface PropertySpec<T> {
   /**
    * Sends this input and returns the probe's own violations: none (or undefined) when the target
    * behaves. The oracles' violations of the exchanges it sent are added by the runner.
+   * `shrinking`: the input is a candidate of shrinking a failure (a probe that batches its reads
+   * sends it on its own, so that the verdict is this input's).
    */
-  probe(input: Labelled<T>): Promise<Violation[] | Violation | undefined>;
+  probe(input: Labelled<T>, shrinking: boolean): Promise<Violation[] | Violation | undefined>;
   /** Set for cases that are independent of each other: the concurrent schedule (above). */
   concurrent?: CaseSchedule<Labelled<T>>;
 }
@@ -238,7 +240,10 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
     numRuns: examples.length + runs,
     examples: examples.map((e) => [e] as [Labelled<T>]),
   };
-  const runner = prop.concurrent ? new CaseRunner(ctx, prop.probe, prop.concurrent) : undefined;
+  // Concurrent properties are independent cases, none batched with another: the flag is moot.
+  const runner = prop.concurrent
+    ? new CaseRunner(ctx, (c: Labelled<T>) => prop.probe(c, false), prop.concurrent)
+    : undefined;
   if (runner) {
     // The cases check feeds a property that holds, found by a check that sends nothing.
     const cases: Labelled<T>[] = [];
@@ -263,7 +268,9 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
       fc.asyncProperty(prop.arbitrary, async (input) => {
         if (stopped) return true;
         if (last !== undefined && ++shrinkProbes > maxShrink) return true;
-        const result = runner ? await runner.result(input) : await sendCase(ctx, () => prop.probe(input));
+        const result = runner
+          ? await runner.result(input)
+          : await sendCase(ctx, () => prop.probe(input, last !== undefined));
         if ('error' in result) {
           stopped = true;
           stoppedBy = result.error;

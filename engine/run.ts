@@ -41,8 +41,10 @@ export class RunContext {
   constructor(
     readonly session: TargetSession,
     baseURL: string,
+    /** How long a read may trail an accepted write (CONFORMANCE_SETTLE_MS). */
+    settleMs = 0,
   ) {
-    this.judge = new Judge(undefined, basePathOf(baseURL));
+    this.judge = new Judge(undefined, basePathOf(baseURL), settleMs);
     this.log.subscribe((ex) => deliver(this.judge.judge(ex)));
   }
 }

@@ -19,8 +19,18 @@ export interface TargetConfig {
   token: string;
   counterpartyRef: string;
   writableRef: string | undefined;
+  /**
+   * Every writable counterparty (WRITABLE_COUNTERPARTY_REF=a,b,...), the first being `writableRef`:
+   * the write probes are split across them in parallel lanes. Default: that one alone.
+   */
+  writableRefs?: string[];
   /** The account the deployment accepts (inner identifier fields are not shown in the document). */
   accountFixture: AccountFixture | undefined;
+  /**
+   * Every fixture of ACCOUNT_FIXTURE, the first being `accountFixture`: the accounts added cycle
+   * through them. Default: that one alone.
+   */
+  accountFixtures?: AccountFixture[];
   /** The most accounts the suite may add to the writable counterparty in one run (default 40). */
   accountBudget?: number;
   /** A replay of one case of one property (--case): the others of its probe are not run. */
@@ -29,6 +39,8 @@ export interface TargetConfig {
   runs: number;
   /** Headers sent on every request besides the token: a gateway's API key, a tenant (config/headers.ts). */
   extraHeaders?: ExtraHeader[];
+  /** How long a read may trail an accepted write (CONFORMANCE_SETTLE_MS); default 0: not at all. */
+  settleMs?: number;
 }
 
 /** Another exchange a finding rests on: the read before a PATCH, the PATCH itself, ... */

@@ -104,8 +104,10 @@ export class TrafficValidation {
     private readonly basePath = '',
     /** Whether a URL is the interface's (--base-url); others are outside it. */
     private readonly inScope: (url: string) => boolean = () => true,
+    /** How long a read may trail an accepted write (CONFORMANCE_SETTLE_MS). */
+    settleMs = 0,
   ) {
-    this.judge = new Judge(undefined, basePath);
+    this.judge = new Judge(undefined, basePath, settleMs);
     this.coverageCounter = new CoverageCounter(basePath);
     this.traffic = { kind, source, exchanges: 0, judged: 0, outside: { count: 0, requests: [] } };
     this.outcome = emptyOutcome(

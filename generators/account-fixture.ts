@@ -29,6 +29,27 @@ export const DEFAULT_ACCOUNT_FIXTURE: AccountFixture = Object.freeze({
   accountIdentifier: Object.freeze({ type: 'IBAN', value: 'DE89370400440532013000' }),
 }) as AccountFixture;
 
+/** A German IBAN of bank 37040044 and a ten-digit account number, with its check digits. */
+function germanIban(account: number): string {
+  const bban = `37040044${String(account).padStart(10, '0')}`;
+  const check = 98 - Number(BigInt(`${bban}131400`) % 97n);
+  return `DE${String(check).padStart(2, '0')}${bban}`;
+}
+
+/**
+ * The embedded server's list: one identifier per account a run may add by default (the first is
+ * DEFAULT_ACCOUNT_FIXTURE), so that no run repeats an identifier.
+ */
+export const DEFAULT_ACCOUNT_FIXTURES: readonly AccountFixture[] = Object.freeze(
+  Array.from({ length: 40 }, (_, i) =>
+    i === 0
+      ? DEFAULT_ACCOUNT_FIXTURE
+      : (Object.freeze({
+          accountIdentifier: Object.freeze({ type: 'IBAN', value: germanIban(532013000 + i) }),
+        }) as AccountFixture),
+  ),
+);
+
 const KNOWN_KEYS = ['accountIdentifier', 'branchIdentifier', 'country', 'currency'];
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -84,4 +105,55 @@ export function parseAccountFixture(text: string): AccountFixture {
     fail(`not valid JSON (${reason})`);
   }
   return checkAccountFixture(value);
+}
+
+/**
+ * Parses ACCOUNT_FIXTURE's JSON text: one fixture (an object) or a non-empty list of them (an
+ * array), so that a service refusing a second account with an identifier it holds can be given
+ * one identifier per account the suite adds. Errors name the item of the list.
+ */
+export function parseAccountFixtures(text: string): AccountFixture[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+    fail(`not valid JSON (${reason})`);
+  }
+  if (!Array.isArray(value)) return [checkAccountFixture(value)];
+  if (value.length === 0) fail('the list is empty; give at least one fixture');
+  return value.map((item, i) => {
+    try {
+      return checkAccountFixture(item);
+    } catch (error) {
+      throw new Error((error as Error).message.replace(/^ACCOUNT_FIXTURE:/, `ACCOUNT_FIXTURE[${i}]:`));
+    }
+  });
+}
+
+/** What identifies an account the suite adds: its identifier and branch identifier, as sent. */
+export function identifierKey(account: { accountIdentifier?: unknown; branchIdentifier?: unknown }): string {
+  const key = (v: unknown): string =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? `{${Object.keys(v)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${key((v as Record<string, unknown>)[k])}`)
+          .join(',')}}`
+      : JSON.stringify(v ?? null);
+  return key({ accountIdentifier: account.accountIdentifier, branchIdentifier: account.branchIdentifier });
+}
+
+/**
+ * An account item carrying another fixture's identifiers (and its country and currency where it
+ * pins them; a branch identifier always comes with the fixture's currency).
+ */
+export function withAccountFixture<A extends object>(account: A, fixture: AccountFixture): A {
+  const { branchIdentifier: _old, ...rest } = account as Record<string, unknown>;
+  return {
+    ...rest,
+    accountIdentifier: structuredClone(fixture.accountIdentifier),
+    ...(fixture.branchIdentifier ? { branchIdentifier: structuredClone(fixture.branchIdentifier) } : {}),
+    ...(fixture.country !== undefined ? { country: fixture.country } : {}),
+    ...(fixture.currency !== undefined ? { currency: fixture.currency } : {}),
+  } as A;
 }

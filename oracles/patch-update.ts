@@ -10,7 +10,8 @@
  * as in 2.1", and on RFC 5789 §2.
  *
  * Applies to every 2xx PATCH of a counterparty whose answer is a counterparty object, with the
- * last successful read of it before the PATCH and the first after it, where the log holds them:
+ * state before it (the last read, or the confirmed answer of the accepted PATCH before it) and
+ * the read after it, where the log holds them (engine/judge.ts):
  * what needs the read before (unsent fields, immutable fields, updatedAt, existing accounts) is
  * judged only with it, what needs the read after (persisted) only with that.
  *

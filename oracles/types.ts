@@ -51,9 +51,10 @@ export interface ExchangeOracle extends OracleBase {
 }
 
 /**
- * A PATCH of one counterparty with the reads around it: the last successful read before it
- * (after any earlier PATCH of the same counterparty) and the first successful read after it
- * (before any later PATCH). Either read may be missing.
+ * A PATCH of one counterparty with the state before it and the read after it (engine/judge.ts):
+ * before, the last successful read since any earlier PATCH, or the answer of the accepted PATCH
+ * just before it when a later read confirmed that answer; after, the read that settles it (within
+ * the settle window, CONFORMANCE_SETTLE_MS). Either may be missing.
  */
 export interface PatchSequence {
   reference: string;

@@ -1,23 +1,29 @@
 /**
- * PATCH /api/v1/counterparties/{ref} (interface.md §4.2, §7, §8; RFC 5789 §2). Each case is sent
- * as a read before, the PATCH and a read after (the read after one case is the read before the
- * next); what the update did to the stored counterparty is judged by the sequence oracles
- * (oracles/patch-update.ts, oracles/patch-rejected.ts) from those three exchanges, and every
- * answer by the single-exchange oracles. The probes judge what needs their plan: this body is
+ * PATCH /api/v1/counterparties/{ref} (interface.md §4.2, §7, §8; RFC 5789 §2). Accepted cases
+ * follow one another, each PATCH's answer being the state the next starts from, with a read every
+ * READ_EVERY of them and at the end (re-read up to the settle window, CONFORMANCE_SETTLE_MS);
+ * cases that must be refused go in concurrent batches with one read each (engine/batch.ts). What
+ * an update did to the stored counterparty is judged by the sequence oracles
+ * (oracles/patch-update.ts, oracles/patch-rejected.ts) from those exchanges (engine/judge.ts), and
+ * every answer by the single-exchange oracles. While a failure is shrunk, each case is sent alone
+ * with the reads around it. The probes judge what needs their plan: this body is
  * valid, so it must be accepted; this one breaks a rule, so it must be refused; this reference
  * does not exist, so it must not be created. They write, so they run only with
  * WRITABLE_COUNTERPARTY_REF and only against that counterparty (plus invented references for the
  * unknown-counterparty cases).
  */
+import fc from 'fast-check';
 import { DEFAULT_ACCOUNT_BUDGET } from '../config/config.ts';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { counterpartyPath } from '../exchange/paths.ts';
+import { sendInBatches, type BatchResult } from '../engine/batch.ts';
+import { showsState } from '../engine/judge.ts';
 import { runProperty } from '../engine/property.ts';
 import { incompleteReason } from '../engine/run.ts';
 import type { Probe, ProbeContext } from '../engine/types.ts';
-import type { AccountFixture } from '../generators/account-fixture.ts';
-import type { Labelled } from '../generators/labelled.ts';
+import { identifierKey, withAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
+import { canonicalJson, labelled, type Labelled } from '../generators/labelled.ts';
 import {
   MALFORMED_JSON,
   invalidPatchBody,
@@ -28,7 +34,15 @@ import {
   validDetailsBodyExamples,
   type PatchBody,
 } from '../generators/patch-body.ts';
-import { ADDRESS_FIELDS, isObj, only, type Obj } from '../oracles/compare.ts';
+import {
+  ADDRESS_FIELDS,
+  accountsOf,
+  comparable,
+  differences,
+  isObj,
+  only,
+  type Obj,
+} from '../oracles/compare.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import type { Violation } from '../oracles/types.ts';
@@ -37,6 +51,10 @@ import type { HttpRequest } from '../transport/client.ts';
 
 /** Random cases of the account-adding property: every case leaves accounts behind. */
 export const ACCOUNT_RUNS = 8;
+/** The same with a single ACCOUNT_FIXTURE: every account added repeats its identifier. */
+export const ACCOUNT_RUNS_ONE_FIXTURE = 2;
+/** Invalid bodies sent together before one read. */
+export const INVALID_BATCH = 32;
 
 /** Used for invalid bodies when no ACCOUNT_FIXTURE is configured: those bodies are rejected anyway. */
 export const PLACEHOLDER_FIXTURE: AccountFixture = {
@@ -57,6 +75,8 @@ const ROLE = {
   before: 'read before PATCH',
   patch: 'PATCH',
   after: 'read after PATCH',
+  settling: 'read after PATCH (settling)',
+  window: 'read after the settle window',
 } as const;
 
 /** The PATCH request of a generated body: raw text for the not-JSON cases, JSON otherwise. */
@@ -82,25 +102,90 @@ export async function readWritable(
   return ex as Exchange & { body: Obj };
 }
 
+/** Accepted PATCHes sent before the counterparty is read again (and at the end). */
+export const READ_EVERY = 16;
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
+
 /**
- * Whether the last request of the probe was a read of the counterparty: the probe is the only
- * writer while it runs, so the read after one PATCH is the read before the next (one request per
- * case saved).
+ * The probe's writes to the writable counterparty and the reads that confirm them. An accepted
+ * PATCH's answer is the state after it, so accepted PATCHes follow one another with no read
+ * between, and a read every READ_EVERY of them (and at the end) confirms the last; the judge
+ * judges each from the answer before it (engine/judge.ts). A read that does not show the last
+ * accepted PATCH yet is repeated with back-off up to the settle window (CONFORMANCE_SETTLE_MS): a
+ * replica may trail. Once a change has not appeared within the window, later reads are not
+ * repeated: that is already a finding, and waiting again would only make it slower.
  */
-class Reads {
+export class Writer {
+  /** The last accepted PATCH no read has confirmed yet. */
+  private unread: Exchange | undefined;
+  private sinceRead = 0;
+  /** Whether the last request was a read (it is the read before the next PATCH). */
   private fresh = false;
+  private gaveUp = false;
   constructor(
     private readonly ctx: ProbeContext,
-    private readonly ref: string,
+    readonly ref: string,
   ) {}
-  async before(): Promise<void> {
-    if (!this.fresh) await readWritable(this.ctx, this.ref, ROLE.before);
+
+  /** Sends a PATCH; in `alone` mode with the reads around it, else with a read every READ_EVERY. */
+  async patch(req: HttpRequest, alone: boolean): Promise<Exchange> {
+    if (alone) await this.before();
+    const ex = await this.ctx.http.send(req);
     this.fresh = false;
+    if (is2xx(ex.status)) {
+      this.unread = ex;
+      this.sinceRead++;
+    }
+    if (alone || this.sinceRead >= READ_EVERY) await this.confirm();
+    return ex;
   }
-  async after(): Promise<void> {
-    await readWritable(this.ctx, this.ref, ROLE.after);
+
+  /** The read before a PATCH sent alone, unless the last request was one. */
+  async before(): Promise<void> {
+    if (this.unread) await this.confirm();
+    else if (!this.fresh) await readWritable(this.ctx, this.ref, ROLE.before);
     this.fresh = true;
   }
+
+  /** Reads the counterparty until it shows the last accepted PATCH, or the settle window ends. */
+  async confirm(): Promise<Exchange & { body: Obj }> {
+    const expected = this.unread;
+    this.unread = undefined;
+    this.sinceRead = 0;
+    this.fresh = true;
+    let read = await readWritable(this.ctx, this.ref, ROLE.after);
+    if (!expected || !isObj(expected.body) || this.gaveUp) return read;
+    const until = endOf(expected) + (this.ctx.target.settleMs ?? 0);
+    for (let wait = 50; !showsState(read, expected) && Date.now() < until; wait *= 2) {
+      await sleep(Math.min(wait, Math.max(0, until - Date.now())));
+      read = await readWritable(this.ctx, this.ref, ROLE.settling);
+    }
+    if (!showsState(read, expected) && (this.ctx.target.settleMs ?? 0) > 0) {
+      this.gaveUp = true;
+      this.ctx.note(
+        `a read did not show an accepted PATCH within the settle window (CONFORMANCE_SETTLE_MS ${this.ctx.target.settleMs} ms); later reads were not repeated`,
+      );
+    }
+    return read;
+  }
+
+  /** Confirms the last accepted PATCH, if no read has yet. */
+  async settle(): Promise<void> {
+    if (this.unread) await this.confirm();
+  }
+}
+
+/**
+ * After refused PATCHes: waits out the settle window of the last one and reads once more, so that
+ * a change one of them made that appears late is still found (the judge waits for this read).
+ */
+export async function readAfterWindow(ctx: ProbeContext, ref: string, last: number): Promise<void> {
+  const settleMs = ctx.target.settleMs ?? 0;
+  if (settleMs === 0) return;
+  await sleep(Math.max(0, last + settleMs - Date.now() + 1));
+  await readWritable(ctx, ref, ROLE.window);
 }
 
 const DETAIL_FIELDS = Object.keys(spec().schema('PatchCounterpartyDetails').properties ?? {});
@@ -146,18 +231,28 @@ export async function restoreDetails(ctx: ProbeContext, ref: string, original: O
       : `could not restore the original details of ${ref}: ${describeResponse(ex)}`,
   );
   if (ctx.http.interruption() !== undefined) return;
-  await ctx.http.send({ method: 'GET', path: counterpartyPath(ref), role: 'read after restore' });
+  const read = await ctx.http.send({
+    method: 'GET',
+    path: counterpartyPath(ref),
+    role: 'read after restore',
+  });
+  // A replica may trail: read again until it shows the restore, up to the settle window.
+  const until = endOf(ex) + (ctx.target.settleMs ?? 0);
+  for (let wait = 50, r = read; is2xx(ex.status) && !showsState(r, ex) && Date.now() < until; wait *= 2) {
+    await sleep(Math.min(wait, Math.max(0, until - Date.now())));
+    r = await ctx.http.send({
+      method: 'GET',
+      path: counterpartyPath(ref),
+      role: 'read after restore (settling)',
+    });
+  }
 }
 
-/** One valid body: read, PATCH, read. The probe judges acceptance; the oracles the rest. */
-async function probeValid(
-  ctx: ProbeContext,
-  reads: Reads,
-  ref: string,
-  input: Labelled<PatchBody>,
-): Promise<Violation | undefined> {
-  await reads.before();
-  const patch = await ctx.http.send(patchRequest(ref, input));
+/**
+ * The answer to one valid body, PATCHed (alone while shrinking, with the reads around it). The
+ * probe judges acceptance; the oracles the rest.
+ */
+function probeValid(ctx: ProbeContext, patch: Exchange, input: Labelled<PatchBody>): Violation | undefined {
   if (!is2xx(patch.status)) {
     return {
       requirement: 'patch-valid-accepted',
@@ -168,7 +263,6 @@ async function probeValid(
     };
   }
   ctx.held('patch-valid-accepted');
-  await reads.after();
   return undefined;
 }
 
@@ -182,15 +276,19 @@ export const patchValidDetails: Probe = {
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const original = (await readWritable(ctx, ref, ROLE.before)).body;
-    const reads = new Reads(ctx, ref);
-    await reads.after();
+    const writer = new Writer(ctx, ref);
+    // A second read before the first PATCH: a first read that differs from the stored state (a
+    // cache being filled) is judged by the two reads, not blamed on the PATCH.
+    await writer.before();
     try {
       await runProperty(ctx, {
         name: 'valid details patch',
         arbitrary: validDetailsBody(),
         examples: validDetailsBodyExamples(),
-        probe: (input) => probeValid(ctx, reads, ref, input),
+        probe: async (input, shrinking) =>
+          probeValid(ctx, await writer.patch(patchRequest(ref, input), shrinking), input),
       });
+      await writer.settle();
     } finally {
       await restoreDetails(ctx, ref, original);
     }
@@ -221,31 +319,68 @@ export const patchValidAccounts: Probe = {
       return;
     }
     const budget = ctx.target.accountBudget ?? DEFAULT_ACCOUNT_BUDGET;
+    const fixtures = ctx.target.accountFixtures ?? [fixture];
     let spent = 0;
+    let added = 0;
     let refused = 0;
+    let duplicates = 0;
+    let nextFixture = 0;
     const original = (await readWritable(ctx, ref, ROLE.before)).body;
-    const reads = new Reads(ctx, ref);
-    await reads.after();
+    // The identifiers the counterparty holds, as far as the suite can tell (a service may mask them).
+    const held = new Set(accountsOf(original).map(identifierKey));
+    const writer = new Writer(ctx, ref);
+    await writer.before();
     try {
       await runProperty(ctx, {
         name: 'valid accounts patch',
         arbitrary: validAccountsBody(fixture),
         examples: validAccountsBodyExamples(fixture),
-        runs: Math.min(ctx.target.runs, ACCOUNT_RUNS),
+        // With one fixture every account repeats its identifier: only as many as the cases need.
+        runs: Math.min(ctx.target.runs, fixtures.length > 1 ? ACCOUNT_RUNS : ACCOUNT_RUNS_ONE_FIXTURE),
         maxShrinkProbes: 20,
-        async probe(input) {
-          const n = input.value.counterpartyAccounts?.length ?? 0;
-          if (spent + n > budget) {
+        async probe(input, shrinking) {
+          const generated = input.value.counterpartyAccounts ?? [];
+          if (spent + generated.length > budget) {
             refused++;
             return undefined;
           }
-          spent += n;
-          return probeValid(ctx, reads, ref, input);
+          spent += generated.length;
+          // Added accounts cycle through the fixtures, so a service refusing an identifier it
+          // holds can be tested with a list of them.
+          const accounts =
+            fixtures.length > 1
+              ? generated.map((a) => withAccountFixture(a, fixtures[nextFixture++ % fixtures.length]!))
+              : generated;
+          const body: PatchBody =
+            generated.length > 0 ? { ...input.value, counterpartyAccounts: accounts } : input.value;
+          const keys = accounts.map(identifierKey);
+          const repeats = keys.some((k, i) => held.has(k) || keys.indexOf(k) !== i);
+          const sent = labelled(body, input.rule);
+          const patch = await writer.patch(patchRequest(ref, sent), shrinking);
+          if (is2xx(patch.status)) {
+            for (const k of keys) held.add(k);
+            added += accounts.length;
+          } else if (patch.status === 409 && repeats) {
+            // The document does not say whether a counterparty may hold two accounts with one
+            // identifier; 409 is HTTP's answer for a conflict with the current state (RFC 9110
+            // §15.5.10). Not judged.
+            duplicates++;
+            return undefined;
+          }
+          return probeValid(ctx, patch, sent);
         },
       });
+      await writer.settle();
     } finally {
-      ctx.note(`accounts sent to ${ref}: ${spent} of a budget of ${budget} (CONFORMANCE_ACCOUNT_BUDGET)`);
+      ctx.note(
+        `accounts added to ${ref}: ${added} (${spent} sent, of a budget of ${budget}: CONFORMANCE_ACCOUNT_BUDGET), from ${fixtures.length} fixture(s)`,
+      );
       if (refused > 0) ctx.note(`${refused} account case(s) not sent: the account budget was spent`);
+      if (duplicates > 0) {
+        ctx.note(
+          `${duplicates} account case(s) repeating an identifier the counterparty holds were refused with 409 and not judged: the document does not say whether identifiers must be unique; give ACCOUNT_FIXTURE a list to add accounts with fresh ones`,
+        );
+      }
       ctx.note(
         'account countries come from the country list only: the request pattern ^[A-Z]*$ also admits codes such as UK that a returned account may not carry (§2.2, §2.3)',
       );
@@ -253,6 +388,60 @@ export const patchValidAccounts: Probe = {
     }
   },
 };
+
+/** What a refused case must get: a 4xx (which one is not shown). */
+const invalidRejected = (ex: Exchange): boolean => ex.status >= 400 && ex.status <= 499;
+
+/**
+ * Sends cases that must all be refused in concurrent batches of `size`, with one read per batch
+ * (engine/batch.ts): only a batch after which the counterparty changed is restored and taken
+ * apart. `answered` sees each case's first answer. At the end, the settle window of the last
+ * PATCH is waited out and the counterparty read once more, so that a change that appears late is
+ * found too. Returns the batching's result; restores the details if a change was left.
+ */
+export async function sendRefusedInBatches<C extends Labelled<unknown>>(
+  ctx: ProbeContext,
+  ref: string,
+  cases: readonly C[],
+  size: number,
+  answered: (c: C, ex: Exchange) => void,
+): Promise<BatchResult<C>> {
+  const original = (await readWritable(ctx, ref, ROLE.before)).body;
+  let baseline: Obj = comparable(original);
+  let dirty = false;
+  const judged = new Set<C>();
+  let last = Date.now();
+  try {
+    const result = await sendInBatches(cases, size, (c) => canonicalJson(c.value), {
+      async send(batch, resend) {
+        const role = resend
+          ? `PATCH (part of a batch, resent: ${batch.length})`
+          : `PATCH (batch of ${batch.length})`;
+        const answers = await Promise.all(batch.map((c) => ctx.http.send({ ...patchRequest(ref, c), role })));
+        answers.forEach((ex, i) => {
+          const c = batch[i]!;
+          last = Math.max(last, endOf(ex));
+          if (judged.has(c)) return;
+          judged.add(c);
+          answered(c, ex);
+        });
+        const after = await readWritable(ctx, ref, ROLE.after);
+        const changed = differences(baseline, comparable(after.body)).length > 0;
+        if (changed) dirty = true;
+        return changed;
+      },
+      async restore() {
+        await restoreDetails(ctx, ref, original);
+        baseline = comparable((await readWritable(ctx, ref, 'read after restore')).body);
+        dirty = false;
+      },
+    });
+    await readAfterWindow(ctx, ref, last);
+    return result;
+  } finally {
+    if (dirty) await restoreDetails(ctx, ref, original);
+  }
+}
 
 export const patchInvalidBodies: Probe = {
   id: 'patch-invalid-bodies',
@@ -264,16 +453,42 @@ export const patchInvalidBodies: Probe = {
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture ?? PLACEHOLDER_FIXTURE;
-    const reads = new Reads(ctx, ref);
-    await runProperty(ctx, {
+    const property = {
       name: 'invalid patch',
       arbitrary: invalidPatchBody(fixture),
       examples: invalidPatchBodyExamples(fixture),
+    };
+    // The property's cases, all sent at once in batches: a conforming deployment refuses them
+    // all and nothing changes. Only if one is not refused, or a batch changed the counterparty,
+    // is the property run case by case, to shrink to the smallest input that shows it.
+    const cases = [
+      ...property.examples,
+      ...fc.sample(property.arbitrary, { seed: ctx.target.seed, numRuns: ctx.target.runs }),
+    ];
+    let wrong = 0;
+    const result = await sendRefusedInBatches(ctx, ref, cases, INVALID_BATCH, (_c, ex) => {
+      if (invalidRejected(ex)) ctx.held('patch-invalid-rejected');
+      else wrong++;
+    });
+    ctx.note(
+      `${cases.length} invalid case(s): ${cases.length - result.duplicates} sent in ${result.batches} batch(es) of at most ${INVALID_BATCH}`,
+    );
+    if (wrong === 0 && result.changed.length === 0) return;
+    ctx.note(
+      `${wrong} case(s) not refused, ${result.changed.length} changing: sent again one by one to shrink`,
+    );
+    let fresh = false;
+    const before = async (): Promise<void> => {
+      if (!fresh) await readWritable(ctx, ref, ROLE.before);
+    };
+    await runProperty(ctx, {
+      ...property,
       async probe(input) {
-        await reads.before();
+        await before();
         const patch = await ctx.http.send(patchRequest(ref, input));
-        await reads.after();
-        if (patch.status >= 400 && patch.status <= 499) {
+        await readWritable(ctx, ref, ROLE.after);
+        fresh = true;
+        if (invalidRejected(patch)) {
           ctx.held('patch-invalid-rejected');
           return undefined;
         }

@@ -8,16 +8,13 @@
  * is read once per batch (engine/batch.ts); the judge treats the refused PATCHes between the same
  * two reads as a batch (engine/judge.ts), so the patch-rejected oracle judges each of them. Only a
  * batch after which the counterparty changed is restored and taken apart, down to the case that
- * changed it. Equivalent bodies are sent once.
+ * changed it. Equivalent bodies are sent once. The settle window of the last PATCH is waited out
+ * and the counterparty read once more, so that a change that appears late is found too.
  */
 import { describeResponse } from '../exchange/describe.ts';
-import { sendInBatches } from '../engine/batch.ts';
 import type { Probe } from '../engine/types.ts';
 import { finiteClassCases } from '../generators/finite-classes.ts';
-import { canonicalJson } from '../generators/labelled.ts';
-import type { L } from '../generators/fields.ts';
-import { comparable, differences, type Obj } from '../oracles/compare.ts';
-import { PLACEHOLDER_FIXTURE, patchRequest, readWritable, restoreDetails } from './counterparty-patch.ts';
+import { PLACEHOLDER_FIXTURE, sendRefusedInBatches } from './counterparty-patch.ts';
 
 /** PATCHes sent together before one read. */
 export const FINITE_BATCH = 32;
@@ -33,57 +30,25 @@ export const patchFiniteClasses: Probe = {
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture ?? PLACEHOLDER_FIXTURE;
-    const original = (await readWritable(ctx, ref, 'read before PATCH')).body;
-    let baseline: Obj = comparable(original);
-    let dirty = false;
-    const judged = new Set<L>();
     const cases = finiteClassCases(fixture);
-    try {
-      const result = await sendInBatches(cases, FINITE_BATCH, (c) => canonicalJson(c.value), {
-        async send(batch, resend) {
-          const role = resend
-            ? `PATCH (part of a batch, resent: ${batch.length})`
-            : `PATCH (batch of ${batch.length})`;
-          const answers = await Promise.all(
-            batch.map((c) => ctx.http.send({ ...patchRequest(ref, c), role })),
-          );
-          answers.forEach((ex, i) => {
-            const c = batch[i]!;
-            if (judged.has(c)) return;
-            judged.add(c);
-            if (ex.status >= 400 && ex.status <= 499) {
-              ctx.held('patch-invalid-rejected');
-              return;
-            }
-            ctx.fail({
-              requirement: 'patch-invalid-rejected',
-              exchange: ex,
-              message: `the invalid body (${c.rule.description}) was answered ${ex.status}`,
-              expected: 'a 4xx status: the body breaks a rule of interface.md §4.2 (which 4xx is not shown)',
-              received: describeResponse(ex),
-            });
-          });
-          const after = await readWritable(ctx, ref, 'read after PATCH');
-          const changed = differences(baseline, comparable(after.body)).length > 0;
-          if (changed) dirty = true;
-          return changed;
-        },
-        async restore() {
-          await restoreDetails(ctx, ref, original);
-          baseline = comparable((await readWritable(ctx, ref, 'read after restore')).body);
-          dirty = false;
-        },
-      });
-      ctx.note(
-        `${cases.length} finite-class case(s): ${cases.length - result.duplicates} sent in ${result.batches} batch(es) of at most ${FINITE_BATCH}, ${result.duplicates} equivalent left out`,
-      );
-      for (const c of result.changed) {
-        ctx.note(`changed the counterparty when sent alone: ${c.rule.description}`);
+    const result = await sendRefusedInBatches(ctx, ref, cases, FINITE_BATCH, (c, ex) => {
+      if (ex.status >= 400 && ex.status <= 499) {
+        ctx.held('patch-invalid-rejected');
+        return;
       }
-      const accepted = result.changed.filter((c) => !judged.has(c));
-      if (accepted.length > 0) ctx.note(`${accepted.length} changing case(s) not judged`);
-    } finally {
-      if (dirty) await restoreDetails(ctx, ref, original);
+      ctx.fail({
+        requirement: 'patch-invalid-rejected',
+        exchange: ex,
+        message: `the invalid body (${c.rule.description}) was answered ${ex.status}`,
+        expected: 'a 4xx status: the body breaks a rule of interface.md §4.2 (which 4xx is not shown)',
+        received: describeResponse(ex),
+      });
+    });
+    ctx.note(
+      `${cases.length} finite-class case(s): ${cases.length - result.duplicates} sent in ${result.batches} batch(es) of at most ${FINITE_BATCH}, ${result.duplicates} equivalent left out`,
+    );
+    for (const c of result.changed) {
+      ctx.note(`changed the counterparty when sent alone: ${c.rule.description}`);
     }
   },
 };

@@ -44,6 +44,8 @@ export const REFERENCE_COUNTERPARTY = 'ACME-Supplies_0001';
 export const MINIMAL_COUNTERPARTY = 'min-cp-002';
 /** For write tests. */
 export const WRITABLE_COUNTERPARTY = 'conformance-writable-01';
+/** Writable counterparties for parallel lanes of write tests (WRITABLE_COUNTERPARTY_REF=a,b,...), the first being WRITABLE_COUNTERPARTY. */
+export const WRITABLE_COUNTERPARTIES = [1, 2, 3, 4].map((n) => `conformance-writable-0${n}`);
 
 /** RFC 9745 structured date: 2025-12-31T23:59:59Z. */
 export const DEPRECATION_HEADER = '@1767225599';
@@ -302,8 +304,8 @@ export class ReferenceServer {
         updatedAt: '2024-01-02T03:04:05Z',
         accountHolderName: 'Minimal Counterparty',
       },
-      {
-        counterpartyReference: WRITABLE_COUNTERPARTY,
+      ...WRITABLE_COUNTERPARTIES.map((counterpartyReference): Counterparty => ({
+        counterpartyReference,
         state: 'ACTIVE',
         createdAt: '2024-05-06T07:08:09Z',
         updatedAt: '2024-05-06T07:08:09Z',
@@ -325,7 +327,7 @@ export class ReferenceServer {
             accountIdentifier: { type: 'IBAN', value: 'NL91ABNA0417164300' },
           },
         ],
-      },
+      })),
     ];
   }
 

@@ -151,6 +151,9 @@ function endlessBody(res: ServerResponse): void {
   pump();
 }
 
+/** How soon after a 429 another request may arrive having been sent before the client saw it. */
+const RACE_MS = 20;
+
 /** A front that answers 429/503 with Retry-After on the numbered requests, and checks the waits. */
 class RateLimitingFront extends HostileFront {
   private limitedAt: number | undefined;
@@ -160,10 +163,15 @@ class RateLimitingFront extends HostileFront {
       const now = Date.now();
       if (self.limitedAt !== undefined) {
         const waited = now - self.limitedAt;
+        // A request arriving at once was on its way before the answer reached the client (one of
+        // several in flight, e.g. a batch of PATCHes to one URL): not sent in spite of it. The
+        // next one is checked, so a client that ignores the pause is still caught by the requests
+        // it keeps sending.
+        const racing = waited < RACE_MS;
         // Retry-After counts whole seconds: anything well under it is a retry sent too soon.
-        if (waited < retryAfterSeconds * 1000 - 50)
+        if (!racing && waited < retryAfterSeconds * 1000 - 50)
           self.problems.push(`request ${n} came ${waited} ms after a Retry-After of ${retryAfterSeconds} s`);
-        self.limitedAt = undefined;
+        if (!racing) self.limitedAt = undefined;
       }
       const status = limited.get(n);
       if (status === undefined) return 'forward';

@@ -7,14 +7,30 @@ import { AUTH_VARIANTS } from './auth.ts';
 import { CREDENTIAL_VARIANTS, FINITE_CLASS_VARIANTS, REFERENCE_VARIANT_VARIANTS } from './finite-classes.ts';
 import { HEADER_VARIANTS } from './headers.ts';
 import { OPERATION_VARIANTS } from './operations.ts';
-import { PATCH_VARIANTS } from './patch.ts';
+import { duplicateRefusingServer, PATCH_VARIANTS } from './patch.ts';
 import { REFERENCE_VARIANTS } from './references.ts';
+import { CLEAN_REPLICA, REPLICA_VARIANTS } from './replicas.ts';
 import { ROUTING_VARIANTS } from './routing.ts';
 import { SCHEMA_VARIANTS } from './schema.ts';
 import type { Variant } from './types.ts';
 
 export type { Variant } from './types.ts';
 export { HOSTILE_VARIANTS } from './hostile.ts';
+
+/**
+ * Servers that differ from the reference where the document allows it: the suite must pass on
+ * each with no finding, like on the reference (no false alarm).
+ */
+export const CLEAN_GALLERY: Variant[] = [
+  CLEAN_REPLICA,
+  {
+    id: 'patch-duplicate-account-409',
+    fault:
+      'None: a second account with an identifier the counterparty holds is refused with 409 (the document is silent; the suite is given a list of fixtures).',
+    trips: [],
+    create: duplicateRefusingServer,
+  },
+];
 
 export const GALLERY: Variant[] = [
   ...REFERENCE_VARIANTS,
@@ -23,6 +39,7 @@ export const GALLERY: Variant[] = [
   ...AUTH_VARIANTS,
   ...ROUTING_VARIANTS,
   ...PATCH_VARIANTS,
+  ...REPLICA_VARIANTS,
   ...ANSWER_VARIANTS,
   ...OPERATION_VARIANTS,
   ...FINITE_CLASS_VARIANTS,

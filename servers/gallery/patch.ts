@@ -75,6 +75,37 @@ const upper = (v: unknown): unknown => (typeof v === 'string' ? v.toUpperCase() 
 const remarksOf = (b: CounterpartyPatch): string | undefined => b.counterpartyDetails?.remarks;
 const COUNTRIES = spec().schema('Country').enum ?? [];
 
+/** Thrown while a patch is applied: the counterparty already holds an account it adds. */
+class DuplicateAccount extends Error {}
+
+/**
+ * A clean server that refuses, with 409, a patch adding an account whose identifiers the
+ * counterparty already holds (or that adds one twice). The document does not say whether a
+ * counterparty may hold two accounts with one identifier, so this conforms.
+ */
+export function duplicateRefusingServer(): ReferenceServer {
+  return new (class extends ReferenceServer {
+    protected override applyPatch(current: Counterparty, patch: CounterpartyPatch): Counterparty {
+      const key = (a: { accountIdentifier?: unknown; branchIdentifier?: unknown }): string =>
+        JSON.stringify([a.accountIdentifier, a.branchIdentifier ?? null]);
+      const held = new Set((current.counterpartyAccounts ?? []).map(key));
+      for (const account of patch.counterpartyAccounts ?? []) {
+        if (held.has(key(account))) throw new DuplicateAccount();
+        held.add(key(account));
+      }
+      return super.applyPatch(current, patch);
+    }
+    protected override async patchCounterparty(ctx: RequestContext): Promise<void> {
+      try {
+        await super.patchCounterparty(ctx);
+      } catch (error) {
+        if (!(error instanceof DuplicateAccount)) throw error;
+        this.sendError(ctx.res, 409, 'DUPLICATE_ACCOUNT', 'The counterparty already holds this account.');
+      }
+    }
+  })();
+}
+
 export const PATCH_VARIANTS: Variant[] = [
   // ------------------------------------------------------------ invalid bodies let through
   {

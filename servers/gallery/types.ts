@@ -9,6 +9,8 @@ export interface Variant {
   fault: string;
   /** Exactly the requirements the suite reports failed (MUST) or warned (SHOULD) for this variant. */
   trips: RequirementId[];
+  /** The settle window (CONFORMANCE_SETTLE_MS) of the run against it; default 0: none. */
+  settleMs?: number;
   create(): ReferenceServer;
 }
 

@@ -5,11 +5,13 @@
  * the test, SHOULD findings are annotated as warnings.
  */
 import { test as base, expect } from '@playwright/test';
+import { assignLanes, laneTarget, type Lane } from '../../engine/lanes.ts';
 import { runProbe } from '../../engine/run.ts';
 import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../../engine/types.ts';
 import { PROBES, probesIn } from '../../probes/index.ts';
 import { resolvedRun } from '../../config/resolve.ts';
 import { replayLine } from '../../reporter/replay.ts';
+import { writeRoundTrips } from '../../probes/round-trips.ts';
 import { provenance } from '../../reporter/summary.ts';
 import { requirement } from '../../spec/requirements.ts';
 import { runContextFromEnv, sessionFromEnv, targetFromEnv } from './target.ts';
@@ -74,7 +76,7 @@ export function formatFinding(f: Finding, probe?: string): string {
   return lines.join('\n');
 }
 
-function defineProbe(probe: Probe): void {
+function defineProbe(probe: Probe, lane?: Lane): void {
   const tags = [
     `@${probe.access}`,
     ...new Set(probe.requirements.map((id) => `@${requirement(id).level.toLowerCase()}`)),
@@ -88,7 +90,7 @@ function defineProbe(probe: Probe): void {
     async ({ target }) => {
       const run = runContextFromEnv();
       const first = run.log.size;
-      running = runProbe(probe, target, run);
+      running = runProbe(probe, lane ? laneTarget(target, lane) : target, run);
       const outcome = await running.finally(() => (running = undefined));
       // What it sent, for the run's exchanges.har and coverage (one check at a time per worker).
       await test.info().attach(EXCHANGES_ATTACHMENT, {
@@ -128,12 +130,38 @@ export function defineProbes(group: Probe['group']): void {
   for (const probe of probesIn(group).filter((p) => p.access === 'read')) defineProbe(probe);
 }
 
+/** The lanes of the write probes: one per writable counterparty (engine/lanes.ts). */
+function writeLanes(): Lane[] {
+  const probes = PROBES.filter((p) => p.access === 'write');
+  let target: TargetConfig;
+  try {
+    target = targetFromEnv();
+  } catch {
+    // Not resolved (a listing of the tests without a run): one lane.
+    return [{ ref: '', probes, estimate: 0 }];
+  }
+  return assignLanes(probes, target, writeRoundTrips);
+}
+
 /**
  * Defines one test per write probe, in order in one worker: writes share the writable
  * counterparty, and a PATCH judged with the reads around it must not see another probe's PATCH
- * in between. A failing probe does not skip the ones after it.
+ * in between. A failing probe does not skip the ones after it. With several writable
+ * counterparties, one group per lane, each in order in a worker of its own, the groups in
+ * parallel; each probe writes to its lane's counterparty.
  */
 export function defineWriteProbes(): void {
-  test.describe.configure({ mode: 'default' });
-  for (const probe of PROBES.filter((p) => p.access === 'write')) defineProbe(probe);
+  const lanes = writeLanes();
+  if (lanes.length === 1) {
+    test.describe.configure({ mode: 'default' });
+    for (const probe of lanes[0]!.probes) defineProbe(probe);
+    return;
+  }
+  test.describe.configure({ mode: 'parallel' });
+  lanes.forEach((lane, i) => {
+    test.describe(`lane ${i + 1} (${lane.ref})`, () => {
+      test.describe.configure({ mode: 'default' });
+      for (const probe of lane.probes) defineProbe(probe, lane);
+    });
+  });
 }

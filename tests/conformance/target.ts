@@ -28,12 +28,15 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
     token: config.token,
     counterpartyRef: config.counterpartyRef,
     writableRef: config.writableRef,
+    ...(config.writableRefs ? { writableRefs: config.writableRefs } : {}),
     accountFixture: config.accountFixture,
+    ...(config.accountFixtures ? { accountFixtures: config.accountFixtures } : {}),
     accountBudget: config.accountBudget,
     seed: config.seed,
     runs: config.runs,
     extraHeaders: config.extraHeaders,
     ...(replayCase ? { replayCase } : {}),
+    settleMs: config.settleMs,
   };
 }
 
@@ -42,7 +45,8 @@ let context: RunContext | undefined;
 
 /** This worker's run context: its session, and the log of its exchanges with their judge. */
 export function runContextFromEnv(env: Record<string, string | undefined> = process.env): RunContext {
-  context ??= new RunContext(sessionFromEnv(env), targetFromEnv(env).baseURL);
+  const target = targetFromEnv(env);
+  context ??= new RunContext(sessionFromEnv(env), target.baseURL, target.settleMs);
   return context;
 }
 

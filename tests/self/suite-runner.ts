@@ -15,7 +15,7 @@ import { exchangesOfHar, harOfExchanges, parseHar } from '../../exchange/har.ts'
 import { TrafficValidation } from '../../engine/validate.ts';
 import { TargetSession } from '../../transport/session.ts';
 import { EMBEDDED_POLITENESS, type Politeness } from '../../config/config.ts';
-import { DEFAULT_ACCOUNT_FIXTURE } from '../../generators/account-fixture.ts';
+import { DEFAULT_ACCOUNT_FIXTURE, DEFAULT_ACCOUNT_FIXTURES } from '../../generators/account-fixture.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
 
 /** Fixed seed and case count of the self-tests: deterministic, and fast enough for npm test. */
@@ -30,6 +30,7 @@ export function galleryTarget(baseURL: string): TargetConfig {
     counterpartyRef: REFERENCE_COUNTERPARTY,
     writableRef: WRITABLE_COUNTERPARTY,
     accountFixture: DEFAULT_ACCOUNT_FIXTURE,
+    accountFixtures: [...DEFAULT_ACCOUNT_FIXTURES],
     seed: SELF_TEST_SEED,
     runs: SELF_TEST_RUNS,
   };
@@ -46,6 +47,8 @@ export interface SuiteRun {
   incomplete: { probe: string; reason: string }[];
   /** Every exchange of the run, in order. */
   exchanges: readonly Exchange[];
+  /** The settle window the run's judge used (the validator of its traffic uses it too). */
+  settleMs: number;
   /** Requests the run sent (retries included), and its wall time. */
   requests: number;
   durationMs: number;
@@ -66,7 +69,7 @@ export async function runSuite(target: TargetConfig, options: SuiteOptions = {})
     ...(options.deadline ? { deadline: Date.now() + politeness.runTimeoutMs } : {}),
   });
   try {
-    const run = new RunContext(session, target.baseURL);
+    const run = new RunContext(session, target.baseURL, target.settleMs);
     const outcomes: ProbeOutcome[] = [];
     for (const probe of PROBES) outcomes.push(await runProbe(probe, target, run));
     const vs = verdicts(outcomes);
@@ -83,6 +86,7 @@ export async function runSuite(target: TargetConfig, options: SuiteOptions = {})
         .map((o) => ({ probe: o.probe, reason: o.incomplete! }))
         .sort((a, b) => a.probe.localeCompare(b.probe)),
       exchanges: run.log.all,
+      settleMs: target.settleMs ?? 0,
       requests: session.ledger.count(),
       durationMs: performance.now() - started,
     };
@@ -121,7 +125,7 @@ export function recordTrips(variant: string, run: SuiteRun): void {
  */
 export function validateAsHar(run: SuiteRun): string[] {
   const text = JSON.stringify(harOfExchanges(run.exchanges, 'self-test'));
-  const validation = new TrafficValidation('har', 'exchanges.har');
+  const validation = new TrafficValidation('har', 'exchanges.har', '', undefined, run.settleMs);
   for (const ex of exchangesOfHar(parseHar(text, 'exchanges.har'), 'exchanges.har')) validation.add(ex);
   const { outcome } = validation.finish();
   return [...new Set(outcome.findings.map((f) => f.requirement))].sort();

@@ -1,0 +1,50 @@
+/**
+ * Lanes: with several writable counterparties (WRITABLE_COUNTERPARTY_REF=a,b,...), the write
+ * probes are split across them, one lane per counterparty, each lane in order in a worker of its
+ * own, so that the probes of a lane never see another's PATCH on their counterparty. A probe goes
+ * to the lane with the least estimated time so far (the longest first), the estimate being the
+ * round trips it makes one after another: what latency, not request count, makes a remote run
+ * slow.
+ */
+import type { Probe, TargetConfig } from './types.ts';
+
+/**
+ * Round trips one after another a probe makes, roughly: one per accepted case (their PATCHes
+ * follow one another), two per batch of refused cases (the batch together, then a read).
+ */
+export type RoundTrips = (probe: Probe, target: TargetConfig) => number;
+
+/** The lanes of a run: the probes of each, in the order given, and the counterparty it writes. */
+export interface Lane {
+  ref: string;
+  probes: Probe[];
+  /** The estimated round trips of its probes. */
+  estimate: number;
+}
+
+/**
+ * Splits `probes` across one lane per writable counterparty. With one counterparty (or none: a
+ * read-only run), one lane holds them all, in order.
+ */
+export function assignLanes(probes: readonly Probe[], target: TargetConfig, roundTrips: RoundTrips): Lane[] {
+  const refs = target.writableRefs ?? (target.writableRef ? [target.writableRef] : ['']);
+  const lanes: Lane[] = refs.map((ref) => ({ ref, probes: [], estimate: 0 }));
+  const longestFirst = probes
+    .map((probe, i) => ({ probe, i, cost: roundTrips(probe, target) }))
+    .sort((a, b) => b.cost - a.cost || a.i - b.i);
+  const placed = new Map<Probe, number>();
+  for (const { probe, cost } of longestFirst) {
+    let best = 0;
+    for (let l = 1; l < lanes.length; l++) if (lanes[l]!.estimate < lanes[best]!.estimate) best = l;
+    lanes[best]!.estimate += cost;
+    placed.set(probe, best);
+  }
+  // Within a lane, the probes keep the order they were given in.
+  for (const probe of probes) lanes[placed.get(probe)!]!.probes.push(probe);
+  return lanes;
+}
+
+/** The target a probe of `lane` runs with: the lane's counterparty is the writable one. */
+export function laneTarget(target: TargetConfig, lane: Lane): TargetConfig {
+  return lane.ref === '' ? target : { ...target, writableRef: lane.ref };
+}

@@ -1,0 +1,45 @@
+/**
+ * The estimated round trips of the write probes, one after another (engine/lanes.ts splits the
+ * write probes across lanes by it): one per accepted case, two per batch of refused cases. The
+ * other write probes send a few dozen requests, mostly not on the writable counterparty.
+ */
+import type { RoundTrips } from '../engine/lanes.ts';
+import { finiteClassCases } from '../generators/finite-classes.ts';
+import {
+  invalidPatchBodyExamples,
+  validAccountsBodyExamples,
+  validDetailsBodyExamples,
+} from '../generators/patch-body.ts';
+import {
+  ACCOUNT_RUNS,
+  INVALID_BATCH,
+  PLACEHOLDER_FIXTURE,
+  READ_EVERY,
+  patchInvalidBodies,
+  patchValidAccounts,
+  patchValidDetails,
+} from './counterparty-patch.ts';
+import { FINITE_BATCH, patchFiniteClasses } from './finite-classes.ts';
+
+/** A write probe not on the writable counterparty's chain. */
+const OTHER_WRITE_PROBE = 20;
+
+export const writeRoundTrips: RoundTrips = (probe, target) => {
+  const fixture = target.accountFixture ?? PLACEHOLDER_FIXTURE;
+  const accepted = (cases: number): number => cases + Math.ceil(cases / READ_EVERY) + 2;
+  const refused = (cases: number, size: number): number => 2 * Math.ceil(cases / size) + 2;
+  switch (probe) {
+    case patchValidDetails:
+      return accepted(validDetailsBodyExamples().length + target.runs);
+    case patchValidAccounts:
+      return target.accountFixture
+        ? accepted(validAccountsBodyExamples(fixture).length + Math.min(target.runs, ACCOUNT_RUNS))
+        : 0;
+    case patchInvalidBodies:
+      return refused(invalidPatchBodyExamples(fixture).length + target.runs, INVALID_BATCH);
+    case patchFiniteClasses:
+      return refused(finiteClassCases(fixture).length, FINITE_BATCH);
+    default:
+      return OTHER_WRITE_PROBE;
+  }
+};

@@ -1,0 +1,267 @@
+/**
+ * Writes at about one request per case, and settling (issue 13): the judge's rules over
+ * timestamps for reads that trail a PATCH, the chains of accepted PATCHes it judges from their
+ * answers, the configuration of the settle window, of a list of account fixtures and of lanes
+ * (several writable counterparties), the split of the write probes across lanes, and the account
+ * probe against a service refusing an identifier it holds.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { DEFAULT_SETTLE_MS, parseConfig } from '../../config/config.ts';
+import { Judge } from '../../engine/judge.ts';
+import { assignLanes, laneTarget } from '../../engine/lanes.ts';
+import type { Probe } from '../../engine/types.ts';
+import { RunContext, runProbe } from '../../engine/run.ts';
+import type { Exchange } from '../../exchange/exchange.ts';
+import { DEFAULT_ACCOUNT_FIXTURE, parseAccountFixtures } from '../../generators/account-fixture.ts';
+import { ORACLES } from '../../oracles/index.ts';
+import type { Oracle, PatchSequence } from '../../oracles/types.ts';
+import { exchangeFrom } from '../../oracles/vectors/format.ts';
+import { patchValidAccounts } from '../../probes/counterparty-patch.ts';
+import { PROBES } from '../../probes/index.ts';
+import { writeRoundTrips } from '../../probes/round-trips.ts';
+import { duplicateRefusingServer } from '../../servers/gallery/patch.ts';
+import { TargetSession } from '../../transport/session.ts';
+import { EMBEDDED_POLITENESS } from '../../config/config.ts';
+import { galleryTarget } from './suite-runner.ts';
+
+const URL = 'http://h/api/v1/counterparties/ACME-1';
+const base = {
+  counterpartyReference: 'ACME-1',
+  state: 'ACTIVE',
+  createdAt: '2024-01-10T09:00:00Z',
+  updatedAt: '2024-03-05T14:30:00Z',
+  accountHolderName: 'Acme',
+};
+const SETTLE = 1000;
+
+/** A read at `at` ms showing `json`. */
+function read(at: number, json: object): Exchange {
+  return { ...exchangeFrom({ request: { method: 'GET', url: URL }, status: 200, json }), startedAt: at };
+}
+/** A PATCH at `at` ms sending `sent`, answered `status` with `json`. */
+function patch(at: number, sent: object, status: number, json: object): Exchange {
+  return {
+    ...exchangeFrom({ request: { method: 'PATCH', url: URL, json: sent }, status, json }),
+    startedAt: at,
+  };
+}
+const remarks = (r: string, updatedAt = '2024-03-06T00:00:00Z'): object => ({
+  ...base,
+  remarks: r,
+  updatedAt,
+});
+const send = (r: string): object => ({ counterpartyDetails: { remarks: r } });
+const refusal = { code: 'INVALID_REQUEST', message: 'no' };
+
+/** The requirements violated and held when the judge (all oracles) sees `log` and is flushed. */
+function verdicts(log: Exchange[], settleMs = SETTLE): { violated: string[]; held: string[] } {
+  const judge = new Judge(ORACLES, '', settleMs);
+  const all = [...log.flatMap((ex) => judge.judge(ex)), ...judge.flush()].map((j) => j.judgement);
+  const ids = (held: boolean): string[] =>
+    [...new Set(all.filter((j) => j.held === held).map((j) => j.requirement))].sort();
+  return { violated: ids(false), held: ids(true) };
+}
+
+test('settle: a read that trails an accepted PATCH within the window, then one that shows it, is no finding', () => {
+  const log = [
+    read(0, base),
+    patch(10, send('new'), 200, remarks('new')),
+    read(20, base), // a replica not there yet
+    read(400, remarks('new')),
+  ];
+  const v = verdicts(log);
+  expect(v.violated).toEqual([]);
+  expect(v.held).toContain('patch-persisted');
+  // Without a window the trailing read is a finding: the rule is what makes it none.
+  expect(verdicts(log, 0).violated).toEqual(['patch-persisted']);
+});
+
+test('settle: a change that never appears within the window still fails patch-persisted', () => {
+  const stale = [read(0, base), patch(10, send('new'), 200, remarks('new')), read(20, base)];
+  // A read past the window that still does not show it.
+  expect(verdicts([...stale, read(1500, base)]).violated).toEqual(['patch-persisted']);
+  // The next PATCH comes with only the stale read: judged against it.
+  expect(verdicts([...stale, patch(30, send('second'), 200, remarks('second'))]).violated).toContain(
+    'patch-persisted',
+  );
+  // The end of the traffic, likewise.
+  expect(verdicts(stale).violated).toEqual(['patch-persisted']);
+});
+
+test('settle: a stale read does not blame a refused PATCH for an accepted change appearing late', () => {
+  const log = [
+    read(0, base),
+    patch(10, send('new'), 200, remarks('new')),
+    read(20, base),
+    patch(30, { counterpartyDetails: {} }, 400, refusal),
+    read(500, remarks('new')),
+  ];
+  expect(verdicts(log).violated).toEqual([]);
+});
+
+test("settle: a refused PATCH's change that appears late, within or after the window, is found", () => {
+  const start = [read(0, base), patch(10, { counterpartyDetails: {} }, 400, refusal), read(20, base)];
+  expect(verdicts([...start, read(600, remarks('leaked'))]).violated).toEqual(['patch-rejected-unchanged']);
+  expect(verdicts([...start, read(1500, remarks('leaked'))]).violated).toEqual(['patch-rejected-unchanged']);
+  // Equal reads up to a read past the window: held.
+  const clean = verdicts([...start, read(600, base), read(1500, base)]);
+  expect(clean.violated).toEqual([]);
+  expect(clean.held).toContain('patch-rejected-unchanged');
+});
+
+/** Oracles that record the sequences the judge hands them. */
+function recorder(): { oracles: Oracle[]; sequences: PatchSequence[] } {
+  const sequences: PatchSequence[] = [];
+  return {
+    sequences,
+    oracles: [
+      { id: 's', kind: 'patch', requirements: [], unexercised: {}, judge: (s) => (sequences.push(s), []) },
+    ],
+  };
+}
+
+test('a chain of accepted PATCHes: each judged from the answer before it, the last with the read', () => {
+  const { oracles, sequences } = recorder();
+  const judge = new Judge(oracles, '', SETTLE);
+  const r0 = read(0, base);
+  const p1 = patch(10, send('first'), 200, remarks('first'));
+  const p2 = patch(20, send('second'), 200, remarks('second'));
+  const p3 = patch(30, send('third'), 200, remarks('third'));
+  const r1 = read(40, remarks('third'));
+  for (const ex of [r0, p1, p2, p3]) judge.judge(ex);
+  expect(sequences).toHaveLength(0);
+  judge.judge(r1);
+  expect(sequences.map((s) => [s.before?.id, s.patch.id, s.after?.id])).toEqual([
+    [r0.id, p1.id, undefined],
+    [p1.id, p2.id, undefined],
+    [p2.id, p3.id, r1.id],
+  ]);
+});
+
+test('a contradicted chain: only the first has a state before it, and no later read is a state before', () => {
+  const { oracles, sequences } = recorder();
+  const judge = new Judge(oracles, '', 0);
+  const r0 = read(0, base);
+  const p1 = patch(10, send('first'), 200, remarks('first'));
+  const p2 = patch(20, send('second'), 200, remarks('second'));
+  const r1 = read(40, base); // nothing stored
+  const p3 = patch(50, send('third'), 200, remarks('third'));
+  for (const ex of [r0, p1, p2, r1, p3]) judge.judge(ex);
+  judge.flush();
+  expect(sequences.map((s) => [s.before?.id, s.patch.id, s.after?.id])).toEqual([
+    [r0.id, p1.id, undefined],
+    [undefined, p2.id, r1.id],
+    [undefined, p3.id, undefined],
+  ]);
+  // A server that answers each PATCH with its change but stores none fails persisted only.
+  expect(verdicts([r0, p1, p2, r1], 0).violated).toEqual(['patch-persisted']);
+});
+
+test('CONFORMANCE_SETTLE_MS: default, bounds, and a clear error', () => {
+  const embedded = { token: 't', counterpartyRef: 'embedded-ref' };
+  expect(parseConfig({}, embedded).settleMs).toBe(DEFAULT_SETTLE_MS);
+  expect(DEFAULT_SETTLE_MS).toBe(2000);
+  expect(parseConfig({ CONFORMANCE_SETTLE_MS: '0' }, embedded).settleMs).toBe(0);
+  expect(parseConfig({ CONFORMANCE_SETTLE_MS: '60000' }, embedded).settleMs).toBe(60_000);
+  expect(() => parseConfig({ CONFORMANCE_SETTLE_MS: '60001' }, embedded)).toThrow(
+    /CONFORMANCE_SETTLE_MS must be between 0 and 60000/,
+  );
+  expect(() => parseConfig({ CONFORMANCE_SETTLE_MS: '2s' }, embedded)).toThrow(
+    /CONFORMANCE_SETTLE_MS must be a whole number/,
+  );
+});
+
+test('ACCOUNT_FIXTURE: an object or a list of them, inline or in a file; errors name the item', () => {
+  const a = { accountIdentifier: { iban: 'NL00TEST0000000001' } };
+  const b = { accountIdentifier: { iban: 'NL00TEST0000000002' }, currency: 'EUR' };
+  expect(parseAccountFixtures(JSON.stringify(a))).toEqual([a]);
+  expect(parseAccountFixtures(JSON.stringify([a, b]))).toEqual([a, b]);
+  expect(() => parseAccountFixtures('[]')).toThrow(/ACCOUNT_FIXTURE: the list is empty/);
+  expect(() => parseAccountFixtures(JSON.stringify([a, { currency: 'EUR' }]))).toThrow(
+    /^ACCOUNT_FIXTURE\[1\]: missing "accountIdentifier"/,
+  );
+  const embedded = { token: 't', counterpartyRef: 'embedded-ref' };
+  const remote = { API_BASE_URL: 'https://x.example', API_TOKEN: 't', COUNTERPARTY_REF: 'ACME-1' };
+  const inline = parseConfig({ ...remote, ACCOUNT_FIXTURE: JSON.stringify([a, b]) }, embedded);
+  expect(inline.accountFixture).toEqual(a);
+  expect(inline.accountFixtures).toEqual([a, b]);
+  const dir = mkdtempSync(join(tmpdir(), 'fixtures-'));
+  writeFileSync(join(dir, 'accounts.json'), JSON.stringify([b, a]));
+  const file = parseConfig({ ...remote, ACCOUNT_FIXTURE: 'accounts.json' }, embedded, dir);
+  expect(file.accountFixtures).toEqual([b, a]);
+  const single = parseConfig({ ...remote, ACCOUNT_FIXTURE: JSON.stringify(a) }, embedded);
+  expect(single.accountFixtures).toEqual([a]);
+});
+
+test('a service refusing an identifier it holds with 409: no finding with one fixture, and it says so', async () => {
+  const server = duplicateRefusingServer();
+  const baseURL = await server.start(0);
+  const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
+  try {
+    const target = { ...galleryTarget(baseURL), accountFixture: DEFAULT_ACCOUNT_FIXTURE };
+    delete target.accountFixtures;
+    const outcome = await runProbe(patchValidAccounts, target, new RunContext(session, baseURL));
+    expect(outcome.incomplete).toBeUndefined();
+    expect(outcome.findings).toEqual([]);
+    // The first account with the identifier was judged; the repeats were refused and not judged.
+    expect(outcome.judged['patch-valid-accepted']).toBeGreaterThan(0);
+    expect(outcome.judged['patch-accounts-appended']).toBeGreaterThan(0);
+    expect(outcome.notes.join('\n')).toMatch(/refused with 409 and not judged/);
+    expect(outcome.notes.join('\n')).toMatch(
+      /accounts added to conformance-writable-01: 1 .* from 1 fixture/,
+    );
+  } finally {
+    session.close();
+    await server.stop();
+  }
+});
+
+test('WRITABLE_COUNTERPARTY_REF: a comma-separated list of lanes, trimmed; empties, repeats and bad references refused', () => {
+  const embedded = { token: 't', counterpartyRef: 'embedded-ref', writableRef: 'embedded-w' };
+  const remote = { API_BASE_URL: 'https://x.example', API_TOKEN: 't', COUNTERPARTY_REF: 'ACME-1' };
+  const two = parseConfig({ ...remote, WRITABLE_COUNTERPARTY_REF: ' W-1 , W-2' }, embedded);
+  expect(two.writableRef).toBe('W-1');
+  expect(two.writableRefs).toEqual(['W-1', 'W-2']);
+  expect(parseConfig({ ...remote, WRITABLE_COUNTERPARTY_REF: 'W-1' }, embedded).writableRefs).toEqual([
+    'W-1',
+  ]);
+  expect(parseConfig(remote, embedded).writableRefs).toBeUndefined();
+  expect(parseConfig({}, embedded).writableRefs).toEqual(['embedded-w']);
+  expect(parseConfig({ WRITABLE_COUNTERPARTY_REF: 'aaa,bbb' }, embedded).writableRefs).toEqual([
+    'aaa',
+    'bbb',
+  ]);
+  for (const [value, message] of [
+    ['W-1,,W-2', /has an empty entry/],
+    ['W-1,', /has an empty entry/],
+    ['W-1, W-1', /names 'W-1' twice/],
+    ['W-1,a b', /'a b' is not a valid counterparty reference/],
+  ] as const) {
+    expect(() => parseConfig({ ...remote, WRITABLE_COUNTERPARTY_REF: value }, embedded)).toThrow(message);
+  }
+});
+
+test('lanes: the write probes split by estimated round trips, each lane in the order given; one lane keeps them all', () => {
+  const probe = (id: string): Probe => ({ ...patchValidAccounts, id });
+  const probes = ['a', 'b', 'c', 'd', 'e'].map(probe);
+  const cost: Record<string, number> = { a: 10, b: 200, c: 30, d: 50, e: 20 };
+  const target = { ...galleryTarget('http://127.0.0.1:1'), writableRefs: ['W-1', 'W-2'] };
+  const lanes = assignLanes(probes, target, (p) => cost[p.id]!);
+  expect(lanes.map((l) => [l.ref, l.probes.map((p) => p.id), l.estimate])).toEqual([
+    ['W-1', ['b'], 200],
+    ['W-2', ['a', 'c', 'd', 'e'], 110],
+  ]);
+  expect(laneTarget(target, lanes[1]!).writableRef).toBe('W-2');
+  const one = assignLanes(probes, { ...target, writableRefs: ['W-1'] }, (p) => cost[p.id]!);
+  expect(one.map((l) => l.probes.map((p) => p.id))).toEqual([['a', 'b', 'c', 'd', 'e']]);
+  // The real estimate puts the long chain of accepted details apart from the batched probes.
+  const real = assignLanes(
+    PROBES.filter((p) => p.access === 'write'),
+    { ...target, runs: 100 },
+    writeRoundTrips,
+  );
+  expect(real[0]!.probes.map((p) => p.id)).toEqual(['patch-valid-details']);
+});
