@@ -209,6 +209,10 @@ function replaySettings(config: SuiteConfig, strict: boolean, inputs: Env): Reco
     CONFORMANCE_SETTLE_MS: String(config.settleMs),
     CONFORMANCE_STRICT: strict ? '1' : '0',
   };
+  // The embedded server's own fixtures (forty of them) are its default: a replay against it gets
+  // them without a line of JSON.
+  if (config.baseURL === undefined && (inputs.ACCOUNT_FIXTURE ?? '') === '' && config.accountFixtures)
+    delete out.ACCOUNT_FIXTURE;
   for (const name of POLITENESS_NAMES) {
     const value = inputs[name];
     if (value !== undefined && value !== '') out[name] = value;
