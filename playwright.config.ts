@@ -31,7 +31,7 @@ const run = resolved();
 const staging = process.env.CONFORMANCE_REPORTS_STAGING || undefined;
 // One worker per request in flight (CONFORMANCE_CONCURRENCY); the run's own time budget ends a
 // check before Playwright's timeout could.
-const limits = suiteLimits(run.config.politeness);
+const limits = suiteLimits(run.config.politeness, run.config.writableRefs?.length ?? 1);
 /** The test titles of the probes a run is limited to: "<probe id>: <title>" (tests/conformance/define.ts). */
 const only =
   run.probes === null

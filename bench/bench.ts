@@ -38,7 +38,12 @@ import { HttpClient } from '../transport/client.ts';
 import { TargetSession } from '../transport/session.ts';
 import { DEFAULT_ACCOUNT_FIXTURE } from '../generators/account-fixture.ts';
 import { EMBEDDED_POLITENESS } from '../config/config.ts';
-import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../servers/reference.ts';
+import {
+  REFERENCE_COUNTERPARTY,
+  REFERENCE_TOKEN,
+  WRITABLE_COUNTERPARTIES,
+  WRITABLE_COUNTERPARTY,
+} from '../servers/reference.ts';
 import { REMOTE_POLITENESS } from '../config/config.ts';
 import { startDelayingProxy } from './latency-proxy.ts';
 
@@ -315,7 +320,7 @@ function proxyRow(p: { direct: number; proxied: number; code: number; judged: st
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 150);
 
 interface RemoteRun {
-  mode: 'write' | 'read-only';
+  mode: 'write' | 'write, 4 lanes' | 'read-only';
   ms: number;
   code: number;
   requests: number;
@@ -327,13 +332,13 @@ interface RemoteRun {
  * The remote case: the reference server in its own process behind a proxy that holds each request
  * LATENCY_MS, run through the CLI as a user runs it against a deployment (API_BASE_URL set, so the
  * defaults for a deployment apply: adaptive politeness, no fixed rate), once with a writable
- * counterparty and once read-only.
+ * counterparty, once with four (lanes: WRITABLE_COUNTERPARTY_REF=a,b,c,d) and once read-only.
  */
 async function remoteRuns(): Promise<RemoteRun[]> {
   const server = await startServer();
   const out: RemoteRun[] = [];
   try {
-    for (const mode of ['write', 'read-only'] as const) {
+    for (const mode of ['write', 'write, 4 lanes', 'read-only'] as const) {
       const proxy = await startDelayingProxy(server.url, LATENCY_MS);
       const work = mkdtempSync(join(tmpdir(), 'payflow-bench-remote-'));
       const env: NodeJS.ProcessEnv = {
@@ -341,8 +346,13 @@ async function remoteRuns(): Promise<RemoteRun[]> {
         API_BASE_URL: proxy.url,
         API_TOKEN: REFERENCE_TOKEN,
         COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
-        WRITABLE_COUNTERPARTY_REF: mode === 'write' ? WRITABLE_COUNTERPARTY : '',
-        ACCOUNT_FIXTURE: mode === 'write' ? JSON.stringify(DEFAULT_ACCOUNT_FIXTURE) : '',
+        WRITABLE_COUNTERPARTY_REF:
+          mode === 'write'
+            ? WRITABLE_COUNTERPARTY
+            : mode === 'write, 4 lanes'
+              ? WRITABLE_COUNTERPARTIES.join(',')
+              : '',
+        ACCOUNT_FIXTURE: mode === 'read-only' ? '' : JSON.stringify(DEFAULT_ACCOUNT_FIXTURE),
         CONFORMANCE_SEED: SEED,
         CONFORMANCE_REPORTS_DIR: join(work, 'reports'),
         CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),

@@ -140,12 +140,16 @@ export function describePoliteness(p: Politeness): string {
 
 /**
  * What the Playwright configuration of the suite needs: a few workers (each process sends many
- * requests at once, within its share of the concurrency cap), never more than the cap, and a
+ * requests at once, within its share of the concurrency cap), one more than the lanes of
+ * writable counterparties when there are several, never more than the cap, and a
  * test timeout past the run's time budget, so that it is the suite's own limits that end a
  * check, never Playwright's timeout.
  */
-export function suiteLimits(p: Politeness): { workers: number; testTimeoutMs: number } {
-  return { workers: Math.min(p.concurrency, MAX_WORKERS), testTimeoutMs: p.runTimeoutMs + 60_000 };
+export function suiteLimits(p: Politeness, lanes = 1): { workers: number; testTimeoutMs: number } {
+  // One worker per lane of writable counterparties (each lane's probes run in order in a worker
+  // of their own), and one for everything else.
+  const wanted = Math.max(MAX_WORKERS, lanes + 1);
+  return { workers: Math.min(p.concurrency, wanted), testTimeoutMs: p.runTimeoutMs + 60_000 };
 }
 
 /**

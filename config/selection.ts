@@ -94,7 +94,12 @@ export const PROBE_OPERATIONS: Record<string, readonly string[]> = {
  * ("<probe id>: <title>", tests/conformance/define.ts) and the tags.
  */
 export function grepTitle(probe: Probe): string {
-  const file = probe.access === 'write' ? 'writes.spec.ts' : `${probe.group}.spec.ts`;
+  const file =
+    probe.access === 'read'
+      ? `${probe.group}.spec.ts`
+      : probe.elsewhere
+        ? 'writes-elsewhere.spec.ts'
+        : 'writes.spec.ts';
   const levels = [...new Set(probe.requirements.map((id) => `@${requirement(id).level.toLowerCase()}`))];
   return `${file} ${probe.id}: ${probe.title} @${probe.access} ${levels.join(' ')}`;
 }

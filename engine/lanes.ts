@@ -18,6 +18,8 @@ export type RoundTrips = (probe: Probe, target: TargetConfig) => number;
 export interface Lane {
   ref: string;
   probes: Probe[];
+  /** The probes of the lane that are one part of a probe split across the lanes. */
+  parts?: Map<Probe, { index: number; count: number }>;
   /** The estimated round trips of its probes. */
   estimate: number;
 }
@@ -29,7 +31,18 @@ export interface Lane {
 export function assignLanes(probes: readonly Probe[], target: TargetConfig, roundTrips: RoundTrips): Lane[] {
   const refs = target.writableRefs ?? (target.writableRef ? [target.writableRef] : ['']);
   const lanes: Lane[] = refs.map((ref) => ({ ref, probes: [], estimate: 0 }));
+  // A probe of ordered accepted PATCHes goes to every lane, a part each: its cases are the long
+  // pole, and a part of them on each counterparty divides it by the lanes.
+  const split = lanes.length > 1 ? probes.filter((p) => p.splitAcrossLanes) : [];
+  lanes.forEach((lane, index) => {
+    for (const probe of split) {
+      lane.probes.push(probe);
+      (lane.parts ??= new Map()).set(probe, { index, count: lanes.length });
+      lane.estimate += roundTrips(probe, target) / lanes.length;
+    }
+  });
   const longestFirst = probes
+    .filter((p) => !split.includes(p))
     .map((probe, i) => ({ probe, i, cost: roundTrips(probe, target) }))
     .sort((a, b) => b.cost - a.cost || a.i - b.i);
   const placed = new Map<Probe, number>();
@@ -39,12 +52,14 @@ export function assignLanes(probes: readonly Probe[], target: TargetConfig, roun
     lanes[best]!.estimate += cost;
     placed.set(probe, best);
   }
-  // Within a lane, the probes keep the order they were given in.
-  for (const probe of probes) lanes[placed.get(probe)!]!.probes.push(probe);
+  // Within a lane, the parts first, then the probes in the order they were given in.
+  for (const probe of probes) if (placed.has(probe)) lanes[placed.get(probe)!]!.probes.push(probe);
   return lanes;
 }
 
 /** The target a probe of `lane` runs with: the lane's counterparty is the writable one. */
-export function laneTarget(target: TargetConfig, lane: Lane): TargetConfig {
-  return lane.ref === '' ? target : { ...target, writableRef: lane.ref };
+export function laneTarget(target: TargetConfig, lane: Lane, probe?: Probe): TargetConfig {
+  if (lane.ref === '') return target;
+  const part = probe ? lane.parts?.get(probe) : undefined;
+  return { ...target, writableRef: lane.ref, ...(part ? { part } : {}) };
 }

@@ -230,6 +230,12 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
     ctx.note(`${prop.name}: not run (replaying one case of ${replay.property})`);
     return { failed: [], numRuns: 0 };
   }
+  if (ctx.target.part !== undefined && replay === undefined) {
+    const { index, count } = ctx.target.part;
+    ctx.note(
+      `${prop.name}: part ${index + 1} of ${count} (one per lane): sent every ${count}th case of the first round, from case ${index + 1}`,
+    );
+  }
   const found: RequirementId[] = [];
   let firstRoundRuns = 0;
   // Both checks below (the dry one that lists the first round, and the real one) take these
@@ -264,10 +270,15 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
     let target: RequirementId | undefined;
     let last: { input: Labelled<T>; violation: JudgedViolation } | undefined;
     let shrinkProbes = 0;
+    // A part of a probe split across lanes sends its share of the round's cases; the others
+    // pass unsent (another part sends them). Shrinking, and a replayed case, go in full.
+    const part = replay === undefined ? ctx.target.part : undefined;
+    let caseIndex = 0;
     const details = await fc.check(
       fc.asyncProperty(prop.arbitrary, async (input) => {
         if (stopped) return true;
         if (last !== undefined && ++shrinkProbes > maxShrink) return true;
+        if (part !== undefined && last === undefined && caseIndex++ % part.count !== part.index) return true;
         const result = runner
           ? await runner.result(input)
           : await sendCase(ctx, () => prop.probe(input, last !== undefined));

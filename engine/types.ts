@@ -39,6 +39,12 @@ export interface TargetConfig {
   runs: number;
   /** Headers sent on every request besides the token: a gateway's API key, a tenant (config/headers.ts). */
   extraHeaders?: ExtraHeader[];
+  /**
+   * One part of a probe split across lanes (engine/lanes.ts): its properties send only the
+   * first-round cases whose index is `index` modulo `count`; the other parts send the rest, each
+   * to its own lane's counterparty. Undefined: every case.
+   */
+  part?: { index: number; count: number };
   /** How long a read may trail an accepted write (CONFORMANCE_SETTLE_MS); default 0: not at all. */
   settleMs?: number;
 }
@@ -194,5 +200,17 @@ export interface Probe {
     | 'other-operations';
   /** 'write' probes send PATCH/POST/DELETE and only run with WRITABLE_COUNTERPARTY_REF. */
   access: 'read' | 'write';
+  /**
+   * For a write probe: true when it never sends to the writable counterparty (only to invented
+   * references, which a conforming deployment refuses). It then runs beside anything, not in a
+   * lane of the writable counterparties (engine/lanes.ts).
+   */
+  elsewhere?: boolean;
+  /**
+   * For a write probe whose cases are accepted PATCHes in order on one counterparty (the long
+   * pole of a remote run): with several lanes, it is split into one part per lane, each sending
+   * its share of the cases to its lane's counterparty (TargetConfig.part).
+   */
+  splitAcrossLanes?: boolean;
   run(ctx: ProbeContext): Promise<void>;
 }

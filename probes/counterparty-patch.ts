@@ -273,6 +273,7 @@ export const patchValidDetails: Probe = {
   judges: ['patch-valid-accepted'],
   group: 'counterparty-patch',
   access: 'write',
+  splitAcrossLanes: true,
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const original = (await readWritable(ctx, ref, ROLE.before)).body;

@@ -265,6 +265,7 @@ export const malformedWriteBodies: Probe = {
   judges: ['write-body-malformed-not-success'],
   group: 'other-operations',
   access: 'write',
+  elsewhere: true,
   async run(ctx) {
     const bill = `conformance-unknown-bill-${(ctx.target.seed >>> 0).toString(36)}`;
     for (const op of BODY_OPERATIONS.map(operation)) {

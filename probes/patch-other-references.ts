@@ -46,6 +46,7 @@ export const patchInvalidReferences: Probe = {
   judges: ['reference-invalid-400'],
   group: 'references',
   access: 'write',
+  elsewhere: true,
   async run(ctx) {
     await runProperty(ctx, {
       name: 'invalid reference (PATCH)',
@@ -71,6 +72,7 @@ export const patchSlashReferences: Probe = {
   judges: ['reference-slash-404'],
   group: 'references',
   access: 'write',
+  elsewhere: true,
   async run(ctx) {
     await runProperty(ctx, {
       name: 'raw slash reference (PATCH)',
@@ -107,6 +109,7 @@ export const patchUnknownCounterparty: Probe = {
   judges: ['patch-unknown-not-created'],
   group: 'counterparty-patch',
   access: 'write',
+  elsewhere: true,
   async run(ctx) {
     const fixture = ctx.target.accountFixture ?? PLACEHOLDER_FIXTURE;
     const stem = `conformance-unknown-${(ctx.target.seed >>> 0).toString(36)}`;

@@ -81,8 +81,9 @@ function defineProbe(probe: Probe, lane?: Lane): void {
     `@${probe.access}`,
     ...new Set(probe.requirements.map((id) => `@${requirement(id).level.toLowerCase()}`)),
   ];
+  const part = lane?.parts?.get(probe);
   test(
-    `${probe.id}: ${probe.title}`,
+    `${probe.id}: ${probe.title}${part ? ` (part ${part.index + 1} of ${part.count}, on ${lane!.ref})` : ''}`,
     {
       tag: tags,
       annotation: probe.requirements.map((id) => ({ type: 'requirement', description: id })),
@@ -90,7 +91,7 @@ function defineProbe(probe: Probe, lane?: Lane): void {
     async ({ target }) => {
       const run = runContextFromEnv();
       const first = run.log.size;
-      running = runProbe(probe, lane ? laneTarget(target, lane) : target, run);
+      running = runProbe(probe, lane ? laneTarget(target, lane, probe) : target, run);
       const outcome = await running.finally(() => (running = undefined));
       // What it sent, for the run's exchanges.har and coverage (one check at a time per worker).
       await test.info().attach(EXCHANGES_ATTACHMENT, {
@@ -125,6 +126,14 @@ function defineProbe(probe: Probe, lane?: Lane): void {
   );
 }
 
+/**
+ * Defines one test per write probe that never sends to the writable counterparty (only to
+ * invented references): they may run in parallel with anything, as reads do.
+ */
+export function defineElsewhereWriteProbes(): void {
+  for (const probe of PROBES.filter((p) => p.access === 'write' && p.elsewhere)) defineProbe(probe);
+}
+
 /** Defines one test per read probe of `group`; they may run in parallel with anything. */
 export function defineProbes(group: Probe['group']): void {
   for (const probe of probesIn(group).filter((p) => p.access === 'read')) defineProbe(probe);
@@ -132,7 +141,7 @@ export function defineProbes(group: Probe['group']): void {
 
 /** The lanes of the write probes: one per writable counterparty (engine/lanes.ts). */
 function writeLanes(): Lane[] {
-  const probes = PROBES.filter((p) => p.access === 'write');
+  const probes = PROBES.filter((p) => p.access === 'write' && !p.elsewhere);
   let target: TargetConfig;
   try {
     target = targetFromEnv();

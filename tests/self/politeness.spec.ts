@@ -156,6 +156,10 @@ test.describe('configuration of the limits', () => {
     expect(suiteLimits(parsePoliteness({}, false)).workers).toBe(2);
     expect(suiteLimits(parsePoliteness({}, true)).workers).toBe(2);
     expect(suiteLimits(parsePoliteness({ CONFORMANCE_CONCURRENCY: '1' }, true)).workers).toBe(1);
+    // Several writable counterparties: a worker per lane and one for the rest, within the cap.
+    expect(suiteLimits(parsePoliteness({}, true), 4).workers).toBe(5);
+    expect(suiteLimits(parsePoliteness({ CONFORMANCE_CONCURRENCY: '3' }, true), 4).workers).toBe(3);
+    expect(suiteLimits(parsePoliteness({}, false), 4).workers).toBe(2);
     const limits = suiteLimits(parsePoliteness({ CONFORMANCE_RUN_TIMEOUT_MS: '90000' }, true));
     expect(limits.testTimeoutMs).toBeGreaterThan(90_000);
   });

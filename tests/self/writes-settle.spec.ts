@@ -19,7 +19,10 @@ import { DEFAULT_ACCOUNT_FIXTURE, parseAccountFixtures } from '../../generators/
 import { ORACLES } from '../../oracles/index.ts';
 import type { Oracle, PatchSequence } from '../../oracles/types.ts';
 import { exchangeFrom } from '../../oracles/vectors/format.ts';
-import { patchValidAccounts } from '../../probes/counterparty-patch.ts';
+import { patchValidAccounts, patchValidDetails } from '../../probes/counterparty-patch.ts';
+import type { Finding } from '../../engine/types.ts';
+import { GALLERY } from '../../servers/gallery/index.ts';
+import { ReferenceServer, WRITABLE_COUNTERPARTIES } from '../../servers/reference.ts';
 import { PROBES } from '../../probes/index.ts';
 import { writeRoundTrips } from '../../probes/round-trips.ts';
 import { duplicateRefusingServer } from '../../servers/gallery/patch.ts';
@@ -263,5 +266,47 @@ test('lanes: the write probes split by estimated round trips, each lane in the o
     { ...target, runs: 100 },
     writeRoundTrips,
   );
-  expect(real[0]!.probes.map((p) => p.id)).toEqual(['patch-valid-details']);
+  // The long chain of accepted details is split: a part of it leads each lane.
+  expect(real.map((l) => l.probes[0]!.id)).toEqual(['patch-valid-details', 'patch-valid-details']);
+  expect(real.map((l) => l.parts?.get(l.probes[0]!))).toEqual([
+    { index: 0, count: 2 },
+    { index: 1, count: 2 },
+  ]);
+  expect(laneTarget({ ...target, runs: 100 }, real[1]!, real[1]!.probes[0]).part).toEqual({
+    index: 1,
+    count: 2,
+  });
+});
+
+/** Every part of patch-valid-details, each on its lane's counterparty, at once: what they found. */
+async function splitDetails(server: ReferenceServer, lanes: string[]): Promise<Finding[]> {
+  const baseURL = await server.start(0);
+  try {
+    const target = { ...galleryTarget(baseURL), writableRefs: lanes };
+    const probes = PROBES.filter((p) => p.access === 'write' && !p.elsewhere);
+    const assigned = assignLanes(probes, target, writeRoundTrips);
+    const outcomes = await Promise.all(
+      assigned.map((lane) =>
+        runProbe(
+          patchValidDetails,
+          laneTarget(target, lane, patchValidDetails),
+          new RunContext(new TargetSession({ politeness: EMBEDDED_POLITENESS }), baseURL),
+        ),
+      ),
+    );
+    for (const o of outcomes) expect(o.incomplete, o.incomplete).toBeUndefined();
+    return outcomes.flatMap((o) => o.findings);
+  } finally {
+    await server.stop();
+  }
+}
+
+test('split across two lanes, the parts pass on the reference and together catch a lost update', async () => {
+  const lanes = WRITABLE_COUNTERPARTIES.slice(0, 2);
+  expect(await splitDetails(new ReferenceServer(), lanes)).toEqual([]);
+  const variant = GALLERY.find((v) => v.id === 'patch-not-persisted')!;
+  const found = await splitDetails(variant.create() as ReferenceServer, lanes);
+  expect(new Set(found.map((f) => f.requirement))).toEqual(new Set(variant.trips));
+  // Each part wrote its own lane's counterparty.
+  expect(new Set(found.map((f) => f.request?.url.split('/').pop()))).toEqual(new Set(lanes));
 });
