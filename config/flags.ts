@@ -48,13 +48,13 @@ export const VARIABLE_HELP: Record<ConfigVariable, VariableHelp> = {
   },
   WRITABLE_COUNTERPARTY_REF: {
     group: 'target',
-    value: '<ref>',
-    help: 'a counterparty the suite may modify; empty or unset: a read-only run',
+    value: '<ref[,ref...]>',
+    help: 'counterparties the suite may modify, a lane each; empty or unset: a read-only run',
   },
   ACCOUNT_FIXTURE: {
     group: 'target',
     value: '<json|file>',
-    help: 'the account the deployment accepts (JSON, or a JSON file)',
+    help: 'the account(s) the deployment accepts: a JSON object or list, or a JSON file',
   },
   CONFORMANCE_ACCOUNT_BUDGET: {
     group: 'target',
@@ -70,12 +70,12 @@ export const VARIABLE_HELP: Record<ConfigVariable, VariableHelp> = {
   CONFORMANCE_RPS: {
     group: 'politeness',
     value: '<n>',
-    help: 'requests per second (default 5 against a deployment; 0: no limit)',
+    help: 'the most requests per second, a hard cap (default: none; the pace adapts below it)',
   },
   CONFORMANCE_CONCURRENCY: {
     group: 'politeness',
     value: '<n>',
-    help: 'requests in flight at once (default 1 against a deployment)',
+    help: 'the most requests in flight, a hard cap (default 64 against a deployment, 2 embedded)',
   },
   CONFORMANCE_TIMEOUT_MS: {
     group: 'politeness',

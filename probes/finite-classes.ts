@@ -27,10 +27,18 @@ export const patchFiniteClasses: Probe = {
   judges: ['patch-invalid-rejected'],
   group: 'counterparty-patch',
   access: 'write',
+  splitAcrossLanes: true,
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture ?? PLACEHOLDER_FIXTURE;
-    const cases = finiteClassCases(fixture);
+    const all = finiteClassCases(fixture);
+    // A part of the probe split across lanes sends every count-th batch, from its own.
+    const part = ctx.target.part;
+    const cases = part ? all.filter((_, i) => Math.floor(i / FINITE_BATCH) % part.count === part.index) : all;
+    if (part)
+      ctx.note(
+        `part ${part.index + 1} of ${part.count} (one per lane): ${cases.length} of the ${all.length} cases, every ${part.count}th batch`,
+      );
     const result = await sendRefusedInBatches(ctx, ref, cases, FINITE_BATCH, (c, ex) => {
       if (ex.status >= 400 && ex.status <= 499) {
         ctx.held('patch-invalid-rejected');

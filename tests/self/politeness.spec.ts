@@ -95,7 +95,7 @@ test.describe('configuration of the limits', () => {
     expect(parsePoliteness({}, true)).toEqual(REMOTE_POLITENESS);
     expect(REMOTE_POLITENESS.adaptive).toBe(true);
     expect(REMOTE_POLITENESS.rps).toBe(0);
-    expect(REMOTE_POLITENESS.concurrency).toBe(32);
+    expect(REMOTE_POLITENESS.concurrency).toBe(64);
     expect(parsePoliteness({}, false)).toEqual(EMBEDDED_POLITENESS);
     expect(EMBEDDED_POLITENESS.adaptive).toBe(false);
     expect(EMBEDDED_POLITENESS.rps).toBe(0);
