@@ -48,7 +48,7 @@ export const VARIABLE_HELP: Record<ConfigVariable, VariableHelp> = {
   },
   WRITABLE_COUNTERPARTY_REF: {
     group: 'target',
-    value: '<ref[,ref...]>',
+    value: '<ref,...>',
     help: 'counterparties the suite may modify, a lane each; empty or unset: a read-only run',
   },
   ACCOUNT_FIXTURE: {
