@@ -123,6 +123,11 @@ const POLITENESS_VARIABLES: Record<
   runTimeoutMs: { name: 'CONFORMANCE_RUN_TIMEOUT_MS', min: 1000, max: 7 * 24 * 3_600_000 },
 };
 
+/** The names of the politeness variables (CONFORMANCE_RPS, ...). */
+export const POLITENESS_VARIABLE_NAMES: ReadonlySet<string> = new Set(
+  Object.values(POLITENESS_VARIABLES).map((v) => v.name),
+);
+
 /** One line: the limits a run keeps, for the start of its output. */
 export function describePoliteness(p: Politeness): string {
   const time = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);

@@ -15,6 +15,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { parseStrict } from '../reporter/gate.ts';
 import { loadWaivers } from '../reporter/waivers.ts';
 import { HEADER_PREFIX, SECRET_HEADER_PREFIX, headerVariable } from './headers.ts';
+import { POLITENESS_VARIABLE_NAMES } from './config.ts';
 import { ConfigError, parseConfig, type EmbeddedTarget, type Env, type SuiteConfig } from './config.ts';
 import { resolveSelection, type Selection, type SelectionFlags } from './selection.ts';
 
@@ -175,17 +176,7 @@ export function parseReplayCase(value: string): ReplayCase {
 }
 
 /** The variables of the run's limits: a replay line repeats the ones that were set. */
-const POLITENESS_NAMES = [
-  'CONFORMANCE_RPS',
-  'CONFORMANCE_CONCURRENCY',
-  'CONFORMANCE_TIMEOUT_MS',
-  'CONFORMANCE_MAX_REQUESTS',
-  'CONFORMANCE_RETRIES',
-  'CONFORMANCE_MAX_RETRY_WAIT_MS',
-  'CONFORMANCE_MAX_RESPONSE_BYTES',
-  'CONFORMANCE_RUN_TIMEOUT_MS',
-];
-
+const POLITENESS_NAMES = CONFIG_VARIABLES.filter((name) => POLITENESS_VARIABLE_NAMES.has(name));
 /**
  * The settings a replay line carries: the target, references, fixture, seed, runs, account budget
  * and strictness as this run resolved them, each written out (an empty value where the run had

@@ -7,7 +7,13 @@
  */
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -260,6 +266,21 @@ export function scannableContents(path: string): { where: string; bytes: Buffer 
   return out;
 }
 
+/** Sends `req` on to `target` (a 127.0.0.1 server) and its answer back, with `extra` headers added to the answer. */
+export function forward(
+  target: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  extra: Record<string, string> = {},
+): void {
+  const upstream = httpRequest(`${target}${req.url}`, { method: req.method, headers: req.headers }, (up) => {
+    res.writeHead(up.statusCode ?? 502, { ...up.headers, ...extra });
+    up.pipe(res);
+  });
+  upstream.on('error', () => res.destroy());
+  req.pipe(upstream);
+}
+
 /**
  * A proxy on 127.0.0.1 before `target` that records when each request arrived, its method, and
  * how many were in flight; with no target it answers every request 200 {} itself.
@@ -292,16 +313,7 @@ export async function recordingProxy(target: string): Promise<{
       res.end('{}');
       return;
     }
-    const upstream = httpRequest(
-      `${target}${req.url}`,
-      { method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
+    forward(target, req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -3,7 +3,7 @@
  * and --header reach every request the suite sends, and a secret one's value reaches no report,
  * curl command or console line, even when the target echoes it.
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { ConfigError } from '../../config/config.ts';
@@ -16,6 +16,7 @@ import { HttpClient } from '../../transport/client.ts';
 import { TargetSession } from '../../transport/session.ts';
 import {
   filesBelow,
+  forward,
   removeTemporaryDirectories,
   runCli,
   scannableContents,
@@ -88,16 +89,7 @@ async function gateway(
       res.end(JSON.stringify({ error: 'gateway: missing API key' }));
       return;
     }
-    const upstream = httpRequest(
-      `${target}${req.url}`,
-      { method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, { ...up.headers, 'x-gateway-key': KEY });
-        up.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
+    forward(target, req, res, { 'x-gateway-key': KEY });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

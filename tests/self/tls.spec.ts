@@ -6,13 +6,18 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ReferenceServer, REFERENCE_TOKEN } from '../../servers/reference.ts';
-import { removeTemporaryDirectories, runCli, targetEnv, temporaryDirectory } from './cli-fixtures.ts';
+import {
+  forward,
+  removeTemporaryDirectories,
+  runCli,
+  targetEnv,
+  temporaryDirectory,
+} from './cli-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);
 
@@ -50,18 +55,9 @@ async function httpsFront(
   target: string,
   tls: { key: string; cert: string },
 ): Promise<{ url: string; server: Server }> {
-  const server = createServer({ key: readFileSync(tls.key), cert: readFileSync(tls.cert) }, (req, res) => {
-    const upstream = httpRequest(
-      `${target}${req.url}`,
-      { method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
+  const server = createServer({ key: readFileSync(tls.key), cert: readFileSync(tls.cert) }, (req, res) =>
+    forward(target, req, res),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
