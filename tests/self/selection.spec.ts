@@ -66,6 +66,9 @@ test.describe('resolveSelection', () => {
 
   test('--grep matches the test title and tags as Playwright does; kinds of flag narrow each other', () => {
     expect(resolveSelection({ grep: '^writes\\.spec' })!.probes).toEqual(
+      PROBES.filter((p) => p.access === 'write' && !p.elsewhere).map((p) => p.id),
+    );
+    expect(resolveSelection({ grep: '^writes' })!.probes).toEqual(
       PROBES.filter((p) => p.access === 'write').map((p) => p.id),
     );
     expect(resolveSelection({ grep: '@read' })!.probes).toEqual(
