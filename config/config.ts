@@ -365,7 +365,10 @@ export function parseConfig(
   const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
   const politeness = parsePoliteness(env, baseURL !== undefined);
   const extraHeaders = parseExtraHeaders(env, headerFlags);
-  const settleMs = integer(env, 'CONFORMANCE_SETTLE_MS', 0, MAX_SETTLE_MS) ?? DEFAULT_SETTLE_MS;
+  // The embedded server has no replica to wait for: its window is 0 unless one is given.
+  const settleMs =
+    integer(env, 'CONFORMANCE_SETTLE_MS', 0, MAX_SETTLE_MS) ??
+    (baseURL === undefined ? 0 : DEFAULT_SETTLE_MS);
 
   if (baseURL === undefined) {
     return {

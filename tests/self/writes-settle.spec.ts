@@ -165,7 +165,11 @@ test('a contradicted chain: only the first has a state before it, and no later r
 
 test('CONFORMANCE_SETTLE_MS: default, bounds, and a clear error', () => {
   const embedded = { token: 't', counterpartyRef: 'embedded-ref' };
-  expect(parseConfig({}, embedded).settleMs).toBe(DEFAULT_SETTLE_MS);
+  // A deployment waits for a trailing replica; the embedded server has none.
+  const deployment = { API_BASE_URL: 'https://example.test', API_TOKEN: 't', COUNTERPARTY_REF: 'ACME-0001' };
+  expect(parseConfig(deployment, embedded).settleMs).toBe(DEFAULT_SETTLE_MS);
+  expect(parseConfig({}, embedded).settleMs).toBe(0);
+  expect(parseConfig({ ...deployment, CONFORMANCE_SETTLE_MS: '0' }, embedded).settleMs).toBe(0);
   expect(DEFAULT_SETTLE_MS).toBe(2000);
   expect(parseConfig({ CONFORMANCE_SETTLE_MS: '0' }, embedded).settleMs).toBe(0);
   expect(parseConfig({ CONFORMANCE_SETTLE_MS: '60000' }, embedded).settleMs).toBe(60_000);
