@@ -107,7 +107,19 @@ export interface Ledger {
   learnRate(rate: LearnedRate): void;
   /** Keeps a session's politeness report (`key` unique in the run), for the end of the run. */
   keepReport(key: string, report: PolitenessReport): void;
+  /**
+   * Says that this process is sending (epoch ms `now`), and returns how many processes of the run
+   * sent within the last ACTIVE_WINDOW_MS, this one included: the processes a learned rate is
+   * shared among, so that a worker left alone at the end of a run gets all of it.
+   */
+  active(now: number): number;
 }
+
+/** A process that sent within this long counts as sharing the run's learned rate. */
+export const ACTIVE_WINDOW_MS = 1000;
+
+/** How often a process of a FileLedger says it is sending, and reads who else is. */
+const ACTIVE_BEAT_MS = 200;
 
 /** How often a process reads the run's learned rate from a FileLedger. */
 const RATE_READ_MS = 100;
@@ -128,6 +140,9 @@ export class MemoryLedger implements Ledger {
   }
   learnRate(rate: LearnedRate): void {
     this.rate = rate;
+  }
+  active(): number {
+    return 1;
   }
   keepReport(): void {
     // One process: the session's own report is all there is.
@@ -178,6 +193,7 @@ export class FileLedger implements Ledger {
   private reason: string | undefined;
   private interruption: Interruption | undefined;
   private rate: { value: LearnedRate | undefined; readAt: number } = { value: undefined, readAt: -Infinity };
+  private beat = { at: -Infinity, active: 1 };
 
   constructor(readonly dir: string) {
     this.requestsFd = openSync(join(dir, 'requests'), 'a');
@@ -228,6 +244,26 @@ export class FileLedger implements Ledger {
     writeFileSync(temporary, JSON.stringify(rate));
     renameSync(temporary, this.rateFile);
     this.rate = { value: rate, readAt: performance.now() };
+  }
+  /**
+   * Each process keeps a file `active-<pid>` holding when it last sent, written and read at most
+   * every ACTIVE_BEAT_MS (a learned rate is slow: at 40 requests/s a beat is every 8th request).
+   */
+  active(now: number): number {
+    if (now - this.beat.at < ACTIVE_BEAT_MS) return this.beat.active;
+    let active = 1;
+    try {
+      writeFileSync(join(this.dir, `active-${process.pid}`), String(now));
+      for (const name of readdirSync(this.dir)) {
+        if (!name.startsWith('active-') || name === `active-${process.pid}`) continue;
+        const at = Number(readFileSync(join(this.dir, name), 'utf8'));
+        if (now - at < ACTIVE_WINDOW_MS) active++;
+      }
+    } catch {
+      // The run's directory is gone, or a file was being written: this beat counts this process.
+    }
+    this.beat = { at: now, active };
+    return active;
   }
   keepReport(key: string, report: PolitenessReport): void {
     try {
@@ -483,9 +519,17 @@ export class TargetSession {
 
   /** Waits for this process's share of the run's rate; false: the turn comes after the deadline. */
   private async paced(options: ExchangeOptions): Promise<boolean> {
-    const rps = this.runRate(Date.now());
-    if (rps <= 0) return true;
-    const intervalMs = (1000 * this.processes) / rps;
+    // A hard cap (CONFORMANCE_RPS) is shared among every process of the run, so that together they
+    // never exceed it; a learned rate among the processes sending now, so that a worker left
+    // alone at the end of a run (the write lane, say) keeps the whole of it.
+    const cap = this.politeness.rps > 0 ? this.politeness.rps / this.processes : Infinity;
+    const learned = this.politeness.adaptive ? this.ledger.learnedRate() : undefined;
+    const share = learned
+      ? rateAt(learned, Date.now()) / Math.min(this.processes, this.ledger.active(Date.now()))
+      : Infinity;
+    const perProcess = Math.min(cap, share);
+    if (perProcess === Infinity || perProcess <= 0) return true;
+    const intervalMs = 1000 / perProcess;
     const now = performance.now();
     const at = Math.max(now, this.nextSlot);
     if (this.deadline !== undefined && Date.now() + (at - now) >= this.deadline) return false;

@@ -3,7 +3,7 @@
  * on 127.0.0.1: rate and concurrency limits, the request budget, Retry-After, the circuit
  * breaker, the body cap, redirects returned as answers, and a ledger shared by processes.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import {
+  ACTIVE_WINDOW_MS,
   BREAKER_THRESHOLD,
   FileLedger,
   retryAfterMs,
@@ -430,4 +431,19 @@ test('a ledger in a directory is shared by the processes of a run', () => {
     a.close();
     b.close();
   }
+});
+
+test('a learned rate is shared among the processes sending now, not every process of the run', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'payflow-ledger-'));
+  const ledger = new FileLedger(dir);
+  const now = Date.now();
+  // Alone: the whole rate.
+  expect(ledger.active(now)).toBe(1);
+  // Another worker that sent a moment ago shares it; one that last sent before the window does not.
+  writeFileSync(join(dir, 'active-4000001'), String(now + 500 - 100));
+  writeFileSync(join(dir, 'active-4000002'), String(now + 500 - ACTIVE_WINDOW_MS - 1));
+  expect(ledger.active(now + 500)).toBe(2);
+  // Once that worker stops sending, the rate is this process's again.
+  expect(ledger.active(now + 500 + ACTIVE_WINDOW_MS)).toBe(1);
+  ledger.close();
 });
