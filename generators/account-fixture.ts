@@ -97,14 +97,17 @@ export function checkAccountFixture(value: unknown): AccountFixture {
  * Error with a one-line, user-facing message on malformed JSON or an unusable fixture.
  */
 export function parseAccountFixture(text: string): AccountFixture {
-  let value: unknown;
+  return checkAccountFixture(parseJson(text));
+}
+
+/** The JSON value of `text`; malformed JSON fails with one line naming why. */
+function parseJson(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0];
-    fail(`not valid JSON (${reason})`);
+    return fail(`not valid JSON (${reason})`);
   }
-  return checkAccountFixture(value);
 }
 
 /**
@@ -113,13 +116,7 @@ export function parseAccountFixture(text: string): AccountFixture {
  * one identifier per account the suite adds. Errors name the item of the list.
  */
 export function parseAccountFixtures(text: string): AccountFixture[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    const reason = (e instanceof Error ? e.message : String(e)).split('\n')[0];
-    fail(`not valid JSON (${reason})`);
-  }
+  const value = parseJson(text);
   if (!Array.isArray(value)) return [checkAccountFixture(value)];
   if (value.length === 0) fail('the list is empty; give at least one fixture');
   return value.map((item, i) => {

@@ -12,6 +12,7 @@
  * headers of every answer are the oracles' business. Every finite class is sent in full as
  * explicit cases; a few random cases of the run's seed explore on top.
  */
+import type { Arbitrary } from 'fast-check';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { fillPath } from '../exchange/paths.ts';
@@ -33,6 +34,7 @@ import {
   type ItemResource,
   type Query,
 } from '../generators/other-operations.ts';
+import type { Labelled } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
 import { spec, type Operation } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
@@ -82,6 +84,34 @@ function judged400(
   };
 }
 
+/**
+ * GET /api/v1/bills with each generated query, concurrently (each query a request of its own, sent
+ * once): a query the document names must not be answered 400 (`requirement`, `why`).
+ */
+async function billListQueries(
+  ctx: ProbeContext,
+  q: {
+    name: string;
+    arbitrary: Arbitrary<Labelled<Query>>;
+    examples: Labelled<Query>[];
+    requirement: RequirementId;
+    why: string;
+  },
+): Promise<void> {
+  const path = operation('listBills').path;
+  await runProperty(ctx, {
+    name: q.name,
+    arbitrary: q.arbitrary,
+    examples: q.examples,
+    runs: randomRuns(ctx, RANDOM_READS),
+    concurrent: { key: (input) => requestKey(get(path + queryString(input.value))) },
+    async probe(input) {
+      const ex = await ctx.http.send(get(path + queryString(input.value)));
+      return judged400(ctx, ex, q.requirement, input.value, q.why);
+    },
+  });
+}
+
 export const billListFilters: Probe = {
   id: 'bill-list-filters',
   title: 'GET /api/v1/bills with every documented filter value, alone and combined: not 400',
@@ -90,23 +120,12 @@ export const billListFilters: Probe = {
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
-    const path = operation('listBills').path;
-    await runProperty(ctx, {
+    await billListQueries(ctx, {
       name: 'bill list filters',
       arbitrary: billFilterQuery(ctx.target.counterpartyRef),
       examples: billFilterExamples(ctx.target.counterpartyRef),
-      runs: randomRuns(ctx, RANDOM_READS),
-      concurrent: { key: (input) => requestKey(get(path + queryString(input.value))) },
-      async probe(input) {
-        const ex = await ctx.http.send(get(path + queryString(input.value)));
-        return judged400(
-          ctx,
-          ex,
-          'bill-list-filters-accepted',
-          input.value,
-          'interface.md §4.3 names these filters, §3 these statuses',
-        );
-      },
+      requirement: 'bill-list-filters-accepted',
+      why: 'interface.md §4.3 names these filters, §3 these statuses',
     });
     ctx.note(
       'type, cashflowType and the due-date range are not sent: the document names no value or parameter for them',
@@ -122,23 +141,12 @@ export const billListPagination: Probe = {
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
-    const path = operation('listBills').path;
-    await runProperty(ctx, {
+    await billListQueries(ctx, {
       name: 'bill list pagination',
       arbitrary: paginationQuery(),
       examples: paginationExamples(),
-      runs: randomRuns(ctx, RANDOM_READS),
-      concurrent: { key: (input) => requestKey(get(path + queryString(input.value))) },
-      async probe(input) {
-        const ex = await ctx.http.send(get(path + queryString(input.value)));
-        return judged400(
-          ctx,
-          ex,
-          'bill-list-pagination-zero-accepted',
-          input.value,
-          'interface.md §8: page and page size have a minimum of 0',
-        );
-      },
+      requirement: 'bill-list-pagination-zero-accepted',
+      why: 'interface.md §8: page and page size have a minimum of 0',
     });
   },
 };

@@ -5,7 +5,7 @@
  * generated input, a schema violation, a SHOULD warning) and echoes markup and, if asked, the
  * bearer token back to the suite; and a leak scan that also reads the zip archives Playwright writes.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import {
   createServer,
@@ -106,7 +106,11 @@ export async function runNode(
   env: Record<string, string | undefined>,
   cwd: string,
 ): Promise<ProcessRun> {
-  const child = spawn(process.execPath, args, { cwd, env: childEnv(env) });
+  return collected(spawn(process.execPath, args, { cwd, env: childEnv(env) }));
+}
+
+/** A child's exit status and everything it wrote, once it has ended. */
+export async function collected(child: ChildProcessWithoutNullStreams): Promise<ProcessRun> {
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

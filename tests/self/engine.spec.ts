@@ -9,7 +9,7 @@ import { expect, test } from '@playwright/test';
 import { EMBEDDED_POLITENESS } from '../../config/config.ts';
 import { Judge } from '../../engine/judge.ts';
 import { runProperty } from '../../engine/property.ts';
-import { RunContext, runProbe } from '../../engine/run.ts';
+import { emptyOutcome, RunContext, runProbe } from '../../engine/run.ts';
 import type { Probe, ProbeOutcome } from '../../engine/types.ts';
 import { verdicts } from '../../engine/verdicts.ts';
 import { counterpartyPath } from '../../exchange/paths.ts';
@@ -117,19 +117,7 @@ test('patch-rejected over a batch: equal reads hold for every PATCH; a change is
 });
 
 function outcome(partial: Partial<ProbeOutcome>): ProbeOutcome {
-  return {
-    probe: 'p',
-    title: 't',
-    requirements: [],
-    status: 'ran',
-    findings: [],
-    judged: {},
-    notApplicable: [],
-    requests: 0,
-    notes: [],
-    durationMs: 0,
-    ...partial,
-  };
+  return { ...emptyOutcome('p', 't', []), ...partial };
 }
 
 test('verdicts: passed only when judged; otherwise not exercised, with every reason', () => {

@@ -14,6 +14,7 @@ import type { ConformanceRecord } from '../../reporter/summary.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { REFERENCE_TOKEN } from '../../servers/reference.ts';
 import {
+  collected,
   removeTemporaryDirectories,
   runCli,
   targetEnv,
@@ -37,16 +38,12 @@ function expectOneLineError(r: CliRun | ProcessRun, message: RegExp): void {
 
 /** Runs a shell line with only PATH, HOME and `env` set, in `cwd`. */
 async function cleanShell(line: string, env: Record<string, string>, cwd: string): Promise<ProcessRun> {
-  const child = spawn('bash', ['-c', line], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
-  return { code, stdout, stderr };
+  return collected(
+    spawn('bash', ['-c', line], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env },
+    }),
+  );
 }
 
 test("a finding's replay line, pasted into a clean shell with only API_TOKEN set, fails the same way alone", async () => {
