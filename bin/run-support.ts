@@ -10,6 +10,7 @@ import { dirname, join, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config.ts';
+import { escapeControls } from '../exchange/escape.ts';
 import { RedactingStream } from '../reporter/redact.ts';
 import type { ConformanceRecord } from '../reporter/summary.ts';
 
@@ -56,9 +57,17 @@ export function isEntryPoint(moduleURL: string): boolean {
   }
 }
 
+/**
+ * A message as one line on the terminal: every control character (of a value quoted from an
+ * input: a .env, a flag, a file) as a visible escape, line breaks included.
+ */
+export function oneLine(message: string): string {
+  return escapeControls(message);
+}
+
 /** Prints one line on stderr and exits 2 (configuration or usage error). */
 export function fail(message: string): never {
-  process.stderr.write(`conformance: ${message.split('\n')[0]}\n`);
+  process.stderr.write(`conformance: ${oneLine(message)}\n`);
   process.exit(2);
 }
 

@@ -15,17 +15,19 @@
  * Exit status: 0 the gate passed, 1 it failed (a MUST requirement failed, or a SHOULD one in
  * strict mode), 2 configuration or usage error, or a malformed HAR file (one line says where and why).
  */
-import { readFileSync } from 'node:fs';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { ConfigError, type Env } from '../config/config.ts';
 import type { ConfigVariable } from '../config/flags.ts';
 import { invocationDirectory, resolveRun, type ResolvedRun } from '../config/resolve.ts';
 import { bearerTokens, redactExchange, TrafficValidation, type TrafficRecord } from '../engine/validate.ts';
 import type { Exchange } from '../exchange/exchange.ts';
-import { exchangesOfHar, harOfExchanges, HarError, parseHar } from '../exchange/har.ts';
+import { decodeHar, exchangesOfHar, harOfExchanges, HarError, parseHar } from '../exchange/har.ts';
+import { INPUT_CAPS, InputFileError, readInputFile } from '../config/input-files.ts';
 import { basePathOf } from '../exchange/route.ts';
 import { redactText } from '../reporter/redact.ts';
-import { createStaging } from '../reporter/report-set.ts';
+import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
+import { REPORT_FILES } from '../reporter/files.ts';
+import { resolve } from 'node:path';
 import { buildRecord, formatSummary } from '../reporter/summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
@@ -41,11 +43,11 @@ import {
   type Flag,
 } from './args.ts';
 import { lockReportsDir } from './reports-lock.ts';
-import { isEntryPoint } from './run-support.ts';
+import { isEntryPoint, oneLine } from './run-support.ts';
 
 /** Prints one line on stderr and exits 2 (usage, configuration, a malformed HAR file). */
 function fail(message: string): never {
-  process.stderr.write(`validate: ${message.split('\n')[0]}\n`);
+  process.stderr.write(`validate: ${oneLine(message)}\n`);
   process.exit(2);
 }
 
@@ -179,6 +181,7 @@ function report(
   secrets: readonly string[],
   startedAt: Date,
   har?: string,
+  input?: string,
 ): never {
   const { outcome, coverage, traffic } = validation.finish();
   const waivers = loadWaivers({ CONFORMANCE_WAIVERS: run.waivers ?? NO_WAIVERS }, run.dir);
@@ -197,12 +200,20 @@ function report(
     mode: wrote,
   });
   const redacted = JSON.parse(redactText(JSON.stringify(record), secrets)) as typeof record;
-  const written = writeReports(redacted, {
-    outputDir: run.reportsDir,
-    stagingDir: createStaging(run.reportsDir),
-    secrets,
-    ...(har !== undefined ? { har } : {}),
-  });
+  let written: string[];
+  try {
+    written = writeReports(redacted, {
+      outputDir: run.reportsDir,
+      stagingDir: createStaging(run.reportsDir),
+      secrets,
+      ...(har !== undefined ? { har } : {}),
+      // The HAR being validated may be a run's reports/exchanges.har: it stays, whatever replaces the rest.
+      ...(input !== undefined ? { protect: [input] } : {}),
+    });
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof InputFileError) fail(error.message);
+    throw error;
+  }
   console.log(
     redactText(
       formatSummary(
@@ -225,19 +236,16 @@ function inScope(baseURL: string | undefined): (url: string) => boolean {
   return (url) => url.startsWith(`${base}/`);
 }
 
+/** Validates the HAR file `file` (as the user named it, relative to the directory they ran from). */
 function validateHar(run: ResolvedRun, flags: Flags, file: string): never {
+  const path = resolve(run.dir, file);
   const startedAt = new Date();
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    fail(`${file}: cannot be read (${(error as { code?: string }).code ?? 'unknown error'})`);
-  }
   let exchanges: Omit<Exchange, 'id'>[];
   try {
-    exchanges = exchangesOfHar(parseHar(text, file), file);
+    const bytes = readInputFile(path, 'the HAR file', INPUT_CAPS.har);
+    exchanges = exchangesOfHar(parseHar(decodeHar(bytes, file), file), file);
   } catch (error) {
-    if (error instanceof HarError) fail(error.message);
+    if (error instanceof HarError || error instanceof InputFileError) fail(error.message);
     throw error;
   }
   const tokens = new Set<string>();
@@ -252,7 +260,7 @@ function validateHar(run: ResolvedRun, flags: Flags, file: string): never {
     run.config.settleMs,
   );
   for (const ex of exchanges) validation.add(redactExchange(ex, secrets));
-  report(run, validation, secrets, startedAt);
+  report(run, validation, secrets, startedAt, undefined, path);
 }
 
 async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
@@ -331,6 +339,22 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
     resolveRun(env, invocationDirectory(), EMBEDDED_TARGET, { strict: flags.strict, variables }),
   );
   orFail(() => lockReportsDir(run.reportsDir));
+  // Validation writes the record, the page and the JUnit file (the proxy its traffic too), never
+  // over its input nor over what the suite did not write.
+  const writes = [
+    REPORT_FILES.json,
+    REPORT_FILES.html,
+    REPORT_FILES.junit,
+    ...(flags.proxy ? [REPORT_FILES.har] : []),
+  ];
+  orFail(() =>
+    checkOwnPaths(
+      run.reportsDir,
+      writes,
+      'the reports directory',
+      flags.har !== undefined ? [resolve(run.dir, flags.har)] : [],
+    ),
+  );
   if (flags.proxy) await validateProxy(run, flags);
   else validateHar(run, flags, flags.har!);
 }

@@ -11,6 +11,7 @@
  */
 import type { Exchange } from '../exchange/exchange.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
+import { LONG_URL_CHARS } from '../exchange/har.ts';
 import { redact, redactHeaderValue } from '../exchange/redact.ts';
 import { route } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
@@ -41,6 +42,8 @@ export interface TrafficRecord {
   judged: number;
   /** Exchanges whose body was over the cap and not judged (the proxy). */
   overCap?: number;
+  /** Exchanges whose URL was longer than LONG_URL_CHARS, not judged (exchange/har.ts). */
+  longURL?: number;
   /** Exchanges outside the interface: counted, listed (the first MAX_OUTSIDE_LISTED), not judged. */
   outside: { count: number; requests: string[] };
 }
@@ -122,6 +125,14 @@ export class TrafficValidation {
     const ex: Exchange = { ...exchange, id: this.nextId++ };
     this.traffic.exchanges++;
     this.outcome.requests++;
+    if (ex.request.url.length > LONG_URL_CHARS) {
+      this.traffic.longURL = (this.traffic.longURL ?? 0) + 1;
+      if (this.traffic.longURL <= MAX_OUTSIDE_LISTED)
+        this.outcome.notes.push(
+          `${describeOrigin(ex)}${ex.request.method} ${ex.request.url.slice(0, 100)}... not judged: its URL has ${ex.request.url.length} characters, more than the ${LONG_URL_CHARS} judged`,
+        );
+      return;
+    }
     if (this.inScope(ex.request.url)) this.coverageCounter.add(ex);
     else this.coverageCounter.addOutside();
     if (
