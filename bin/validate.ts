@@ -282,6 +282,13 @@ async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
     maxBodyBytes: run.config.politeness.maxResponseBytes,
     onExchange: (ex) => session.validation?.add(keep(ex)),
     onOverCap: (ex) => session.validation?.overCap(keep(ex)),
+    onRefused: (refusal) =>
+      session.validation?.refused({ ...refusal, request: redactText(refusal.request, secrets()) }),
+    // Contained in its exchange: said, and the proxy goes on.
+    onError: (error) =>
+      process.stderr.write(
+        `validate: ${oneLine(redactText(`an exchange failed: ${error.message}`, secrets()))}\n`,
+      ),
   });
   let url: string;
   try {
@@ -309,6 +316,16 @@ async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+  // The last resort: an error no exchange contained ends the session with the reports of every
+  // exchange seen so far, rather than losing them.
+  const lastResort = (error: unknown): void => {
+    process.stderr.write(
+      `validate: ${oneLine(redactText(`unexpected error in the proxy: ${(error as Error)?.message ?? String(error)}`, secrets()))}; writing the reports of the ${seen.length} exchange(s) seen\n`,
+    );
+    void stop();
+  };
+  process.on('uncaughtException', lastResort);
+  process.on('unhandledRejection', lastResort);
   // Listening is announced once a stop is handled.
   console.log(
     `validate: proxy listening on ${url}, forwarding to ${redactText(upstream, secrets())}; stop it with Ctrl-C${flags.duration !== undefined ? ` (or after ${flags.duration} s)` : ''}`,

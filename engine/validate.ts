@@ -44,6 +44,11 @@ export interface TrafficRecord {
   overCap?: number;
   /** Exchanges whose URL was longer than LONG_URL_CHARS, not judged (exchange/har.ts). */
   longURL?: number;
+  /**
+   * Requests the proxy answered itself without forwarding them (asterisk-form, another host, a
+   * request line it could not read): counted, listed (the first MAX_OUTSIDE_LISTED), not judged.
+   */
+  refused?: { count: number; requests: string[] };
   /** Exchanges outside the interface: counted, listed (the first MAX_OUTSIDE_LISTED), not judged. */
   outside: { count: number; requests: string[] };
 }
@@ -148,6 +153,14 @@ export class TrafficValidation {
     this.deliver(this.judge.judge(ex));
   }
 
+  /** A request the proxy answered itself (transport/proxy.ts): counted and listed, not judged. */
+  refused(refusal: { request: string; status: number; reason: string }): void {
+    const refused = (this.traffic.refused ??= { count: 0, requests: [] });
+    refused.count++;
+    if (refused.requests.length < MAX_OUTSIDE_LISTED)
+      refused.requests.push(`${refusal.request} -> ${refusal.status}: ${refusal.reason}`);
+  }
+
   /** An exchange seen but not judged: its body was over the cap. */
   overCap(exchange: Omit<Exchange, 'id'>): void {
     this.traffic.exchanges++;
@@ -181,6 +194,10 @@ export class TrafficValidation {
     if (causes.length > 0) this.outcome.causes = causes;
     if (this.traffic.overCap)
       this.outcome.notes.push(`${this.traffic.overCap} exchange(s) not judged: a body over the cap`);
+    if (this.traffic.refused)
+      this.outcome.notes.push(
+        `${this.traffic.refused.count} request(s) answered by the proxy itself, not forwarded: ${this.traffic.refused.requests.slice(0, 3).join('; ')}`,
+      );
     this.outcome.durationMs = performance.now() - this.started;
     return {
       outcome: escapeControlsIn(this.outcome),
