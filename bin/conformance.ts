@@ -30,7 +30,7 @@ import { writeReports } from '../reporter/write-reports.ts';
 import { PROBES } from '../probes/index.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { RunGuard } from './interrupt.ts';
-import { secretsFromEnv } from '../reporter/redact.ts';
+import { headerSecrets, secretsFromEnv, type SecretInput } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';
@@ -165,12 +165,9 @@ export async function runCommand(args: readonly string[]): Promise<void> {
   );
   // The previous reports stay until a new set replaces them.
   const guard = orFail(() => new RunGuard(run.reportsDir, run.resultsDir));
-  const secrets =
+  const secrets: SecretInput[] =
     config.baseURL !== undefined
-      ? [
-          ...secretsFromEnv({ API_TOKEN: config.token }),
-          ...config.extraHeaders.filter((h) => h.secret).map((h) => h.value),
-        ]
+      ? [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)]
       : [];
   let note: string | undefined;
   if (config.baseURL !== undefined) {
@@ -209,7 +206,7 @@ function writeStoppedReport(
   staging: string,
   signal: string,
   startedAt: Date,
-  secrets: readonly string[],
+  secrets: readonly SecretInput[],
 ): void {
   const { config } = run;
   const waivers = loadWaivers({ CONFORMANCE_WAIVERS: run.waivers ?? NO_WAIVERS }, run.dir);

@@ -15,7 +15,7 @@ import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { dotenvLine, invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { checkOwnPaths, createStaging, REPORT_PATHS } from '../reporter/report-set.ts';
-import { secretsFromEnv } from '../reporter/redact.ts';
+import { headerSecrets, secretsFromEnv } from '../reporter/redact.ts';
 import { lockReportsDir } from './reports-lock.ts';
 import { exitFromRecord, fail, isEntryPoint, orFail, ROOT, runMain, runPlaywright } from './run-support.ts';
 import {
@@ -103,7 +103,9 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
   const code = await runPlaywright(
     ['merge-reports', '--config', join(ROOT, 'playwright.merge.config.ts'), blobDir],
     { ...playwrightEnv({ ...run, targetKind }), CONFORMANCE_REPORTS_STAGING: staging },
-    config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
+    config.baseURL !== undefined
+      ? [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)]
+      : [],
   );
   // The reporter removes the staging directory once its set is in place.
   const written = !existsSync(staging);

@@ -19,12 +19,18 @@ import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { ConfigError, type Env } from '../config/config.ts';
 import type { ConfigVariable } from '../config/flags.ts';
 import { invocationDirectory, resolveRun, type ResolvedRun } from '../config/resolve.ts';
-import { bearerTokens, redactExchange, TrafficValidation, type TrafficRecord } from '../engine/validate.ts';
+import {
+  redactExchange,
+  TrafficValidation,
+  trafficCredentials,
+  type TrafficRecord,
+} from '../engine/validate.ts';
+import { Redactor, type Secret } from '../exchange/redact.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { decodeHar, exchangesOfHar, harOfExchanges, HarError, parseHar } from '../exchange/har.ts';
 import { INPUT_CAPS, InputFileError, readInputFile } from '../config/input-files.ts';
 import { basePathOf } from '../exchange/route.ts';
-import { redactText } from '../reporter/redact.ts';
+import { redactText, type SecretInput } from '../reporter/redact.ts';
 import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { resolve } from 'node:path';
@@ -178,7 +184,7 @@ function parseFlags(args: readonly string[]): Flags {
 function report(
   run: ResolvedRun,
   validation: TrafficValidation,
-  secrets: readonly string[],
+  secrets: readonly SecretInput[],
   startedAt: Date,
   har?: string,
   input?: string,
@@ -226,6 +232,13 @@ function report(
   process.exit(record.verdict === 'pass' ? 0 : 1);
 }
 
+/** Registers the credentials an exchange carries (engine/validate.ts trafficCredentials). */
+function learnCredentials(redactor: Redactor, ex: Omit<Exchange, 'id'>): void {
+  const { tokens, secrets } = trafficCredentials(ex);
+  for (const t of tokens) redactor.addToken(t);
+  for (const s of secrets) redactor.add(s);
+}
+
 function kindOf(t: TrafficRecord): string {
   return t.kind === 'har' ? 'HAR file' : 'validating proxy';
 }
@@ -248,10 +261,11 @@ function validateHar(run: ResolvedRun, flags: Flags, file: string): never {
     if (error instanceof HarError || error instanceof InputFileError) fail(error.message);
     throw error;
   }
-  const tokens = new Set<string>();
-  if (run.config.token) tokens.add(run.config.token);
-  for (const ex of exchanges) for (const t of bearerTokens(ex.request.headers)) tokens.add(t);
-  const secrets = [...tokens].sort((a, b) => b.length - a.length);
+  // Every credential of the file (every Authorization value, duplicates and comma-joined ones
+  // included; Proxy-Authorization; cookies; API keys), redacted wherever it stands.
+  const redactor = new Redactor();
+  if (run.config.token) redactor.addToken(run.config.token);
+  for (const ex of exchanges) learnCredentials(redactor, ex);
   const validation = new TrafficValidation(
     'har',
     file,
@@ -259,21 +273,22 @@ function validateHar(run: ResolvedRun, flags: Flags, file: string): never {
     inScope(flags.baseURL),
     run.config.settleMs,
   );
-  for (const ex of exchanges) validation.add(redactExchange(ex, secrets));
-  report(run, validation, secrets, startedAt, undefined, path);
+  for (const ex of exchanges) validation.add(redactExchange(ex, redactor));
+  report(run, validation, redactor.list(), startedAt, undefined, path);
 }
 
 async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
   const upstream = run.config.baseURL;
   if (upstream === undefined) fail('--proxy needs API_BASE_URL: the target the proxy stands in front of');
   const startedAt = new Date();
-  const tokens = new Set<string>(run.config.token ? [run.config.token] : []);
-  const secrets = (): string[] => [...tokens].sort((a, b) => b.length - a.length);
+  const redactor = new Redactor();
+  if (run.config.token) redactor.addToken(run.config.token);
+  const secrets = (): Secret[] => redactor.list();
   const seen: Exchange[] = [];
   const session: { validation?: TrafficValidation } = {};
   const keep = (ex: Omit<Exchange, 'id'>): Omit<Exchange, 'id'> => {
-    for (const t of bearerTokens(ex.request.headers)) tokens.add(t);
-    const redacted = redactExchange(ex, secrets());
+    learnCredentials(redactor, ex);
+    const redacted = redactExchange(ex, redactor);
     seen.push({ ...redacted, id: seen.length + 1 });
     return redacted;
   };

@@ -33,7 +33,7 @@ import { PROBES } from '../probes/index.ts';
 import { interruptionFromEnv, type Interruption } from '../transport/stop.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import { PACE_ENV } from '../transport/session.ts';
-import { redactText, secretsFromEnv } from './redact.ts';
+import { headerSecrets, redactText, secretsFromEnv } from './redact.ts';
 import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from './waivers.ts';
 import { writeReports } from './write-reports.ts';
@@ -155,7 +155,10 @@ export default class ConformanceReporter implements Reporter {
     // The target's text in it was escaped when the outcome was made (engine/run.ts); the token
     // is redacted like everything this reporter prints.
     const run = resolvedRun();
-    const secrets = secretsFromEnv({ API_TOKEN: run.config.token, API_BASE_URL: run.config.baseURL });
+    const secrets = [
+      ...secretsFromEnv({ API_TOKEN: run.config.token }),
+      ...headerSecrets(run.config.extraHeaders),
+    ];
     process.stdout.write(
       `${redactText(`  [${String(this.ended).padStart(String(this.total).length)}/${this.total}] ${line}`, secrets)}\n`,
     );
@@ -208,7 +211,7 @@ export default class ConformanceReporter implements Reporter {
       coverage: coverageOf(exchanges, basePathOf(run.config.baseURL ?? '')),
       ...(pace ? { pace } : {}),
     });
-    const secrets = secretsFromEnv(env);
+    const secrets = [...secretsFromEnv(env), ...headerSecrets(run.config.extraHeaders)];
     const har = `${JSON.stringify(harOfExchanges(exchanges, record.interfaceVersion), null, 1)}\n`;
     const written = writeReports(record, {
       outputDir: this.outputDir,

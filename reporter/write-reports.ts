@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { REPORT_FILES } from './files.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
-import { redactText } from './redact.ts';
+import { redactText, type SecretInput } from './redact.ts';
 import { commitFiles, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
 import type { ConformanceRecord } from './summary.ts';
 
@@ -19,7 +19,7 @@ export function writeReports(
   options: {
     outputDir: string;
     stagingDir?: string;
-    secrets: readonly string[];
+    secrets: readonly SecretInput[];
     /** The traffic as a HAR file's text (exchange/har.ts). */
     har?: string;
     /** Files neither written over nor removed: the input of a validation. */
