@@ -18,7 +18,7 @@
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { ConfigError, type Env } from '../config/config.ts';
 import type { ConfigVariable } from '../config/flags.ts';
-import { invocationDirectory, resolveRun, type ResolvedRun } from '../config/resolve.ts';
+import { dotenvLine, invocationDirectory, resolveRun, type ResolvedRun } from '../config/resolve.ts';
 import {
   redactExchange,
   TrafficValidation,
@@ -371,6 +371,7 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
     resolveRun(env, invocationDirectory(), EMBEDDED_TARGET, { strict: flags.strict, variables }),
   );
   orFail(() => lockReportsDir(run.reportsDir));
+  console.log(`validate: ${flags.proxy ? 'proxy' : oneLine(flags.har!)}; ${dotenvLine(run)}`);
   // Validation writes the record, the page and the JUnit file (the proxy its traffic too), never
   // over its input nor over what the suite did not write.
   const writes = [
