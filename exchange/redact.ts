@@ -54,10 +54,6 @@ export interface Secret {
   everywhere: boolean;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /**
  * The base64 text of `value` wherever it starts in a longer base64 text: for each of the three
  * alignments, the characters that depend on `value`'s bytes alone (the ones at both ends mix in
@@ -102,24 +98,13 @@ export function tokenForms(token: string): Secret[] {
 }
 
 /**
- * Characters of a token68 (RFC 7235 §2.1): the secret does not begin right after one, nor end
- * right before one, where a dot or = (a JWT's separator, base64 padding) counts only when more
- * of a token follows it, so that "Bearer Acme." ending a sentence is the token.
+ * Characters of a token68 (RFC 7235 §2.1): a short secret does not begin right after one, nor
+ * end right before one, where a dot or = (a JWT's separator, base64 padding) counts only when
+ * more of a token follows it, so that "Bearer Acme." ending a sentence is the token.
  */
-const TOKEN68 = 'A-Za-z0-9\\-_~+/';
-const NOT_AFTER = `[${TOKEN68}.]`;
-const NOT_BEFORE = `(?:[${TOKEN68}]|[.=]+[${TOKEN68}])`;
-/** The schemes a credential follows: the suite sends these three. */
-const SCHEME = `\\b(?:${['bearer', 'basic', 'token']
-  .map((s) => [...s].map((c) => `[${c.toUpperCase()}${c}]`).join(''))
-  .join('|')})[ \\t]+`;
-
-/** Hex digits of `code` as a pattern that takes either case. */
-function hexPattern(code: number, width: number): string {
-  return [...code.toString(16).padStart(width, '0')]
-    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
-    .join('');
-}
+const CONTINUES = /^(?:[A-Za-z0-9\-_~+/]|[.=]+[A-Za-z0-9\-_~+/])/;
+/** The schemes a credential follows (the suite sends these three), ending where the secret starts. */
+const AFTER_SCHEME = /(?<![A-Za-z0-9_])(?:bearer|basic|token)[ \t]+$/i;
 
 const NAMED_REFERENCE: Record<string, string> = {
   '&': '&amp;',
@@ -129,75 +114,108 @@ const NAMED_REFERENCE: Record<string, string> = {
   "'": '&#39;|&apos;',
 };
 
-/** Not right after an odd number of backslashes (the character would be part of an escape). */
-const NOT_ESCAPED = '(?<!(?:^|[^\\\\])(?:\\\\\\\\)*\\\\)';
-/** Not right after a backslash: an escape is matched with every backslash before it. */
-const NO_BACKSLASH_BEFORE = '(?<!\\\\)';
-
-/**
- * One character as it may be written: as is, JSON-escaped (with any number of backslashes, as
- * JSON inside JSON has them), percent-encoded, an HTML reference. The first character of a
- * secret is matched only where the match takes every backslash before it, so that a redacted
- * JSON text stays JSON.
- */
-function charPattern(c: string, first: boolean): string {
-  const code = c.codePointAt(0)!;
-  const escape = (e: string): string => `${first ? NO_BACKSLASH_BEFORE : ''}\\\\+${e}`;
-  const alternatives = [`${first ? NOT_ESCAPED : ''}${escapeRegExp(c)}`];
-  if (code <= 0xffff) alternatives.push(escape(`u${hexPattern(code, 4)}`));
-  if (code <= 0x7f) alternatives.push(`%${hexPattern(code, 2)}`);
-  alternatives.push(`&#[xX]0*${hexPattern(code, 1)};`, `&#0*${code};`);
-  if (c === '/' || c === '"') alternatives.push(escape(escapeRegExp(c)));
-  if (c === '\\') alternatives.push(`${first ? NO_BACKSLASH_BEFORE : ''}(?:\\\\\\\\)+`);
-  if (NAMED_REFERENCE[c]) alternatives.push(NAMED_REFERENCE[c]);
-  return `(?:${alternatives.join('|')})`;
-}
-
-/** `value` in any mix of the encodings charPattern knows. */
-function encodedPattern(value: string): string {
-  return [...value].map((c, i) => charPattern(c, i === 0)).join('');
-}
+const ESCAPED_CONTROL: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 
 /** Whether a text may hold an encoded form at all: no backslash, % or & is the fast path. */
 const MAY_BE_ENCODED = /[\\%&]/;
 
-interface Compiled {
-  /** The secrets searched everywhere, longest first, matched as they are (split and join). */
-  plain: Secret[];
-  /** Any secret, in any encoding, where it may be found: group i+1 is secret i of `all`. */
-  text: RegExp | undefined;
-  /** The same, and the short ones also as whole runs (header values). */
-  header: RegExp | undefined;
-  all: Secret[];
-}
-
-function compile(secrets: readonly Secret[]): Compiled {
-  // Longest first: a secret that holds another (the token one character longer) wins.
-  const all = [...secrets].sort((a, b) => b.value.length - a.value.length);
-  const textAlternatives: string[] = [];
-  const headerAlternatives: string[] = [];
-  for (const s of all) {
-    const encoded = encodedPattern(s.value);
-    if (s.everywhere) {
-      textAlternatives.push(`(${encoded})`);
-      headerAlternatives.push(`(${encoded})`);
-    } else {
-      textAlternatives.push(`(?<=${SCHEME})(${encoded})(?!${NOT_BEFORE})`);
-      headerAlternatives.push(`(?:(?<=${SCHEME})|(?<!${NOT_AFTER}))(${encoded})(?!${NOT_BEFORE})`);
-    }
-  }
-  return {
-    plain: all.filter((s) => s.everywhere),
-    text: textAlternatives.length > 0 ? new RegExp(textAlternatives.join('|'), 'g') : undefined,
-    header: headerAlternatives.length > 0 ? new RegExp(headerAlternatives.join('|'), 'g') : undefined,
-    all,
+/**
+ * `text` decoded as a target may have encoded it, each decoded character with the span of the
+ * text it came from: JSON escapes (`\u0074`, `\/`, `\"`, with any number of backslashes before
+ * them, as JSON inside JSON has; an odd run before b f n r t is a control character), percent-
+ * encoding, HTML character references. Everything else is itself. A secret found in the decoded
+ * text is replaced over the whole span it came from, so a redacted JSON text stays JSON.
+ */
+function decodedView(text: string): { chars: string; start: Int32Array; end: Int32Array } {
+  const chunks: string[] = [];
+  const start = new Int32Array(text.length);
+  const end = new Int32Array(text.length);
+  let n = 0;
+  const emit = (char: string, from: number, to: number): void => {
+    chunks.push(char);
+    start[n] = from;
+    end[n++] = to;
   };
+  const special = /[\\%&]/g;
+  for (let i = 0; i < text.length;) {
+    // A run of characters that are themselves, copied whole.
+    special.lastIndex = i;
+    const next = special.exec(text);
+    const stop = next ? next.index : text.length;
+    if (stop > i) {
+      chunks.push(text.slice(i, stop));
+      for (let k = i; k < stop; k++) {
+        start[n] = k;
+        end[n++] = k + 1;
+      }
+      i = stop;
+      if (!next) break;
+    }
+    const c = text[i]!;
+    if (c === '\\') {
+      let run = 0;
+      while (text[i + run] === '\\') run++;
+      const after = text[i + run];
+      const unicode = /^u([0-9a-fA-F]{4})/.exec(text.slice(i + run, i + run + 5));
+      if (unicode) {
+        emit(String.fromCharCode(parseInt(unicode[1]!, 16)), i, i + run + 5);
+        i += run + 5;
+      } else if (after === '/' || after === '"') {
+        emit(after, i, i + run + 1);
+        i += run + 1;
+      } else if (run % 2 === 1 && after !== undefined && ESCAPED_CONTROL[after]) {
+        for (let k = 0; k < run - 1; k++) emit('\\', i + k, i + k + 1);
+        emit(ESCAPED_CONTROL[after], i + run - 1, i + run + 1);
+        i += run + 1;
+      } else {
+        for (let k = 0; k < run; k++) emit('\\', i + k, i + k + 1);
+        i += run;
+      }
+      continue;
+    }
+    if (c === '%') {
+      const hex = /^%([0-9a-fA-F]{2})/.exec(text.slice(i, i + 3));
+      if (hex) {
+        emit(String.fromCharCode(parseInt(hex[1]!, 16)), i, i + 3);
+        i += 3;
+        continue;
+      }
+    } else {
+      const rest = text.slice(i, i + 12);
+      const numeric = /^&#([xX][0-9a-fA-F]+|[0-9]+);/.exec(rest);
+      const code = numeric
+        ? /^[xX]/.test(numeric[1]!)
+          ? parseInt(numeric[1]!.slice(1), 16)
+          : Number(numeric[1])
+        : undefined;
+      if (numeric && code !== undefined && code <= 0x10ffff) {
+        emit(String.fromCodePoint(code), i, i + numeric[0].length);
+        i += numeric[0].length;
+        continue;
+      }
+      const named = Object.entries(NAMED_REFERENCE).flatMap(([char, names]) =>
+        names
+          .split('|')
+          .filter((name) => rest.startsWith(name))
+          .map((name) => ({ char, name })),
+      )[0];
+      if (named) {
+        emit(named.char, i, i + named.name.length);
+        i += named.name.length;
+        continue;
+      }
+    }
+    emit(c, i, i + 1);
+    i++;
+  }
+  return { chars: chunks.join(''), start, end };
 }
 
 /** Redacts the secrets it holds, in every form, from text, header values and JSON values. */
 export class Redactor {
   private readonly secrets = new Map<string, Secret>();
-  private compiled: Compiled | undefined;
+  /** The secrets, longest first (a secret that holds another, the token one character longer, wins). */
+  private ordered: Secret[] | undefined;
 
   constructor(secrets: Iterable<Secret> = []) {
     for (const s of secrets) this.add(s);
@@ -207,7 +225,7 @@ export class Redactor {
   add(secret: Secret): void {
     if (secret.value === '' || this.secrets.has(secret.value)) return;
     this.secrets.set(secret.value, secret);
-    this.compiled = undefined;
+    this.ordered = undefined;
   }
 
   /** The secrets it holds. */
@@ -232,32 +250,60 @@ export class Redactor {
     return n * 12;
   }
 
-  private get rules(): Compiled {
-    this.compiled ??= compile([...this.secrets.values()]);
-    return this.compiled;
+  private get all(): Secret[] {
+    this.ordered ??= [...this.secrets.values()].sort((a, b) => b.value.length - a.value.length);
+    return this.ordered;
   }
 
-  private apply(text: string, pattern: RegExp | undefined): string {
-    const { plain, all } = this.rules;
-    let out = text;
-    for (const s of plain) if (out.includes(s.value)) out = out.split(s.value).join(s.shownAs);
-    if (pattern === undefined) return out;
-    // The short secrets are found in their places; any secret in an encoding only where one may be.
-    if (plain.length === all.length && !MAY_BE_ENCODED.test(out)) return out;
-    return out.replace(pattern, (...groups: unknown[]) => {
-      const i = groups.slice(1, all.length + 1).findIndex((g) => g !== undefined);
-      return all[i]!.shownAs;
-    });
+  /**
+   * Every secret in `text` replaced. `header`: a short secret also counts as a whole run (not
+   * within a longer run of token68 characters), besides after a scheme.
+   */
+  private apply(text: string, header: boolean): string {
+    const all = this.all;
+    const short = all.some((s) => !s.everywhere);
+    if (!short && !MAY_BE_ENCODED.test(text)) {
+      // The fast path: nothing encoded, nothing that needs its place judged.
+      let out = text;
+      for (const s of all) if (out.includes(s.value)) out = out.split(s.value).join(s.shownAs);
+      return out;
+    }
+    const view = decodedView(text);
+    const taken = new Uint8Array(view.chars.length);
+    const found: { from: number; to: number; shownAs: string }[] = [];
+    for (const s of all) {
+      for (let at = view.chars.indexOf(s.value); at >= 0; at = view.chars.indexOf(s.value, at + 1)) {
+        const stop = at + s.value.length;
+        if (taken.subarray(at, stop).some((t) => t === 1)) continue;
+        if (!s.everywhere) {
+          const after = CONTINUES.test(view.chars.slice(stop, stop + 64));
+          const credential = AFTER_SCHEME.test(view.chars.slice(Math.max(0, at - 24), at));
+          const wholeRun = header && (at === 0 || !/[A-Za-z0-9\-_~+/.]/.test(view.chars[at - 1]!));
+          if (after || !(credential || wholeRun)) continue;
+        }
+        taken.fill(1, at, stop);
+        found.push({ from: view.start[at]!, to: view.end[stop - 1]!, shownAs: s.shownAs });
+      }
+    }
+    if (found.length === 0) return text;
+    found.sort((a, b) => a.from - b.from);
+    let out = '';
+    let last = 0;
+    for (const f of found) {
+      out += text.slice(last, f.from) + f.shownAs;
+      last = f.to;
+    }
+    return out + text.slice(last);
   }
 
   /** `text` (a body, an error message, a report line) with every secret replaced where it is found. */
   text(text: string): string {
-    return this.isEmpty ? text : this.apply(text, this.rules.text);
+    return this.isEmpty ? text : this.apply(text, false);
   }
 
   /** A header value: the same, and the short secrets also as whole runs. */
   header(value: string): string {
-    return this.isEmpty ? value : this.apply(value, this.rules.header);
+    return this.isEmpty ? value : this.apply(value, true);
   }
 
   /**

@@ -250,10 +250,20 @@ export class HttpClient {
   }
 }
 
+/** One redactor per token and secret headers, made once per process (its patterns compile once). */
+const redactors = new Map<string, Redactor>();
+
 /**
  * The redaction of a run's traffic: every form of the token, and the secret extra headers'
  * values (shown as their variables, searched everywhere), as every process of the run derives it.
+ * Shared by the clients of a process: what one registers as it sends it protects them all.
  */
 export function runRedactor(token: string, extraHeaders: readonly ExtraHeader[]): Redactor {
-  return new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)]);
+  const key = JSON.stringify([token, headerSecrets(extraHeaders)]);
+  let redactor = redactors.get(key);
+  if (!redactor) {
+    redactor = new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)]);
+    redactors.set(key, redactor);
+  }
+  return redactor;
 }
