@@ -22,6 +22,7 @@ import {
 } from '../../servers/reference.ts';
 import { actionRunStep } from './action-fixtures.ts';
 import {
+  collected,
   recordingProxy,
   removeTemporaryDirectories,
   temporaryDirectory,
@@ -60,19 +61,9 @@ function firstLine(r: ProcessRun): string {
   return r.stdout.split('\n').find((l) => l.startsWith('payflow-conformance: interface')) ?? '';
 }
 
-async function run(
-  command: string,
-  args: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<ProcessRun> {
-  const child = spawn(command, args, { cwd, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
-  return { code, stdout, stderr };
+/** Runs `command` as a child; its status and output once it has ended. */
+function run(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<ProcessRun> {
+  return collected(spawn(command, args, { cwd, env }));
 }
 
 test('the Action with an empty writable-counterparty-ref, in a workspace whose .env names one: a read-only run, no write sent', async () => {

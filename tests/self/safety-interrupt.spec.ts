@@ -10,7 +10,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -133,70 +133,6 @@ test.describe("the run's baseline", () => {
   });
 });
 
-/**
- * The reference server behind a proxy on 127.0.0.1 that counts every request and holds the
- * `nth` PATCH of the writable counterparty with the valid token until release(): by then the
- * earlier ones changed its details.
- */
-async function holdingNth(nth: number): Promise<{
-  url: string;
-  upstream: string;
-  log: string[];
-  held: Promise<void>;
-  release: () => void;
-  close: () => Promise<void>;
-}> {
-  const reference = new ReferenceServer();
-  const upstream = await reference.start(0);
-  const log: string[] = [];
-  let patches = 0;
-  let arrived!: () => void;
-  const held = new Promise<void>((resolve) => (arrived = resolve));
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const server: Server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      log.push(`${req.method} ${req.url}`);
-      const forward = (): void => {
-        if (res.destroyed || req.socket.destroyed) return;
-        const up = httpRequest(
-          `${upstream}${req.url}`,
-          { method: req.method, headers: req.headers },
-          (answer) => {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
-          },
-        );
-        up.on('error', () => res.destroy());
-        up.end(Buffer.concat(chunks));
-      };
-      const authorised = req.headers.authorization === `Bearer ${REFERENCE_TOKEN}`;
-      if (authorised && req.method === 'PATCH' && req.url === WRITABLE_PATH && ++patches === nth) {
-        arrived();
-        void released.then(forward);
-      } else forward();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    upstream,
-    log,
-    held,
-    release,
-    close: async () => {
-      release();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await reference.stop();
-    },
-  };
-}
-
 /** Runs the command in `work` with `env` and `args`, as a child the test can signal. */
 function start(work: string, env: Record<string, string>, args: string[]) {
   const child = spawn(process.execPath, tsx('bin/conformance.ts', ...args), {
@@ -225,10 +161,11 @@ async function until<T>(find: () => T | undefined, what: string): Promise<T> {
 
 test('a worker SIGKILLed mid-patch-valid-details: the run is interrupted, the details are put back from the run baseline, and the report says so', async () => {
   test.setTimeout(180_000);
-  const target = await holdingNth(5);
+  // The fifth PATCH with the valid token is held: the four before it changed the details.
+  const target = await holdingTarget(5);
   const work = temporaryDirectory('payflow-dead-worker-');
   try {
-    const original = await details(target.upstream);
+    const original = await target.details();
     const had = (d: Record<string, unknown>): Record<string, unknown> =>
       Object.fromEntries(Object.entries(d).filter(([k]) => original[k] !== undefined));
     const run = start(
@@ -241,9 +178,9 @@ test('a worker SIGKILLed mid-patch-valid-details: the run is interrupted, the de
       },
       ['--probe', 'patch-valid-details'],
     );
-    await Promise.race([target.held, run.exited.then(() => Promise.reject(new Error(run.out())))]);
+    await Promise.race([target.firstPatch, run.exited.then(() => Promise.reject(new Error(run.out())))]);
     // Four PATCHes were accepted: fields the counterparty had hold generated values now.
-    expect(had(await details(target.upstream))).not.toEqual(had(original));
+    expect(had(await target.details())).not.toEqual(had(original));
     // The one worker (one request in flight: one worker) of the runner under the CLI.
     const runner = await until(() => playwrightUnder(run.child.pid!), "Playwright's runner");
     const worker = await until(() => childrenOf(runner)?.[0], 'the worker');
@@ -253,10 +190,13 @@ test('a worker SIGKILLed mid-patch-valid-details: the run is interrupted, the de
     const code = await run.exited;
     expect(code, run.out()).toBe(1);
     // Every field it had is back (one it did not have stays set: the interface cannot remove one).
-    expect(had(await details(target.upstream))).toEqual(had(original));
+    expect(had(await target.details())).toEqual(had(original));
     // After the kill: the restore and nothing else (the held PATCH's client was gone: dropped).
     expect(
-      target.log.slice(before).filter((l) => !l.startsWith('GET ')),
+      target.log
+        .slice(before)
+        .filter((r) => r.method !== 'GET')
+        .map((r) => `${r.method} ${r.path}`),
       run.out(),
     ).toEqual([`PATCH ${WRITABLE_PATH}`]);
     const record = JSON.parse(
