@@ -13,22 +13,50 @@ import { defineConfig } from '@playwright/test';
 import { ConfigError, suiteLimits } from './config/config.ts';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
 import { resolveOnce, type ResolvedRun } from './config/resolve.ts';
+import { escapeControls } from './exchange/escape.ts';
+import { InputFileError } from './config/input-files.ts';
+import {
+  checkOwnPaths,
+  PLAYWRIGHT_REPORT_DIR,
+  REPORT_PATHS,
+  REPORTS_STAGING_ENV,
+  RESULTS_PATHS,
+  RESULTS_STAGING_ENV,
+  stagingFromEnv,
+} from './reporter/report-set.ts';
 
-function resolved(): ResolvedRun {
+/**
+ * The run's configuration, and where its reports and Playwright's results are written first: set
+ * by bin/conformance.ts (run plumbing, not configuration), or, run without it, made here on the
+ * runner's first load, once the directories were found to hold nothing of the user's the run
+ * would replace. Every file is moved in from there (reporter/report-set.ts), so a run that does
+ * not finish leaves the previous reports, and nothing the suite did not write is deleted.
+ */
+function resolved(): { run: ResolvedRun; staging: string; resultsStaging: string } {
   try {
-    return resolveOnce(EMBEDDED_TARGET);
+    const run = resolveOnce(EMBEDDED_TARGET);
+    if (!process.env[REPORTS_STAGING_ENV])
+      checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory');
+    if (!process.env[RESULTS_STAGING_ENV])
+      checkOwnPaths(run.resultsDir, RESULTS_PATHS, "Playwright's results directory");
+    return {
+      run,
+      staging: stagingFromEnv(REPORTS_STAGING_ENV, run.reportsDir, 'the reports directory', 'drop'),
+      resultsStaging: stagingFromEnv(
+        RESULTS_STAGING_ENV,
+        run.resultsDir,
+        "Playwright's results directory",
+        'commit',
+      ),
+    };
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`conformance: ${error.message}\n`);
+    if (!(error instanceof ConfigError) && !(error instanceof InputFileError)) throw error;
+    process.stderr.write(`conformance: ${escapeControls(error.message)}\n`);
     process.exit(2);
   }
 }
 
-const run = resolved();
-// Set by bin/conformance.ts (run plumbing, not configuration): every report is written there
-// first, then moved into the reports directory as one set (reporter/report-set.ts), so a run that
-// does not finish leaves the previous set.
-const staging = process.env.CONFORMANCE_REPORTS_STAGING || undefined;
+const { run, staging, resultsStaging } = resolved();
 // One worker per request in flight (CONFORMANCE_CONCURRENCY); the run's own time budget ends a
 // check before Playwright's timeout could.
 const limits = suiteLimits(run.config.politeness, run.config.writableRefs?.length ?? 1);
@@ -43,7 +71,7 @@ const only =
 export default defineConfig({
   testDir: './tests/conformance',
   globalSetup: './tests/conformance/global-setup.ts',
-  outputDir: run.resultsDir,
+  outputDir: resultsStaging,
   fullyParallel: true,
   forbidOnly: true,
   retries: 0,
@@ -53,11 +81,8 @@ export default defineConfig({
   // The conformance reporter prints one line per completed probe (what it sent, waited, found),
   // then the summary: Playwright's list reporter would say the same with less.
   reporter: [
-    ['html', { outputFolder: join(staging ?? run.reportsDir, 'playwright'), open: 'never' }],
-    [
-      './reporter/conformance-reporter.ts',
-      { outputDir: run.reportsDir, ...(staging ? { stagingDir: staging } : {}) },
-    ],
+    ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
+    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
   ],
   use: {
     trace: 'off',

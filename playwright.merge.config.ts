@@ -8,18 +8,17 @@ import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
 import { resolveOnce } from './config/resolve.ts';
+import { PLAYWRIGHT_REPORT_DIR, REPORTS_STAGING_ENV, stagingFromEnv } from './reporter/report-set.ts';
 
 const run = resolveOnce(EMBEDDED_TARGET);
-// Set by bin/merge-shards.ts: the reports are written there, then replace the previous set whole.
-const staging = process.env.CONFORMANCE_REPORTS_STAGING || undefined;
+// Set by bin/merge-shards.ts: the reports are written there, then moved in file by file
+// (reporter/report-set.ts); made here when Playwright's merge-reports is run without it.
+const staging = stagingFromEnv(REPORTS_STAGING_ENV, run.reportsDir, 'the reports directory', 'drop');
 
 export default defineConfig({
   testDir: './tests/conformance',
   reporter: [
-    ['html', { outputFolder: join(staging ?? run.reportsDir, 'playwright'), open: 'never' }],
-    [
-      './reporter/conformance-reporter.ts',
-      { outputDir: run.reportsDir, ...(staging ? { stagingDir: staging } : {}) },
-    ],
+    ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
+    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
   ],
 });

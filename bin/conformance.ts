@@ -15,11 +15,22 @@
  */
 import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
+import {
+  dotenvLine,
+  invocationDirectory,
+  playwrightEnv,
+  resolveRun,
+  type ResolvedRun,
+} from '../config/resolve.ts';
+import { harOfExchanges } from '../exchange/har.ts';
+import { checkOwnPaths, REPORT_PATHS, RESULTS_PATHS } from '../reporter/report-set.ts';
+import { buildRecord } from '../reporter/summary.ts';
+import { displayPath, loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
+import { writeReports } from '../reporter/write-reports.ts';
 import { PROBES } from '../probes/index.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { RunGuard } from './interrupt.ts';
-import { secretsFromEnv } from '../reporter/redact.ts';
+import { headerSecrets, secretsFromEnv, type SecretInput } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';
@@ -138,8 +149,26 @@ export async function runCommand(args: readonly string[]): Promise<void> {
     }),
   );
   const { config } = run;
-  // Before the first request: the reports directory must be writable, and this run's alone.
+  // Before the first request: the reports directory must be writable, and this run's alone, and
+  // neither it nor the results directory may hold, where the run writes, what it did not write.
   orFail(() => lockReportsDir(run.reportsDir));
+  orFail(() => checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory'));
+  orFail(() => checkOwnPaths(run.resultsDir, RESULTS_PATHS, "Playwright's results directory"));
+  console.log(
+    `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
+      `${config.writableRef ? `write mode on ${(config.writableRefs ?? [config.writableRef]).join(', ')}` : 'read-only'}, seed ${config.seed}` +
+      `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
+      `${run.strict ? ', strict' : ''}` +
+      `${run.selection ? `, only ${run.selection.label} (probes ${run.selection.probes.join(', ')})` : ''}` +
+      `${run.replayCase ? `, case ${run.replayCase.property}@${run.replayCase.path}` : ''}` +
+      `${run.requireExercised ? `, require exercised: ${run.requireExercised}` : ''}; ${dotenvLine(run)}`,
+  );
+  // The previous reports stay until a new set replaces them.
+  const guard = orFail(() => new RunGuard(run.reportsDir, run.resultsDir));
+  const secrets: SecretInput[] =
+    config.baseURL !== undefined
+      ? [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)]
+      : [];
   let note: string | undefined;
   if (config.baseURL !== undefined) {
     const target = {
@@ -149,30 +178,15 @@ export async function runCommand(args: readonly string[]): Promise<void> {
       timeoutMs: config.politeness.timeoutMs,
       extraHeaders: config.extraHeaders,
     };
+    const startedAt = new Date();
+    guard.stopsBeforeStart((signal) => writeStoppedReport(run, guard.stagingDir, signal, startedAt, secrets));
     note = await preflight(target).catch((error: unknown) => fail((error as Error).message));
   }
-
-  console.log(
-    `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
-      `${config.writableRef ? `write mode on ${(config.writableRefs ?? [config.writableRef]).join(', ')}` : 'read-only'}, seed ${config.seed}` +
-      `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
-      `${run.strict ? ', strict' : ''}` +
-      `${run.selection ? `, only ${run.selection.label} (probes ${run.selection.probes.join(', ')})` : ''}` +
-      `${run.replayCase ? `, case ${run.replayCase.property}@${run.replayCase.path}` : ''}` +
-      `${run.requireExercised ? `, require exercised: ${run.requireExercised}` : ''}`,
-  );
   if (note !== undefined) console.log(note);
-  // The previous reports stay until a new set replaces them whole.
-  const guard = new RunGuard(run.reportsDir);
   const code = await runPlaywright(
     ['test', '--config', join(ROOT, 'playwright.config.ts')],
     { ...playwrightEnv(run), ...guard.env() },
-    config.baseURL !== undefined
-      ? [
-          ...secretsFromEnv({ API_TOKEN: config.token }),
-          ...config.extraHeaders.filter((h) => h.secret).map((h) => h.value),
-        ]
-      : [],
+    secrets,
     { detached: true, onSpawn: (child) => guard.watch(child) },
   );
   if (!guard.finish(run.reportsDir))
@@ -180,6 +194,54 @@ export async function runCommand(args: readonly string[]): Promise<void> {
       `the suite did not complete (playwright exited ${code}); the previous reports are left as they were`,
     );
   exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the suite');
+}
+
+/**
+ * The partial report of a run stopped by `signal` before the suite started (during the start-up
+ * reachability check): nothing of the suite was sent, every requirement is not exercised
+ * ('interrupted'), nothing needed restoring.
+ */
+function writeStoppedReport(
+  run: ResolvedRun,
+  staging: string,
+  signal: string,
+  startedAt: Date,
+  secrets: readonly SecretInput[],
+): void {
+  const { config } = run;
+  const waivers = loadWaivers({ CONFORMANCE_WAIVERS: run.waivers ?? NO_WAIVERS }, run.dir);
+  const record = buildRecord({
+    outcomes: [],
+    incomplete: [],
+    env: {
+      API_BASE_URL: config.baseURL,
+      API_TOKEN: config.token,
+      CONFORMANCE_TARGET_KIND: 'configured deployment',
+      WRITABLE_COUNTERPARTY_REF: config.writableRef,
+      CONFORMANCE_SEED: String(config.seed),
+      CONFORMANCE_RUNS: String(config.runs),
+    },
+    startedAt,
+    durationMs: Date.now() - startedAt.getTime(),
+    waivers: { ...waivers, file: waivers.file && displayPath(waivers.file, run.dir) },
+    strict: run.strict,
+    expectedProbes: run.probes ?? PROBES.map((p) => p.id),
+    ...(run.probes ? { selectedProbes: run.probes } : {}),
+    ...(run.selection ? { selection: run.selection } : {}),
+    ...(run.requireExercised ? { requireExercised: run.requireExercised } : {}),
+    settings: run.settings,
+    interrupted: {
+      signal,
+      reason: `${signal} during the start-up reachability check, before any request of the suite`,
+    },
+    writeProbes: [],
+  });
+  writeReports(record, { outputDir: run.reportsDir, stagingDir: staging, secrets, har: emptyHar() });
+}
+
+/** The traffic of a run that sent nothing, as HAR. */
+function emptyHar(): string {
+  return `${JSON.stringify(harOfExchanges([], spec().version), null, 1)}\n`;
 }
 
 if (isEntryPoint(import.meta.url)) runMain(() => runCommand(process.argv.slice(2)));

@@ -27,7 +27,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPORT_FILES } from '../reporter/files.ts';
-import { createStaging } from '../reporter/report-set.ts';
+import {
+  commitFiles,
+  createStaging,
+  REPORTS_STAGING_ENV,
+  RESULTS_STAGING_ENV,
+} from '../reporter/report-set.ts';
 import { requestStop } from '../transport/stop.ts';
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
@@ -49,15 +54,23 @@ export class RunGuard {
   readonly stateDir: string;
   /** Where the new reports are written before they replace the previous set. */
   readonly stagingDir: string;
+  /** Playwright's output directory, moved into the results directory file by file when it ends. */
+  readonly resultsStaging: string;
   private child: ChildProcess | undefined;
   private childEnded = false;
   private signal: StopSignal | undefined;
   private signalledAt = 0;
+  /** What a signal does before Playwright is started (the reachability check): see stopsBeforeStart. */
+  private beforeStart: ((signal: StopSignal) => void) | undefined;
   private readonly onSignal = (signal: StopSignal): void => this.handle(signal);
 
-  constructor(reportsDir: string) {
+  constructor(
+    reportsDir: string,
+    private readonly resultsDir: string,
+  ) {
     this.stateDir = mkdtempSync(join(tmpdir(), 'payflow-run-'));
     this.stagingDir = createStaging(reportsDir);
+    this.resultsStaging = createStaging(resultsDir, "Playwright's results directory");
     for (const signal of SIGNALS) process.on(signal, this.onSignal);
     // However the CLI ends (an unexpected error included), its temporary files go, and a
     // Playwright still running is told to stop: SIGTERM, which its workers turn into a stop of
@@ -79,18 +92,47 @@ export class RunGuard {
     return {
       CONFORMANCE_RUN_STATE: this.stateDir,
       CONFORMANCE_CLI_PID: String(process.pid),
-      CONFORMANCE_REPORTS_STAGING: this.stagingDir,
+      [REPORTS_STAGING_ENV]: this.stagingDir,
+      [RESULTS_STAGING_ENV]: this.resultsStaging,
     };
+  }
+
+  /**
+   * Until Playwright is started, a signal ends the run at once like every other interruption:
+   * `writePartial` writes the partial report (nothing of the suite was sent, nothing needs
+   * restoring), the temporary files go, the lock with the process, and the exit status is 130/143.
+   */
+  stopsBeforeStart(writePartial: (signal: StopSignal) => void): void {
+    this.beforeStart = writePartial;
   }
 
   /** Playwright's runner, spawned detached: its pid is its process group's. */
   watch(child: ChildProcess): void {
+    this.beforeStart = undefined;
     this.child = child;
     child.once('exit', () => (this.childEnded = true));
   }
 
   private handle(signal: StopSignal): void {
     if (this.signal !== undefined && performance.now() - this.signalledAt < SIGNAL_REPEAT_MS) return;
+    if (this.signal === undefined && this.beforeStart !== undefined) {
+      this.signal = signal;
+      say(
+        `${signal}: stopping before the suite started (during the start-up reachability check): no request of the suite was sent`,
+      );
+      try {
+        this.beforeStart(signal);
+        say(
+          `interrupted by ${signal}: the partial report is in the reports directory; nothing needed restoring`,
+        );
+      } catch (error) {
+        say(
+          `interrupted by ${signal}: the partial report could not be written (${(error as Error).message}); the previous reports are left as they were`,
+        );
+      }
+      this.removeTemporaryFiles();
+      process.exit(signalStatus(signal));
+    }
     if (this.signal === undefined && this.child !== undefined && !this.childEnded) {
       this.signal = signal;
       this.signalledAt = performance.now();
@@ -118,33 +160,54 @@ export class RunGuard {
   private removeTemporaryFiles(): void {
     rmSync(this.stateDir, { recursive: true, force: true });
     rmSync(this.stagingDir, { recursive: true, force: true });
+    rmSync(this.resultsStaging, { recursive: true, force: true });
+  }
+
+  /** Moves what Playwright wrote into the results directory, file by file (reporter/report-set.ts). */
+  private commitResults(): void {
+    if (!existsSync(this.resultsStaging)) return;
+    try {
+      commitFiles(this.resultsStaging, this.resultsDir, { what: "Playwright's results directory" });
+    } catch (error) {
+      say(`Playwright's results were not moved into ${this.resultsDir}: ${(error as Error).message}`);
+    }
   }
 
   /**
    * After Playwright ended: removes the temporary files; exits 130/143 if the run was
-   * interrupted. Returns whether a new set of reports was written (the staging directory is
-   * gone once its reports replaced the previous set).
+   * interrupted by a signal, to this process or to Playwright's alone (its runner records it in
+   * the partial report). Returns whether a new set of reports was written (the staging directory
+   * is gone once its reports replaced the previous set).
    */
   finish(reportsDir: string): boolean {
     this.childEnded = true;
     const written = !existsSync(this.stagingDir);
+    this.commitResults();
     this.removeTemporaryFiles();
-    if (this.signal !== undefined) {
-      let partial = false;
-      try {
-        partial = 'interrupted' in JSON.parse(readFileSync(join(reportsDir, REPORT_FILES.json), 'utf8'));
-      } catch {
-        // No record: said below.
-      }
+    const recorded = written ? recordedInterruption(reportsDir) : undefined;
+    const signal = this.signal ?? SIGNALS.find((s) => s === recorded?.signal);
+    if (recorded !== undefined || this.signal !== undefined) {
       say(
         !written
           ? `interrupted by ${this.signal}: no report was written; the previous reports are left as they were`
-          : partial
-            ? `interrupted by ${this.signal}: the partial report in ${reportsDir} says what ran and what was restored`
+          : recorded !== undefined
+            ? `interrupted${signal ? ` by ${signal}` : ''} (${recorded.reason}): the partial report in ${reportsDir} says what ran and what was restored`
             : `${this.signal} came as the run ended: its report in ${reportsDir} is complete`,
       );
-      process.exit(signalStatus(this.signal));
     }
+    if (signal !== undefined) process.exit(signalStatus(signal));
     return written;
+  }
+}
+
+/** The interruption the run's record holds, if any. */
+function recordedInterruption(reportsDir: string): { signal: string | null; reason: string } | undefined {
+  try {
+    const record = JSON.parse(readFileSync(join(reportsDir, REPORT_FILES.json), 'utf8')) as {
+      interrupted?: { signal: string | null; reason: string };
+    };
+    return record.interrupted;
+  } catch {
+    return undefined;
   }
 }

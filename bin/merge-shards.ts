@@ -12,10 +12,10 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
+import { dotenvLine, invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
-import { createStaging } from '../reporter/report-set.ts';
-import { secretsFromEnv } from '../reporter/redact.ts';
+import { checkOwnPaths, createStaging, REPORT_PATHS } from '../reporter/report-set.ts';
+import { headerSecrets, secretsFromEnv } from '../reporter/redact.ts';
 import { lockReportsDir } from './reports-lock.ts';
 import { exitFromRecord, fail, isEntryPoint, orFail, ROOT, runMain, runPlaywright } from './run-support.ts';
 import {
@@ -91,18 +91,21 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
   if (blobs.length === 0) fail(`no blob reports (*.zip) in ${blobDir}`);
 
   orFail(() => lockReportsDir(run.reportsDir));
-  // The previous reports stay until the merged set replaces them whole (reporter/report-set.ts).
-  const staging = createStaging(run.reportsDir);
+  orFail(() => checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory'));
+  // The previous reports stay until the merged set replaces them (reporter/report-set.ts).
+  const staging = orFail(() => createStaging(run.reportsDir));
   console.log(
     `payflow-conformance: merging ${blobs.length} blob report(s) from ${blobDir}, seed ${config.seed}` +
-      `${run.strict ? ', strict' : ''}`,
+      `${run.strict ? ', strict' : ''}; ${dotenvLine(run)}`,
   );
   const targetKind =
     config.baseURL !== undefined ? 'configured deployment' : 'embedded reference server, one per shard';
   const code = await runPlaywright(
     ['merge-reports', '--config', join(ROOT, 'playwright.merge.config.ts'), blobDir],
     { ...playwrightEnv({ ...run, targetKind }), CONFORMANCE_REPORTS_STAGING: staging },
-    config.baseURL !== undefined ? secretsFromEnv({ API_TOKEN: config.token }) : [],
+    config.baseURL !== undefined
+      ? [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)]
+      : [],
   );
   // The reporter removes the staging directory once its set is in place.
   const written = !existsSync(staging);

@@ -5,9 +5,10 @@
  * run that no longer exists (its pid is not alive) is taken over. The lock goes when the process
  * exits.
  */
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../config/config.ts';
+import { ensureDirectory, shownPath } from '../config/input-files.ts';
 
 export const LOCK_FILE = '.conformance.lock';
 
@@ -49,10 +50,11 @@ function modified(path: string): number {
 export function lockReportsDir(dir: string): void {
   const unwritable = (error: unknown): ConfigError =>
     new ConfigError(
-      `the reports directory ${dir} cannot be written (${code(error)}); set CONFORMANCE_REPORTS_DIR to a writable directory`,
+      `the reports directory ${shownPath(dir)} cannot be written (${code(error)}); set CONFORMANCE_REPORTS_DIR to a writable directory`,
     );
   try {
-    mkdirSync(dir, { recursive: true });
+    // One level at a time: a path that cannot be made (below /proc) fails, where a recursive mkdir retries forever.
+    ensureDirectory(dir, 'the reports directory');
   } catch (error) {
     throw unwritable(error);
   }

@@ -10,7 +10,8 @@ import { dirname, join, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config.ts';
-import { RedactingStream } from '../reporter/redact.ts';
+import { escapeControls } from '../exchange/escape.ts';
+import { RedactingStream, redactorOf, type SecretInput } from '../reporter/redact.ts';
 import type { ConformanceRecord } from '../reporter/summary.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,9 +57,17 @@ export function isEntryPoint(moduleURL: string): boolean {
   }
 }
 
+/**
+ * A message as one line on the terminal: every control character (of a value quoted from an
+ * input: a .env, a flag, a file) as a visible escape, line breaks included.
+ */
+export function oneLine(message: string): string {
+  return escapeControls(message);
+}
+
 /** Prints one line on stderr and exits 2 (configuration or usage error). */
 export function fail(message: string): never {
-  process.stderr.write(`conformance: ${message.split('\n')[0]}\n`);
+  process.stderr.write(`conformance: ${oneLine(message)}\n`);
   process.exit(2);
 }
 
@@ -74,13 +83,13 @@ export function orFail<T>(fn: () => T): T {
 
 /**
  * Runs the Playwright CLI with `args` in the project root. Its output is passed through with
- * `secrets` replaced by $API_TOKEN; colours are kept when this process writes to a terminal.
+ * every form of `secrets` replaced (exchange/redact.ts); colours are kept when this process writes to a terminal.
  * `detached`: in a process group of its own (bin/interrupt.ts says why), without stdin.
  */
 export async function runPlaywright(
   args: string[],
   env: NodeJS.ProcessEnv,
-  secrets: readonly string[],
+  secrets: readonly SecretInput[],
   options: { detached?: boolean; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<number> {
   const childEnv: NodeJS.ProcessEnv = { ...withTypeScript(env) };
@@ -94,7 +103,7 @@ export async function runPlaywright(
   options.onSpawn?.(child);
   const pipe = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream): Promise<void> => {
     const decoder = new StringDecoder('utf8');
-    const out = new RedactingStream(secrets, (text) => to.write(text));
+    const out = new RedactingStream(redactorOf(secrets), (text) => to.write(text));
     from.on('data', (chunk: Buffer) => out.push(decoder.write(chunk)));
     return new Promise((resolve) =>
       from.on('end', () => {

@@ -15,17 +15,25 @@
  * Exit status: 0 the gate passed, 1 it failed (a MUST requirement failed, or a SHOULD one in
  * strict mode), 2 configuration or usage error, or a malformed HAR file (one line says where and why).
  */
-import { readFileSync } from 'node:fs';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { ConfigError, type Env } from '../config/config.ts';
 import type { ConfigVariable } from '../config/flags.ts';
-import { invocationDirectory, resolveRun, type ResolvedRun } from '../config/resolve.ts';
-import { bearerTokens, redactExchange, TrafficValidation, type TrafficRecord } from '../engine/validate.ts';
+import { dotenvLine, invocationDirectory, resolveRun, type ResolvedRun } from '../config/resolve.ts';
+import {
+  redactExchange,
+  TrafficValidation,
+  trafficCredentials,
+  type TrafficRecord,
+} from '../engine/validate.ts';
+import { Redactor, type Secret } from '../exchange/redact.ts';
 import type { Exchange } from '../exchange/exchange.ts';
-import { exchangesOfHar, harOfExchanges, HarError, parseHar } from '../exchange/har.ts';
+import { decodeHar, exchangesOfHar, harOfExchanges, HarError, parseHar } from '../exchange/har.ts';
+import { INPUT_CAPS, InputFileError, readInputFile } from '../config/input-files.ts';
 import { basePathOf } from '../exchange/route.ts';
-import { redactText } from '../reporter/redact.ts';
-import { createStaging } from '../reporter/report-set.ts';
+import { redactText, type SecretInput } from '../reporter/redact.ts';
+import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
+import { REPORT_FILES } from '../reporter/files.ts';
+import { resolve } from 'node:path';
 import { buildRecord, formatSummary } from '../reporter/summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
@@ -41,11 +49,11 @@ import {
   type Flag,
 } from './args.ts';
 import { lockReportsDir } from './reports-lock.ts';
-import { isEntryPoint } from './run-support.ts';
+import { isEntryPoint, oneLine } from './run-support.ts';
 
 /** Prints one line on stderr and exits 2 (usage, configuration, a malformed HAR file). */
 function fail(message: string): never {
-  process.stderr.write(`validate: ${message.split('\n')[0]}\n`);
+  process.stderr.write(`validate: ${oneLine(message)}\n`);
   process.exit(2);
 }
 
@@ -176,9 +184,10 @@ function parseFlags(args: readonly string[]): Flags {
 function report(
   run: ResolvedRun,
   validation: TrafficValidation,
-  secrets: readonly string[],
+  secrets: readonly SecretInput[],
   startedAt: Date,
   har?: string,
+  input?: string,
 ): never {
   const { outcome, coverage, traffic } = validation.finish();
   const waivers = loadWaivers({ CONFORMANCE_WAIVERS: run.waivers ?? NO_WAIVERS }, run.dir);
@@ -197,12 +206,20 @@ function report(
     mode: wrote,
   });
   const redacted = JSON.parse(redactText(JSON.stringify(record), secrets)) as typeof record;
-  const written = writeReports(redacted, {
-    outputDir: run.reportsDir,
-    stagingDir: createStaging(run.reportsDir),
-    secrets,
-    ...(har !== undefined ? { har } : {}),
-  });
+  let written: string[];
+  try {
+    written = writeReports(redacted, {
+      outputDir: run.reportsDir,
+      stagingDir: createStaging(run.reportsDir),
+      secrets,
+      ...(har !== undefined ? { har } : {}),
+      // The HAR being validated may be a run's reports/exchanges.har: it stays, whatever replaces the rest.
+      ...(input !== undefined ? { protect: [input] } : {}),
+    });
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof InputFileError) fail(error.message);
+    throw error;
+  }
   console.log(
     redactText(
       formatSummary(
@@ -215,6 +232,13 @@ function report(
   process.exit(record.verdict === 'pass' ? 0 : 1);
 }
 
+/** Registers the credentials an exchange carries (engine/validate.ts trafficCredentials). */
+function learnCredentials(redactor: Redactor, ex: Omit<Exchange, 'id'>): void {
+  const { tokens, secrets } = trafficCredentials(ex);
+  for (const t of tokens) redactor.addToken(t);
+  for (const s of secrets) redactor.add(s);
+}
+
 function kindOf(t: TrafficRecord): string {
   return t.kind === 'har' ? 'HAR file' : 'validating proxy';
 }
@@ -225,25 +249,23 @@ function inScope(baseURL: string | undefined): (url: string) => boolean {
   return (url) => url.startsWith(`${base}/`);
 }
 
+/** Validates the HAR file `file` (as the user named it, relative to the directory they ran from). */
 function validateHar(run: ResolvedRun, flags: Flags, file: string): never {
+  const path = resolve(run.dir, file);
   const startedAt = new Date();
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    fail(`${file}: cannot be read (${(error as { code?: string }).code ?? 'unknown error'})`);
-  }
   let exchanges: Omit<Exchange, 'id'>[];
   try {
-    exchanges = exchangesOfHar(parseHar(text, file), file);
+    const bytes = readInputFile(path, 'the HAR file', INPUT_CAPS.har);
+    exchanges = exchangesOfHar(parseHar(decodeHar(bytes, file), file), file);
   } catch (error) {
-    if (error instanceof HarError) fail(error.message);
+    if (error instanceof HarError || error instanceof InputFileError) fail(error.message);
     throw error;
   }
-  const tokens = new Set<string>();
-  if (run.config.token) tokens.add(run.config.token);
-  for (const ex of exchanges) for (const t of bearerTokens(ex.request.headers)) tokens.add(t);
-  const secrets = [...tokens].sort((a, b) => b.length - a.length);
+  // Every credential of the file (every Authorization value, duplicates and comma-joined ones
+  // included; Proxy-Authorization; cookies; API keys), redacted wherever it stands.
+  const redactor = new Redactor();
+  if (run.config.token) redactor.addToken(run.config.token);
+  for (const ex of exchanges) learnCredentials(redactor, ex);
   const validation = new TrafficValidation(
     'har',
     file,
@@ -251,21 +273,22 @@ function validateHar(run: ResolvedRun, flags: Flags, file: string): never {
     inScope(flags.baseURL),
     run.config.settleMs,
   );
-  for (const ex of exchanges) validation.add(redactExchange(ex, secrets));
-  report(run, validation, secrets, startedAt);
+  for (const ex of exchanges) validation.add(redactExchange(ex, redactor));
+  report(run, validation, redactor.list(), startedAt, undefined, path);
 }
 
 async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
   const upstream = run.config.baseURL;
   if (upstream === undefined) fail('--proxy needs API_BASE_URL: the target the proxy stands in front of');
   const startedAt = new Date();
-  const tokens = new Set<string>(run.config.token ? [run.config.token] : []);
-  const secrets = (): string[] => [...tokens].sort((a, b) => b.length - a.length);
+  const redactor = new Redactor();
+  if (run.config.token) redactor.addToken(run.config.token);
+  const secrets = (): Secret[] => redactor.list();
   const seen: Exchange[] = [];
   const session: { validation?: TrafficValidation } = {};
   const keep = (ex: Omit<Exchange, 'id'>): Omit<Exchange, 'id'> => {
-    for (const t of bearerTokens(ex.request.headers)) tokens.add(t);
-    const redacted = redactExchange(ex, secrets());
+    learnCredentials(redactor, ex);
+    const redacted = redactExchange(ex, redactor);
     seen.push({ ...redacted, id: seen.length + 1 });
     return redacted;
   };
@@ -274,6 +297,13 @@ async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
     maxBodyBytes: run.config.politeness.maxResponseBytes,
     onExchange: (ex) => session.validation?.add(keep(ex)),
     onOverCap: (ex) => session.validation?.overCap(keep(ex)),
+    onRefused: (refusal) =>
+      session.validation?.refused({ ...refusal, request: redactText(refusal.request, secrets()) }),
+    // Contained in its exchange: said, and the proxy goes on.
+    onError: (error) =>
+      process.stderr.write(
+        `validate: ${oneLine(redactText(`an exchange failed: ${error.message}`, secrets()))}\n`,
+      ),
   });
   let url: string;
   try {
@@ -301,6 +331,16 @@ async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+  // The last resort: an error no exchange contained ends the session with the reports of every
+  // exchange seen so far, rather than losing them.
+  const lastResort = (error: unknown): void => {
+    process.stderr.write(
+      `validate: ${oneLine(redactText(`unexpected error in the proxy: ${(error as Error)?.message ?? String(error)}`, secrets()))}; writing the reports of the ${seen.length} exchange(s) seen\n`,
+    );
+    void stop();
+  };
+  process.on('uncaughtException', lastResort);
+  process.on('unhandledRejection', lastResort);
   // Listening is announced once a stop is handled.
   console.log(
     `validate: proxy listening on ${url}, forwarding to ${redactText(upstream, secrets())}; stop it with Ctrl-C${flags.duration !== undefined ? ` (or after ${flags.duration} s)` : ''}`,
@@ -331,6 +371,23 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
     resolveRun(env, invocationDirectory(), EMBEDDED_TARGET, { strict: flags.strict, variables }),
   );
   orFail(() => lockReportsDir(run.reportsDir));
+  console.log(`validate: ${flags.proxy ? 'proxy' : oneLine(flags.har!)}; ${dotenvLine(run)}`);
+  // Validation writes the record, the page and the JUnit file (the proxy its traffic too), never
+  // over its input nor over what the suite did not write.
+  const writes = [
+    REPORT_FILES.json,
+    REPORT_FILES.html,
+    REPORT_FILES.junit,
+    ...(flags.proxy ? [REPORT_FILES.har] : []),
+  ];
+  orFail(() =>
+    checkOwnPaths(
+      run.reportsDir,
+      writes,
+      'the reports directory',
+      flags.har !== undefined ? [resolve(run.dir, flags.har)] : [],
+    ),
+  );
   if (flags.proxy) await validateProxy(run, flags);
   else validateHar(run, flags, flags.har!);
 }

@@ -3,12 +3,13 @@
  * once per run, from the flags, the real environment and a .env file). Every problem is a
  * ConfigError with one line saying what to fix, which never echoes a secret.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseAccountFixtures, type AccountFixture } from '../generators/account-fixture.ts';
 import { spec } from '../spec/index.ts';
 import { INITIAL_IN_FLIGHT } from '../transport/limiter.ts';
+import { escapeControls } from '../exchange/escape.ts';
 import { parseExtraHeaders, type ExtraHeader } from './headers.ts';
+import { INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -268,12 +269,15 @@ function accountFixtures(env: Env, cwd: string): AccountFixture[] | undefined {
   let text = raw;
   if (!raw.startsWith('{') && !raw.startsWith('[')) {
     try {
-      text = readFileSync(resolve(cwd, raw), 'utf8');
+      text = readInputFile(resolve(cwd, raw), 'ACCOUNT_FIXTURE', INPUT_CAPS.fixture).toString('utf8');
     } catch (error) {
-      const code = (error as { code?: string }).code ?? 'unreadable';
-      throw new ConfigError(
-        `ACCOUNT_FIXTURE: cannot read the file '${raw}' (${code}); give a JSON object, a JSON list of them, or a readable file`,
-      );
+      if (!(error instanceof InputFileError)) throw error;
+      // Not there or not readable: the value may have been meant as JSON.
+      if (error.code !== 'ENOTREG' && error.code !== 'EFBIG')
+        throw new ConfigError(
+          `ACCOUNT_FIXTURE: cannot read the file '${escapeControls(raw)}' (${error.code ?? 'unreadable'}); give a JSON object, a JSON list of them, or a readable file`,
+        );
+      throw new ConfigError(error.message);
     }
   }
   try {

@@ -17,6 +17,8 @@
  * auth, password, cookie, session, signature, credential) is treated as secret however it was
  * given, so its value never reaches a report.
  */
+import { isCredentialName } from '../exchange/credentials.ts';
+import type { Secret } from '../exchange/redact.ts';
 import { ConfigError, type Env } from './config.ts';
 
 export const HEADER_PREFIX = 'CONFORMANCE_HEADER_';
@@ -52,7 +54,6 @@ const RESERVED = new Set([
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Field values: visible ASCII, space and tab, and obs-text; no CR, LF or NUL (RFC 9110 §5.5). */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-const CREDENTIAL_NAME = /key|token|secret|auth|passw|cookie|session|signature|credential/i;
 
 function nameOf(suffix: string): string {
   return suffix
@@ -91,7 +92,7 @@ export function parseExtraHeaders(env: Env, flags: readonly string[] = []): Extr
   const add = (name: string, value: string, secret: boolean, variable: string | undefined): void => {
     const origin = variable ?? `--header ${name}`;
     checked(name, value, origin);
-    const isSecret = secret || CREDENTIAL_NAME.test(name);
+    const isSecret = secret || isCredentialName(name);
     const key = name.toLowerCase();
     const earlier = byName.get(key);
     if (earlier && variable !== undefined)
@@ -113,7 +114,9 @@ export function parseExtraHeaders(env: Env, flags: readonly string[] = []): Extr
   return [...byName.values()];
 }
 
-/** The values to redact wherever they appear (the secret headers'). */
-export function headerSecrets(headers: readonly ExtraHeader[]): { value: string; shownAs: string }[] {
-  return headers.filter((h) => h.secret).map((h) => ({ value: h.value, shownAs: `$${h.variable}` }));
+/** The values to redact wherever they appear (the secret headers'), each shown as its variable. */
+export function headerSecrets(headers: readonly ExtraHeader[]): Secret[] {
+  return headers
+    .filter((h) => h.secret)
+    .map((h) => ({ value: h.value, shownAs: `$${h.variable}`, everywhere: true }));
 }

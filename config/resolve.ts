@@ -8,14 +8,16 @@
  * .env, no raw variable. So what the first line of a run says (its target, its mode) is what
  * its requests obey.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
+import { escapeControls } from '../exchange/escape.ts';
 import { parseStrict } from '../reporter/gate.ts';
 import { loadWaivers } from '../reporter/waivers.ts';
 import { HEADER_PREFIX, SECRET_HEADER_PREFIX, headerVariable } from './headers.ts';
 import { POLITENESS_VARIABLE_NAMES } from './config.ts';
+import { entryExists, INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
 import { ConfigError, parseConfig, type EmbeddedTarget, type Env, type SuiteConfig } from './config.ts';
 import { resolveSelection, type Selection, type SelectionFlags } from './selection.ts';
 
@@ -66,6 +68,8 @@ export function isConfigVariable(name: string): boolean {
 export interface ResolvedRun {
   /** The directory the run was started from: its .env was read, relative paths resolve against it. */
   dir: string;
+  /** The .env file read (absolute), or null when that directory has none. */
+  envFile: string | null;
   /** The target and the run's settings. Global setup fills in the embedded server's URL. */
   config: SuiteConfig;
   /** What the target is, for the report (set by global setup, or by the merge). */
@@ -94,41 +98,38 @@ export interface ResolvedRun {
 }
 
 /**
- * The directory the user ran the command from: npm runs a script in the package's root, so under
- * `npm run` it is the directory npm was invoked from (INIT_CWD); otherwise the working directory.
+ * The directory the user ran the command from, whatever started it. npm runs a script in the
+ * root of the package that declares it (the directory of npm_package_json), and names the
+ * directory it was started from in INIT_CWD: under `npm run` of this project or of a user's
+ * project that calls the installed command, from a subdirectory too, that is where the user was.
+ * npx runs in the directory it was started from (INIT_CWD is that too). A script that changes
+ * directory before running the command (`cd ci && payflow-conformance run`) chose that directory:
+ * the working directory, as for the Action, the image and a plain shell.
  */
 export function invocationDirectory(env: Env = process.env, cwd: string = process.cwd()): string {
   const manifest = env.npm_package_json;
-  if (env.INIT_CWD && manifest && sameFile(manifest, join(PROJECT_ROOT, 'package.json'))) return env.INIT_CWD;
+  if (env.INIT_CWD && manifest && sameDirectory(dirname(manifest), cwd)) return resolve(cwd, env.INIT_CWD);
   return cwd;
 }
 
-function sameFile(a: string, b: string): boolean {
+function sameDirectory(a: string, b: string): boolean {
   try {
     return realpathSync(a) === realpathSync(b);
   } catch {
-    return false;
+    return resolve(a) === resolve(b);
   }
 }
 
-/**
- * The variables of a run: those of `env` (the real environment, where an empty value is a value)
- * over those of `dir`/.env.
- */
-export function configurationInputs(env: Env, dir: string): Env {
+/** The .env file of `dir`, if there is one (a dangling link is none), and the variables it sets. */
+export function readDotenv(dir: string): { file: string | null; values: Env } {
   const file = join(dir, '.env');
-  let fromFile: Env = {};
-  if (existsSync(file)) {
-    try {
-      fromFile = parseDotenv(readFileSync(file));
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? 'unreadable';
-      throw new ConfigError(`the .env file ${file} cannot be read (${code})`);
-    }
+  if (!entryExists(file)) return { file: null, values: {} };
+  try {
+    return { file, values: parseDotenv(readInputFile(file, 'the .env file', INPUT_CAPS.env)) };
+  } catch (error) {
+    if (error instanceof InputFileError) throw new ConfigError(error.message);
+    throw error;
   }
-  const out: Env = { ...fromFile };
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
-  return out;
 }
 
 export interface RunFlags extends SelectionFlags {
@@ -215,7 +216,7 @@ function replaySettings(config: SuiteConfig, strict: boolean, inputs: Env): Reco
 }
 
 /**
- * Resolves the run's configuration from `env` and `dir`/.env (see configurationInputs) and the
+ * Resolves the run's configuration from `env` over `dir`/.env (an empty value in `env` is a value) and the
  * flags. Throws a ConfigError (one line) on any problem, the waiver file's included.
  */
 export function resolveRun(
@@ -224,7 +225,11 @@ export function resolveRun(
   embedded: EmbeddedTarget,
   flags: RunFlags = {},
 ): ResolvedRun {
-  const inputs = { ...configurationInputs(env, dir), ...flags.variables };
+  const dotenv = readDotenv(dir);
+  // The real environment over the .env file: a variable set to the empty string there is set.
+  const inputs: Env = { ...dotenv.values };
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) inputs[name] = value;
+  Object.assign(inputs, flags.variables);
   const config = parseConfig(inputs, embedded, dir, flags.headers ?? []);
   const strict = (flags.strict ?? false) || parseStrict(inputs.CONFORMANCE_STRICT);
   const { file } = loadWaivers(inputs, dir);
@@ -244,6 +249,7 @@ export function resolveRun(
   };
   return {
     dir,
+    envFile: dotenv.file,
     config,
     waivers: file ?? null,
     strict,
@@ -258,6 +264,11 @@ export function resolveRun(
     replayCase: flags.replayCase === undefined ? null : parseReplayCase(flags.replayCase),
     settings: replaySettings(config, strict, inputs),
   };
+}
+
+/** Which .env a run read, for the first line it prints: its path, or that the directory has none. */
+export function dotenvLine(run: Pick<ResolvedRun, 'dir' | 'envFile'>): string {
+  return escapeControls(run.envFile ? `.env read: ${run.envFile}` : `no .env read (none in ${run.dir})`);
 }
 
 export function encodeRun(run: ResolvedRun): string {

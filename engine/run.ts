@@ -18,6 +18,7 @@ import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import { HttpClient, TargetUnavailable } from '../transport/client.ts';
 import type { TargetSession } from '../transport/session.ts';
+import { MemoryBaselines, type BaselineStore } from './baseline.ts';
 import { FindingKeeper } from './finding-groups.ts';
 import { Judge, type OracleJudgement } from './judge.ts';
 import type {
@@ -33,7 +34,10 @@ import type {
 /** Why a requirement or a probe was not judged in an interrupted run. */
 export const INTERRUPTED_REASON = 'interrupted';
 
-/** What the probes of one process share: the session (limits, ledger), the log and its judge. */
+/**
+ * What the probes of one process share: the session (limits, ledger), the log and its judge, and
+ * the run's original state of the writable counterparties (engine/baseline.ts).
+ */
 export class RunContext {
   readonly log = new ExchangeLog();
   readonly judge: Judge;
@@ -43,6 +47,7 @@ export class RunContext {
     baseURL: string,
     /** How long a read may trail an accepted write (CONFORMANCE_SETTLE_MS). */
     settleMs = 0,
+    readonly baselines: BaselineStore = new MemoryBaselines(),
   ) {
     this.judge = new Judge(undefined, basePathOf(baseURL), settleMs);
     this.log.subscribe((ex) => deliver(this.judge.judge(ex)));
@@ -225,6 +230,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
       (outcome.restores ??= []).push(record);
       outcome.notes.push(record.detail);
     },
+    original: (ref, current) => run.baselines.capture(ref, current, probe.id),
   };
   const before = { ...run.session.stats };
   await scopes.run(scope, async () => {
@@ -237,6 +243,8 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
         outcome.notes.push(`could not complete at: ${curlCommand(error.request)}`);
       }
     } finally {
+      // Its restore is done (or could not be): it no longer writes the counterparty.
+      run.baselines.release(probe.id);
       // A PATCH whose read after never came is judged on what it has.
       deliver(run.judge.flush());
     }

@@ -179,6 +179,12 @@ export interface ProbeContext {
   note(text: string): void;
   /** Records a restore of what the probe changed (it goes to the report, interrupted or not). */
   restored(record: RestoreRecord): void;
+  /**
+   * The state to restore `ref` to: the run's original (the first write probe's read before the
+   * run's first PATCH of it, engine/baseline.ts), whatever `current` (this probe's read before
+   * its first PATCH) shows. Marks the probe as writing `ref` until it ends.
+   */
+  original(ref: string, current: Record<string, unknown>): Record<string, unknown>;
 }
 
 export interface Probe {

@@ -11,7 +11,16 @@
  */
 import type { Exchange } from '../exchange/exchange.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
-import { redact, redactHeaderValue } from '../exchange/redact.ts';
+import { LONG_URL_CHARS } from '../exchange/har.ts';
+import { isCredentialName } from '../exchange/credentials.ts';
+import {
+  MIN_SEARCHED_LENGTH,
+  REDACTED_CREDENTIAL,
+  REDACTED_TOKEN,
+  type Redactor,
+  type Secret,
+  withBase64,
+} from '../exchange/redact.ts';
 import { route } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, type RequirementId } from '../spec/requirements.ts';
@@ -41,41 +50,129 @@ export interface TrafficRecord {
   judged: number;
   /** Exchanges whose body was over the cap and not judged (the proxy). */
   overCap?: number;
+  /** Exchanges whose URL was longer than LONG_URL_CHARS, not judged (exchange/har.ts). */
+  longURL?: number;
+  /**
+   * Requests the proxy answered itself without forwarding them (asterisk-form, another host, a
+   * request line it could not read): counted, listed (the first MAX_OUTSIDE_LISTED), not judged.
+   */
+  refused?: { count: number; requests: string[] };
   /** Exchanges outside the interface: counted, listed (the first MAX_OUTSIDE_LISTED), not judged. */
   outside: { count: number; requests: string[] };
 }
 
-/** Bearer tokens an Authorization header of the traffic carries. */
-export function bearerTokens(headers: Record<string, string>): string[] {
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() !== 'authorization') continue;
-    const m = /^\s*bearer\s+(\S+)\s*$/i.exec(value);
-    if (m && m[1] !== '$API_TOKEN') out.push(m[1]!);
+/** The request headers that carry a client's credentials: every value in them is one. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
+/** A scheme and its token68 credentials, or an auth-param, in an Authorization value (RFC 9110 §11.4). */
+const AUTH_PART =
+  /([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)([ \t]+)([A-Za-z0-9\-._~+/]+=*)(?=[ \t]*(?:,|$))|([A-Za-z0-9!#$%&'*+.^_`|~-]+)([ \t]*=[ \t]*)("(?:[^"\\]|\\.)*"|[^,\s]*)/g;
+
+/** The credentials of one Authorization (or Proxy-Authorization) value, duplicates joined by commas included. */
+function authorizationCredentials(value: string): { bearer: string[]; other: string[] } {
+  const bearer: string[] = [];
+  const other: string[] = [];
+  for (const m of value.matchAll(AUTH_PART)) {
+    if (m[3] !== undefined) {
+      if (/^bearer$/i.test(m[1]!)) {
+        if (m[3] !== REDACTED_TOKEN) bearer.push(m[3]);
+      } else {
+        other.push(m[3]);
+        // Basic: base64 of user:password; the password alone is a credential too.
+        const decoded = /^basic$/i.test(m[1]!) ? Buffer.from(m[3], 'base64').toString('utf8') : '';
+        if (decoded.includes(':')) other.push(decoded, decoded.slice(decoded.indexOf(':') + 1));
+      }
+    } else if (m[6] !== undefined) other.push(m[6].replace(/^"|"$/g, ''));
   }
-  return out;
+  return { bearer, other };
 }
 
-/** An exchange with every token in `tokens` replaced by $API_TOKEN (exchange/redact.ts's rule). */
-export function redactExchange<T extends Omit<Exchange, 'id'>>(ex: T, tokens: readonly string[]): T {
-  if (tokens.length === 0) return ex;
-  const text = (s: string): string => tokens.reduce((out, t) => redact(out, t), s);
-  const header = (s: string): string => tokens.reduce((out, t) => redactHeaderValue(out, t), s);
-  const headers = (h: Record<string, string>): Record<string, string> =>
-    Object.fromEntries(Object.entries(h).map(([k, v]) => [k, header(v)]));
-  const responseText = text(ex.text);
+/** The values of a Cookie header, or of a Set-Cookie's cookie. */
+function cookieValues(value: string, set: boolean): string[] {
+  const pairs = set ? [value.split(';')[0]!] : value.split(';');
+  return pairs.map((p) => p.slice(p.indexOf('=') + 1).trim()).filter((v) => v !== '');
+}
+
+/**
+ * A header of validated traffic with its credentials replaced by structure: every credential of
+ * an Authorization or Proxy-Authorization value (`Bearer $API_TOKEN, Basic $REDACTED`), every
+ * cookie's value, the whole value of a header whose name says it holds a credential (an API key).
+ */
+function sanitizedHeader(name: string, value: string, request: boolean): string {
+  const lower = name.toLowerCase();
+  if (request && CREDENTIAL_HEADERS.has(lower))
+    return value.replace(AUTH_PART, (all, scheme, space, token68, param, equals, paramValue) =>
+      token68 !== undefined
+        ? `${scheme}${space}${/^bearer$/i.test(scheme) ? REDACTED_TOKEN : REDACTED_CREDENTIAL}`
+        : paramValue !== undefined
+          ? `${param}${equals}${REDACTED_CREDENTIAL}`
+          : all,
+    );
+  if ((request && lower === 'cookie') || (!request && lower === 'set-cookie'))
+    return value
+      .split(';')
+      .map((part, i) =>
+        (request || i === 0) && part.includes('=')
+          ? `${part.slice(0, part.indexOf('=') + 1)}${REDACTED_CREDENTIAL}`
+          : part,
+      )
+      .join(';');
+  if (request && isCredentialName(name) && lower !== 'cookie') return REDACTED_CREDENTIAL;
+  return value;
+}
+
+/**
+ * The credentials an exchange of validated traffic carries, to be searched wherever the target
+ * may echo them: the bearer tokens (every form, exchange/redact.ts), and the other credentials
+ * (Basic, other schemes and their parameters, cookies, API keys) of MIN_SEARCHED_LENGTH or more.
+ * Shorter ones are replaced in their own header only (sanitizedHeader), never searched in data.
+ */
+export function trafficCredentials(ex: Omit<Exchange, 'id'>): { tokens: string[]; secrets: Secret[] } {
+  const tokens: string[] = [];
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(ex.request.headers)) {
+    const lower = name.toLowerCase();
+    if (CREDENTIAL_HEADERS.has(lower)) {
+      const found = authorizationCredentials(value);
+      tokens.push(...found.bearer);
+      values.push(...found.other);
+    } else if (lower === 'cookie') values.push(...cookieValues(value, false));
+    else if (isCredentialName(name)) values.push(value);
+  }
+  for (const [name, value] of Object.entries(ex.headers))
+    if (name.toLowerCase() === 'set-cookie')
+      values.push(...value.split(/,(?=[^;,]*=)/).flatMap((v) => cookieValues(v, true)));
+  const secrets = values
+    .filter((v) => v.length >= MIN_SEARCHED_LENGTH && !v.startsWith('$'))
+    .flatMap((value) => withBase64({ value, shownAs: REDACTED_CREDENTIAL, everywhere: true }));
+  return { tokens, secrets };
+}
+
+/**
+ * An exchange of validated traffic with its credentials replaced: those of the credential
+ * headers by structure, then every secret of `redactor` wherever it stands (exchange/redact.ts),
+ * before the body is parsed and again in what parsing decoded.
+ */
+export function redactExchange<T extends Omit<Exchange, 'id'>>(ex: T, redactor: Redactor): T {
+  const headers = (h: Record<string, string>, request: boolean): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries(h).map(([k, v]) => [k, redactor.header(sanitizedHeader(k, v, request))]),
+    );
+  let responseText = redactor.text(ex.text);
+  const parsed = responseText === ex.text ? ex.body : parseOr(responseText, ex.body);
+  const body = redactor.value(parsed);
+  if (body !== parsed) responseText = JSON.stringify(body);
   return {
     ...ex,
     request: {
       ...ex.request,
-      url: text(ex.request.url),
-      headers: headers(ex.request.headers),
-      ...(ex.request.body !== undefined ? { body: text(ex.request.body) } : {}),
+      url: redactor.text(ex.request.url),
+      headers: headers(ex.request.headers, true),
+      ...(ex.request.body !== undefined ? { body: redactor.text(ex.request.body) } : {}),
     },
-    headers: headers(ex.headers),
+    headers: headers(ex.headers, false),
     text: responseText,
-    body: responseText === ex.text ? ex.body : parseOr(responseText, ex.body),
-    ...(ex.failure ? { failure: { ...ex.failure, message: text(ex.failure.message) } } : {}),
+    body,
+    ...(ex.failure ? { failure: { ...ex.failure, message: redactor.text(ex.failure.message) } } : {}),
   };
 }
 
@@ -122,6 +219,14 @@ export class TrafficValidation {
     const ex: Exchange = { ...exchange, id: this.nextId++ };
     this.traffic.exchanges++;
     this.outcome.requests++;
+    if (ex.request.url.length > LONG_URL_CHARS) {
+      this.traffic.longURL = (this.traffic.longURL ?? 0) + 1;
+      if (this.traffic.longURL <= MAX_OUTSIDE_LISTED)
+        this.outcome.notes.push(
+          `${describeOrigin(ex)}${ex.request.method} ${ex.request.url.slice(0, 100)}... not judged: its URL has ${ex.request.url.length} characters, more than the ${LONG_URL_CHARS} judged`,
+        );
+      return;
+    }
     if (this.inScope(ex.request.url)) this.coverageCounter.add(ex);
     else this.coverageCounter.addOutside();
     if (
@@ -135,6 +240,14 @@ export class TrafficValidation {
     }
     this.traffic.judged++;
     this.deliver(this.judge.judge(ex));
+  }
+
+  /** A request the proxy answered itself (transport/proxy.ts): counted and listed, not judged. */
+  refused(refusal: { request: string; status: number; reason: string }): void {
+    const refused = (this.traffic.refused ??= { count: 0, requests: [] });
+    refused.count++;
+    if (refused.requests.length < MAX_OUTSIDE_LISTED)
+      refused.requests.push(`${refusal.request} -> ${refusal.status}: ${refusal.reason}`);
   }
 
   /** An exchange seen but not judged: its body was over the cap. */
@@ -170,6 +283,10 @@ export class TrafficValidation {
     if (causes.length > 0) this.outcome.causes = causes;
     if (this.traffic.overCap)
       this.outcome.notes.push(`${this.traffic.overCap} exchange(s) not judged: a body over the cap`);
+    if (this.traffic.refused)
+      this.outcome.notes.push(
+        `${this.traffic.refused.count} request(s) answered by the proxy itself, not forwarded: ${this.traffic.refused.requests.slice(0, 3).join('; ')}`,
+      );
     this.outcome.durationMs = performance.now() - this.started;
     return {
       outcome: escapeControlsIn(this.outcome),

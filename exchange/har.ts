@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { escapeControls } from './escape.ts';
 import type { Exchange, ExchangeFailure } from './exchange.ts';
 import { parseJsonBody } from './exchange.ts';
 
@@ -25,6 +26,30 @@ export const RECORDED_WITHOUT_ANSWER = 'recorded-without-answer';
 
 /** A HAR file that cannot be read: `message` is one line saying where and why. */
 export class HarError extends Error {}
+
+/**
+ * A URL longer than this is not judged (validation counts it and says why): no deployment serves
+ * one (servers refuse request lines of a few KiB), and quoting it in each finding would make a
+ * report of hundreds of MiB. The suite's own longest request is far below it.
+ */
+export const LONG_URL_CHARS = 64 * 1024;
+
+/**
+ * The text of a HAR file from its bytes. HAR 1.2 files are UTF-8; a UTF-8 byte order mark is
+ * dropped, and UTF-16 (with a byte order mark, or recognised by the NUL bytes of its first
+ * character, as Windows tools write it) is decoded. UTF-32 is refused, naming it.
+ */
+export function decodeHar(bytes: Buffer, source: string): string {
+  const [a, b, c, d] = [bytes[0], bytes[1], bytes[2], bytes[3]];
+  if ((a === 0xff && b === 0xfe && c === 0 && d === 0) || (a === 0 && b === 0 && c === 0xfe && d === 0xff))
+    throw new HarError(`${source}: not a HAR file: the text is UTF-32; save it as UTF-8`);
+  if (a === 0xef && b === 0xbb && c === 0xbf) return bytes.subarray(3).toString('utf8');
+  if (a === 0xff && b === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  if (a === 0xfe && b === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  if (bytes.length >= 2 && a !== 0 && b === 0) return new TextDecoder('utf-16le').decode(bytes);
+  if (bytes.length >= 2 && a === 0 && b !== 0) return new TextDecoder('utf-16be').decode(bytes);
+  return bytes.toString('utf8');
+}
 
 interface HarHeader {
   name: string;
@@ -92,6 +117,16 @@ function validate(data: unknown): ErrorObject[] {
     const ajv = new Ajv({ allErrors: false, strict: false, meta: false, validateSchema: false });
     ajv.addMetaSchema(draft06);
     addFormats(ajv);
+    // ajv-formats' uri pattern recurses per character: a URL of 10 MB overflows the stack. Past
+    // LONG_URL_CHARS a URL is checked by the WHATWG parser instead, which does not recurse.
+    const uri = ajv.formats.uri as unknown;
+    const rfc3986 = (s: string): boolean =>
+      typeof uri === 'function'
+        ? Boolean((uri as (s: string) => unknown)(s))
+        : uri instanceof RegExp
+          ? uri.test(s)
+          : URL.canParse(s);
+    ajv.addFormat('uri', (s: string) => (s.length <= LONG_URL_CHARS ? rfc3986(s) : URL.canParse(s)));
     for (const name of HAR_SCHEMAS) ajv.addSchema(schemas[name]!);
     validator = ajv.getSchema('har.json#')! as typeof validator;
   }
@@ -146,7 +181,7 @@ export function parseHar(text: string, source: string): Har {
         ? 'the file is empty'
         : truncated
           ? 'truncated: the JSON ends before it is complete'
-          : `not JSON (${message.split('\n')[0]})`;
+          : `not JSON (${escapeControls(message.split('\n')[0]!)})`;
     throw new HarError(`${source}${where}: not a HAR file: ${why}`);
   }
   unbracketAddresses(data);
@@ -154,7 +189,7 @@ export function parseHar(text: string, source: string): Har {
   if (errors.length > 0) {
     const e = errors[0]!;
     throw new HarError(
-      `${source}: not a HAR 1.2 file: at ${pointerText(e.instancePath)}: ${e.message ?? e.keyword} (the HAR 1.2 schema of har-schema)`,
+      `${source}: not a HAR 1.2 file: at ${escapeControls(pointerText(e.instancePath))}: ${e.message ?? e.keyword} (the HAR 1.2 schema of har-schema)`,
     );
   }
   return data as Har;

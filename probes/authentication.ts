@@ -9,6 +9,7 @@
  * should be answered 401. The challenge a 401 carries is judged by the auth-challenge oracle, on
  * every 401 of the run. Writes are only probed when the run may write.
  */
+import { basicPassword, nearMisses } from '../exchange/credentials.ts';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { requestKey, runCases } from '../engine/property.ts';
@@ -26,18 +27,6 @@ export interface CredentialMode {
   /** A malformed Authorization header: RFC 6750 §3.1 lets it be answered 400 (invalid_request). */
   malformed?: true;
 }
-
-/** A character of the same kind as `c` (letter, digit, other) that differs from it. */
-function other(c: string): string {
-  if (/[a-y]/.test(c) || /[A-Y]/.test(c) || /[0-8]/.test(c)) return String.fromCharCode(c.charCodeAt(0) + 1);
-  if (c === 'z') return 'a';
-  if (c === 'Z') return 'A';
-  if (c === '9') return '0';
-  return c === 'x' ? 'y' : 'x';
-}
-
-const swapCase = (s: string): string =>
-  [...s].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
 
 /**
  * Every way of sending no credentials, empty ones, another scheme or a near miss of the configured
@@ -57,40 +46,21 @@ export function credentialModes(token: string): CredentialMode[] {
     requirement: 'auth-wrong-token-rejected',
     label,
   });
-  const at = (i: number): string => token.slice(0, i) + other(token[i] ?? 'a') + token.slice(i + 1);
-  const mid = Math.floor(token.length / 2);
-  const near: [string, string, string][] = [
-    [at(0), '$API_TOKEN with its first character changed', 'the token with its first character changed'],
-    [at(mid), '$API_TOKEN with its middle character changed', 'the token with its middle character changed'],
-    [
-      at(token.length - 1),
-      '$API_TOKEN with its last character changed',
-      'the token with its last character changed',
-    ],
-    [token.slice(0, -1), '$API_TOKEN without its last character', 'the token truncated by one character'],
-    [
-      `${token}${other(token.slice(-1))}`,
-      '$API_TOKEN with one character more',
-      'the token extended by one character',
-    ],
-    [swapCase(token), '$API_TOKEN with its case flipped', 'the token with its letters in the other case'],
-  ];
   const modes: CredentialMode[] = [
     missing('none', 'without an Authorization header'),
     missing({ authorization: 'Bearer' }, 'with "Bearer" and no credentials'),
     missing({ authorization: 'Bearer ' }, 'with "Bearer " and no credentials'),
     wrong(`Basic ${token}`, 'Basic $API_TOKEN', 'with the token under the Basic scheme'),
     wrong(
-      `Basic ${Buffer.from(`:${token}`).toString('base64')}`,
+      `Basic ${basicPassword(token)}`,
       'Basic base64(":" $API_TOKEN)',
       'with the token as a Basic password',
     ),
     wrong(`Token ${token}`, 'Token $API_TOKEN', 'with the token under the Token scheme'),
   ];
-  for (const [t, recorded, label] of near) {
-    if (t === token || t === '') continue;
-    modes.push(wrong(`Bearer ${t}`, `Bearer ${recorded}`, `with ${label}`));
-  }
+  // The near misses (exchange/credentials.ts, where the redaction finds them too).
+  for (const near of nearMisses(token))
+    modes.push(wrong(`Bearer ${near.value}`, `Bearer ${near.recorded}`, `with ${near.label}`));
   return modes;
 }
 

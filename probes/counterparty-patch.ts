@@ -88,6 +88,16 @@ export function patchRequest(ref: string, input: Labelled<unknown>): HttpRequest
 }
 
 /** The counterparty as stored now; a writable counterparty that cannot be read stops the probe. */
+/**
+ * Reads the writable counterparty before the probe's first PATCH: what it is now, and the
+ * details the probe restores at its end, the run's original (ProbeContext.original), never what
+ * a probe killed before its restore left.
+ */
+async function startWriting(ctx: ProbeContext, ref: string): Promise<{ current: Obj; original: Obj }> {
+  const current = (await readWritable(ctx, ref, ROLE.before)).body;
+  return { current, original: ctx.original(ref, current) };
+}
+
 export async function readWritable(
   ctx: ProbeContext,
   ref: string,
@@ -191,35 +201,46 @@ export async function readAfterWindow(ctx: ProbeContext, ref: string, last: numb
 const DETAIL_FIELDS = Object.keys(spec().schema('PatchCounterpartyDetails').properties ?? {});
 
 /**
- * Puts back the detail fields the writable counterparty had when a probe started, and reads it
- * once more, so that the restore is judged like any PATCH. Fields it did not have cannot be
- * removed again (the interface has no way to), and accounts added stay. The restore is
- * housekeeping: it is sent even after the run was interrupted (it runs in the probes' finally),
- * and then it is the only request sent: the read after it is left out.
+ * The PATCH that puts back the detail fields of `original` (the run's original state of the
+ * counterparty), as housekeeping: sent even after the run was interrupted. Only what the document
+ * lets a PATCH carry: a service may return fields of its own, in the address too, that a PATCH
+ * must not send back. Undefined when `original` has no detail field to put back.
  */
-export async function restoreDetails(ctx: ProbeContext, ref: string, original: Obj): Promise<void> {
-  // Only what the document lets a PATCH carry: a service may return fields of its own, in the
-  // address too, that a PATCH must not send back.
+export function restoreRequest(ref: string, original: Obj): HttpRequest | undefined {
   const details = Object.fromEntries(
     DETAIL_FIELDS.filter((k) => original[k] !== undefined).map((k) => [
       k,
       k === 'address' && isObj(original[k]) ? only(original[k], ADDRESS_FIELDS) : original[k],
     ]),
   );
-  if (Object.keys(details).length === 0) return;
+  if (Object.keys(details).length === 0) return undefined;
+  return {
+    method: 'PATCH',
+    path: counterpartyPath(ref),
+    json: { counterpartyDetails: details },
+    role: 'restore',
+    housekeeping: true,
+  };
+}
+
+/**
+ * Puts back the detail fields the writable counterparty had when the run started, and reads it
+ * once more, so that the restore is judged like any PATCH. Fields it did not have cannot be
+ * removed again (the interface has no way to), and accounts added stay. The restore is
+ * housekeeping: it is sent even after the run was interrupted (it runs in the probes' finally),
+ * and then it is the only request sent: the read after it is left out.
+ */
+export async function restoreDetails(ctx: ProbeContext, ref: string, original: Obj): Promise<void> {
+  const request = restoreRequest(ref, original);
+  if (request === undefined) return;
+  const details = (request.json as { counterpartyDetails: Obj }).counterpartyDetails;
   const fields = Object.keys(details);
   const afterInterrupt = ctx.http.interruption() !== undefined;
   const record = (status: 'restored' | 'failed', detail: string): void =>
     ctx.restored({ counterparty: ref, fields, status, detail, afterInterrupt });
   let ex: Exchange;
   try {
-    ex = await ctx.http.send({
-      method: 'PATCH',
-      path: counterpartyPath(ref),
-      json: { counterpartyDetails: details },
-      role: 'restore',
-      housekeeping: true,
-    });
+    ex = await ctx.http.send(request);
   } catch (error) {
     record('failed', `could not restore the original details of ${ref}: ${incompleteReason(error)}`);
     throw error;
@@ -276,7 +297,7 @@ export const patchValidDetails: Probe = {
   splitAcrossLanes: true,
   async run(ctx) {
     const ref = ctx.target.writableRef!;
-    const original = (await readWritable(ctx, ref, ROLE.before)).body;
+    const { original } = await startWriting(ctx, ref);
     const writer = new Writer(ctx, ref);
     // A second read before the first PATCH: a first read that differs from the stored state (a
     // cache being filled) is judged by the two reads, not blamed on the PATCH.
@@ -326,9 +347,9 @@ export const patchValidAccounts: Probe = {
     let refused = 0;
     let duplicates = 0;
     let nextFixture = 0;
-    const original = (await readWritable(ctx, ref, ROLE.before)).body;
+    const { current, original } = await startWriting(ctx, ref);
     // The identifiers the counterparty holds, as far as the suite can tell (a service may mask them).
-    const held = new Set(accountsOf(original).map(identifierKey));
+    const held = new Set(accountsOf(current).map(identifierKey));
     const writer = new Writer(ctx, ref);
     await writer.before();
     try {
@@ -407,8 +428,8 @@ export async function sendRefusedInBatches<C extends Labelled<unknown>>(
   size: number,
   answered: (c: C, ex: Exchange) => void,
 ): Promise<BatchResult<C>> {
-  const original = (await readWritable(ctx, ref, ROLE.before)).body;
-  let baseline: Obj = comparable(original);
+  const { current, original } = await startWriting(ctx, ref);
+  let baseline: Obj = comparable(current);
   let dirty = false;
   const judged = new Set<C>();
   let last = Date.now();

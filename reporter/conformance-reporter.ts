@@ -25,15 +25,16 @@ import type {
 } from '@playwright/test/reporter';
 import { resolvedRun } from '../config/resolve.ts';
 import { coverageOf } from '../engine/coverage.ts';
-import type { ProbeOutcome } from '../engine/types.ts';
+import type { ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { harOfExchanges } from '../exchange/har.ts';
 import { basePathOf } from '../exchange/route.ts';
 import { PROBES } from '../probes/index.ts';
-import { interruptionFromEnv, type Interruption } from '../transport/stop.ts';
+import { interruptionFromEnv, requestStop, type Interruption } from '../transport/stop.ts';
+import { RECOVERY_ENV } from '../probes/recovery.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import { PACE_ENV } from '../transport/session.ts';
-import { redactText, secretsFromEnv } from './redact.ts';
+import { headerSecrets, redactText, secretsFromEnv } from './redact.ts';
 import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from './waivers.ts';
 import { writeReports } from './write-reports.ts';
@@ -118,6 +119,18 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
+    // A worker that died (SIGKILL, the kernel's OOM killer) is an interruption: the run stops
+    // sending, and global teardown restores what its probe was writing (probes/recovery.ts).
+    const died = result.errors
+      .map((e) => e.message ?? '')
+      .map((m) => /worker process exited unexpectedly \(code=([^,]*), signal=([^)]*)\)/i.exec(m))
+      .find((m) => m !== null);
+    const state = process.env.CONFORMANCE_RUN_STATE;
+    if (died && state)
+      requestStop(state, {
+        signal: null,
+        reason: `a Playwright worker died (${died[2] !== 'null' ? died[2] : `exit code ${died[1]}`}) while running ${test.title.split(':')[0]}`,
+      });
     // Read while the run-state directory exists (global teardown removes it).
     this.interruption ??= interruptionFromEnv(process.env);
     this.endedTests.add(test.title);
@@ -155,7 +168,10 @@ export default class ConformanceReporter implements Reporter {
     // The target's text in it was escaped when the outcome was made (engine/run.ts); the token
     // is redacted like everything this reporter prints.
     const run = resolvedRun();
-    const secrets = secretsFromEnv({ API_TOKEN: run.config.token, API_BASE_URL: run.config.baseURL });
+    const secrets = [
+      ...secretsFromEnv({ API_TOKEN: run.config.token }),
+      ...headerSecrets(run.config.extraHeaders),
+    ];
     process.stdout.write(
       `${redactText(`  [${String(this.ended).padStart(String(this.total).length)}/${this.total}] ${line}`, secrets)}\n`,
     );
@@ -184,6 +200,11 @@ export default class ConformanceReporter implements Reporter {
     // Handed over by global teardown, which ran before this (tests/conformance/global-setup.ts).
     const paceText = process.env[PACE_ENV];
     const pace = paceText ? (JSON.parse(paceText) as PolitenessReport) : undefined;
+    // The same way: restores of probes whose worker died before theirs.
+    const recoveryText = process.env[RECOVERY_ENV];
+    const recoveries = recoveryText ? (JSON.parse(recoveryText) as RestoreRecord[]) : [];
+    // Global teardown may have found a dead writer no test end reported.
+    this.interruption ??= interruptionFromEnv(process.env);
     const record = buildRecord({
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
@@ -203,12 +224,12 @@ export default class ConformanceReporter implements Reporter {
       // Resolved before global setup: an embedded target stays empty, which replays on a fresh one.
       ...(run.settings ? { settings: run.settings } : {}),
       endedTests: [...this.endedTests],
-      ...(this.interruption ? { interrupted: this.interruption } : {}),
+      ...(this.interruption ? { interrupted: this.interruption, recoveries } : {}),
       writeProbes: PROBES.filter((p) => p.access === 'write').map((p) => p.id),
       coverage: coverageOf(exchanges, basePathOf(run.config.baseURL ?? '')),
       ...(pace ? { pace } : {}),
     });
-    const secrets = secretsFromEnv(env);
+    const secrets = [...secretsFromEnv(env), ...headerSecrets(run.config.extraHeaders)];
     const har = `${JSON.stringify(harOfExchanges(exchanges, record.interfaceVersion), null, 1)}\n`;
     const written = writeReports(record, {
       outputDir: this.outputDir,

@@ -1,12 +1,16 @@
 /**
- * The last line of defence against a leaked bearer token: every string a report is built from
- * passes through the token rule of exchange/redact.ts (the same one the HTTP client applies to
- * what the target sends), so a token that stands as the token (after `Bearer`, or anywhere when
- * it is 8 characters or longer) is replaced by $API_TOKEN like the one the client sends.
+ * The last line of defence against a leaked credential: every string a report is built from, and
+ * every report file as written, passes through the rule of exchange/redact.ts (the same one the
+ * HTTP client applies to what the target sends), with every form of the token and the values of
+ * the secret extra headers.
  */
-import { redact, RedactingStream } from '../exchange/redact.ts';
+import { headerSecrets } from '../config/headers.ts';
+import { Redactor, RedactingStream, tokenForms, type Secret } from '../exchange/redact.ts';
 
-export { RedactingStream };
+export { headerSecrets, RedactingStream };
+
+/** A token (every form of it is redacted), or a secret as it is (a secret header's value). */
+export type SecretInput = string | Secret;
 
 /** The secrets of the environment: the bearer token, whatever its length (the rule decides where it is searched for). */
 export function secretsFromEnv(env: Record<string, string | undefined>): string[] {
@@ -14,21 +18,25 @@ export function secretsFromEnv(env: Record<string, string | undefined>): string[
   return token ? [token] : [];
 }
 
-/** Replaces every secret in `text` where it stands as the token. */
-export function redactText(text: string, secrets: readonly string[]): string {
-  return secrets.reduce((out, secret) => redact(out, secret), text);
+const redactors = new Map<string, Redactor>();
+
+/** The redactor of `secrets`, made once per set. */
+export function redactorOf(secrets: readonly SecretInput[]): Redactor {
+  const key = JSON.stringify(secrets);
+  let r = redactors.get(key);
+  if (!r) {
+    r = new Redactor(secrets.flatMap((s) => (typeof s === 'string' ? tokenForms(s) : [s])));
+    redactors.set(key, r);
+  }
+  return r;
 }
 
-/** A deep copy of a JSON value with every string (keys too) redacted. */
-export function redactValue<T>(value: T, secrets: readonly string[]): T {
-  if (secrets.length === 0) return value;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return redactText(v, secrets);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [redactText(k, secrets), walk(x)]));
-    }
-    return v;
-  };
-  return walk(value) as T;
+/** Replaces every secret in `text`, in every form, where it is found. */
+export function redactText(text: string, secrets: readonly SecretInput[]): string {
+  return secrets.length === 0 ? text : redactorOf(secrets).text(text);
+}
+
+/** A JSON value with every string (keys too) redacted. */
+export function redactValue<T>(value: T, secrets: readonly SecretInput[]): T {
+  return secrets.length === 0 ? value : redactorOf(secrets).value(value);
 }

@@ -147,6 +147,8 @@ export function buildRecord(input: {
   now?: Date;
   /** Set when the run was interrupted. */
   interrupted?: Interruption;
+  /** Restores made for probes whose worker died before theirs (probes/recovery.ts). */
+  recoveries?: readonly RestoreRecord[];
   /** The write probes (default: none): one without an outcome leaves an interrupted restore unknown. */
   writeProbes?: readonly string[];
   /** The interface coverage of the traffic. */
@@ -213,7 +215,14 @@ export function buildRecord(input: {
     );
   const mode = input.mode ?? (input.env.WRITABLE_COUNTERPARTY_REF ? 'write' : 'read-only');
   const interrupted =
-    input.interrupted && interruptionRecord(input.interrupted, input.outcomes, mode, input.writeProbes ?? []);
+    input.interrupted &&
+    interruptionRecord(
+      input.interrupted,
+      input.outcomes,
+      mode,
+      input.writeProbes ?? [],
+      input.recoveries ?? [],
+    );
   if (interrupted) {
     const by = interrupted.signal ? ` by ${interrupted.signal}` : '';
     reasons.unshift(
@@ -264,9 +273,13 @@ function interruptionRecord(
   outcomes: readonly ProbeOutcome[],
   mode: 'read-only' | 'write',
   writeProbes: readonly string[],
+  recoveries: readonly RestoreRecord[],
 ): InterruptionRecord {
   const base = { signal: interruption.signal, reason: interruption.reason };
-  const after: RestoreRecord[] = outcomes.flatMap((o) => o.restores ?? []).filter((r) => r.afterInterrupt);
+  const after: RestoreRecord[] = [
+    ...outcomes.flatMap((o) => o.restores ?? []).filter((r) => r.afterInterrupt),
+    ...recoveries,
+  ];
   if (after.length > 0) {
     const status = after.every((r) => r.status === 'restored') ? 'restored' : 'failed';
     return { ...base, restore: { status, details: after.map((r) => r.detail) } };

@@ -9,10 +9,11 @@
  *       reason: the gateway answers 403 without a challenge; fix planned in PAY-1234
  *       expires: 2026-06-30
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
 import { ConfigError } from '../config/config.ts';
+import { entryExists, INPUT_CAPS, InputFileError, readInputFile } from '../config/input-files.ts';
+import { escapeControls } from '../exchange/escape.ts';
 import { isRequirementId } from '../spec/requirements.ts';
 
 /** Used when CONFORMANCE_WAIVERS is unset and this file exists in the working directory. */
@@ -169,15 +170,15 @@ export function resolveWaiverFile(env: Record<string, string | undefined>, cwd: 
   if (configured === NO_WAIVERS) return undefined;
   if (configured) {
     const path = resolve(cwd, configured);
-    if (!existsSync(path)) {
+    if (!entryExists(path)) {
       throw new WaiverError(
-        `CONFORMANCE_WAIVERS names ${configured}, which does not exist (unset it, or set it to '${NO_WAIVERS}', to run without waivers)`,
+        `CONFORMANCE_WAIVERS names ${escapeControls(configured)}, which does not exist (unset it, or set it to '${NO_WAIVERS}', to run without waivers)`,
       );
     }
     return path;
   }
   const fallback = resolve(cwd, DEFAULT_WAIVER_FILE);
-  return existsSync(fallback) ? fallback : undefined;
+  return entryExists(fallback) ? fallback : undefined;
 }
 
 /** Resolves and parses the waiver file; throws a WaiverError on any problem. */
@@ -189,10 +190,14 @@ export function loadWaivers(
   if (file === undefined) return { file: undefined, waivers: [] };
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readInputFile(file, 'the waiver file', INPUT_CAPS.waivers).toString('utf8');
   } catch (error) {
-    const code = (error as { code?: string }).code ?? (error as Error).message;
-    throw new WaiverError(`waiver file ${displayPath(file, cwd)} cannot be read (${code})`);
+    if (!(error instanceof InputFileError)) throw error;
+    throw new WaiverError(
+      error.code === 'ENOTREG' || error.code === 'EFBIG'
+        ? error.message
+        : `waiver file ${escapeControls(displayPath(file, cwd))} cannot be read (${error.code ?? 'unreadable'})`,
+    );
   }
   return { file, waivers: parseWaivers(text, displayPath(file, cwd)) };
 }

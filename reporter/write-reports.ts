@@ -1,16 +1,17 @@
 /**
  * Writes the report files of a record (conformance.json first, then conformance.html and
  * junit.xml, and the traffic as exchanges.har when given) with every secret redacted, into a
- * staging directory moved into place as one set (reporter/report-set.ts), or straight into the
- * output directory. Shared by the conformance reporter and the validator.
+ * staging directory whose files then replace the suite's own (reporter/report-set.ts), or straight
+ * into the output directory. Shared by the conformance reporter and the validator.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { ensureDirectory } from '../config/input-files.ts';
 import { join } from 'node:path';
 import { REPORT_FILES } from './files.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
-import { redactText } from './redact.ts';
-import { commitReports, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
+import { redactText, type SecretInput } from './redact.ts';
+import { commitFiles, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
 import type { ConformanceRecord } from './summary.ts';
 
 export function writeReports(
@@ -18,9 +19,11 @@ export function writeReports(
   options: {
     outputDir: string;
     stagingDir?: string;
-    secrets: readonly string[];
+    secrets: readonly SecretInput[];
     /** The traffic as a HAR file's text (exchange/har.ts). */
     har?: string;
+    /** Files neither written over nor removed: the input of a validation. */
+    protect?: readonly string[];
   },
 ): string[] {
   const dir = options.stagingDir ?? options.outputDir;
@@ -28,7 +31,7 @@ export function writeReports(
     writeFileSync(join(dir, name), redactText(text, options.secrets));
     return join(options.outputDir, name);
   };
-  mkdirSync(dir, { recursive: true });
+  ensureDirectory(dir, 'the reports directory');
   // The record first: the exit status is derived from it, whatever happens to the others.
   const json = write(REPORT_FILES.json, `${JSON.stringify(record, null, 2)}\n`);
   const written = [
@@ -40,6 +43,7 @@ export function writeReports(
   if (existsSync(join(dir, PLAYWRIGHT_REPORT_DIR, 'index.html')))
     written.push(join(options.outputDir, PLAYWRIGHT_REPORT_DIR, 'index.html'));
   // Every report is written: they replace the previous set together.
-  if (options.stagingDir) commitReports(options.stagingDir, options.outputDir);
+  if (options.stagingDir)
+    commitFiles(options.stagingDir, options.outputDir, { protect: options.protect ?? [] });
   return written;
 }

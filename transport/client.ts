@@ -10,10 +10,17 @@
 import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
 import { parseJsonBody } from '../exchange/exchange.ts';
 import type { ExchangeLog } from '../exchange/log.ts';
-import { REDACTED_TOKEN, redact, redactHeaderValue } from '../exchange/redact.ts';
+import {
+  MIN_SEARCHED_LENGTH,
+  REDACTED_TOKEN,
+  REDACTED_VARIANT,
+  Redactor,
+  tokenForms,
+  withBase64,
+} from '../exchange/redact.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
 import type { Interruption } from './stop.ts';
-import type { ExtraHeader } from '../config/headers.ts';
+import { headerSecrets, type ExtraHeader } from '../config/headers.ts';
 
 export { TargetUnavailable } from './session.ts';
 
@@ -81,22 +88,19 @@ const USER_AGENT = 'payflow-conformance';
 export class HttpClient {
   private sent = 0;
   private readonly withToken: TokenAnswers = { answered: 0, succeeded: 0, unauthorized: 0, forbidden: 0 };
+  /**
+   * Every credential this client knows it puts on the wire, in every form a target may echo it
+   * (exchange/redact.ts): the token and what the suite derives from it, the secret extra headers'
+   * values (the deployment's credentials, not data: replaced wherever they occur), and each
+   * credential a request carries, registered as it is sent.
+   */
+  private readonly redactor: Redactor;
 
   constructor(
     private readonly session: TargetSession,
     readonly options: HttpClientOptions,
-  ) {}
-
-  /**
-   * A secret extra header's value echoed by the target, replaced by its variable wherever it
-   * occurs (the value is the deployment's credential, not data the suite generated).
-   */
-  private redactSecrets(text: string): string {
-    let out = text;
-    for (const h of this.options.extraHeaders ?? []) {
-      if (h.secret && h.value.length > 0) out = out.split(h.value).join(`$${h.variable}`);
-    }
-    return out;
+  ) {
+    this.redactor = runRedactor(options.token, options.extraHeaders ?? []);
   }
 
   /** The number of requests sent so far, retries included. */
@@ -144,10 +148,14 @@ export class HttpClient {
       recordedHeaders.Authorization = `Bearer ${REDACTED_TOKEN}`;
     } else if (auth !== 'none') {
       headers.Authorization = auth.authorization;
-      recordedHeaders.Authorization = redactHeaderValue(
-        auth.recorded ?? auth.authorization,
-        this.options.token,
-      );
+      // By construction: what goes on the wire is known, whatever form the target echoes it in.
+      const credential = /^\S+[ \t]+(\S.*)$/.exec(auth.authorization)?.[1];
+      if (credential !== undefined && credential !== this.options.token) {
+        const everywhere = this.options.token.length >= MIN_SEARCHED_LENGTH;
+        for (const form of withBase64({ value: credential, shownAs: REDACTED_VARIANT, everywhere }))
+          this.redactor.add(form);
+      }
+      recordedHeaders.Authorization = this.redactor.header(auth.recorded ?? auth.authorization);
     }
     let body: string | undefined;
     if (req.json !== undefined) {
@@ -189,7 +197,7 @@ export class HttpClient {
       if (error instanceof TargetUnavailable) {
         this.sent += error.attempts;
         error.request = request;
-        error.message = this.redactSecrets(redact(error.message, this.options.token));
+        error.message = this.redactor.text(error.message);
         if (error.attempts > 0 && UNANSWERED.has(error.kind)) {
           this.options.log.append({
             request,
@@ -215,27 +223,47 @@ export class HttpClient {
       if (response.status === 401) this.withToken.unauthorized++;
       if (response.status === 403) this.withToken.forbidden++;
     }
-    // A server may echo the token (in an error message, a header): where it stands as the token
-    // it is redacted on arrival (exchange/redact.ts), so it cannot reach a finding, a report,
-    // Playwright's own output or a log. Data that merely contains a short token is left alone.
-    const token = this.options.token;
-    const text = this.redactSecrets(redact(response.body.toString('utf8'), token));
+    // A server may echo a credential (in an error message, a header), in any encoding: it is
+    // redacted on arrival (exchange/redact.ts), before the body is parsed, and what parsing
+    // decoded is redacted again, so it cannot reach a finding, a report, Playwright's own output
+    // or a log. Data that merely contains a short token is left alone.
+    let text = this.redactor.text(response.body.toString('utf8'));
+    const parsed = parseJsonBody(text);
+    const answerBody = this.redactor.value(parsed);
+    // A form only parsing revealed (escaped in a way the text rule does not read): the text is
+    // what was parsed, written again.
+    if (answerBody !== parsed) text = JSON.stringify(answerBody);
     const responseHeaders = Object.fromEntries(
-      Object.entries(response.headers).map(([name, value]) => [
-        name,
-        this.redactSecrets(redactHeaderValue(value, token)),
-      ]),
+      Object.entries(response.headers).map(([name, value]) => [name, this.redactor.header(value)]),
     );
     return this.options.log.append({
       request,
       status: response.status,
       headers: responseHeaders,
       text,
-      body: parseJsonBody(text),
+      body: answerBody,
       startedAt,
       durationMs: performance.now() - started,
       attempts: answer.attempts,
       origin,
     });
   }
+}
+
+/** One redactor per token and secret headers, made once per process (its patterns compile once). */
+const redactors = new Map<string, Redactor>();
+
+/**
+ * The redaction of a run's traffic: every form of the token, and the secret extra headers'
+ * values (shown as their variables, searched everywhere), as every process of the run derives it.
+ * Shared by the clients of a process: what one registers as it sends it protects them all.
+ */
+export function runRedactor(token: string, extraHeaders: readonly ExtraHeader[]): Redactor {
+  const key = JSON.stringify([token, headerSecrets(extraHeaders)]);
+  let redactor = redactors.get(key);
+  if (!redactor) {
+    redactor = new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)]);
+    redactors.set(key, redactor);
+  }
+  return redactor;
 }

@@ -4,6 +4,16 @@
  * beside the stream it keeps up to `maxBodyBytes` of each body for judging, and hands each
  * completed exchange to `onExchange` (a body over the cap goes to `onOverCap`, not judged).
  * Requests go to `upstream` + the path and query the client asked for.
+ *
+ * It never dies on a request. The request target may be origin-form (`/api/v1/...`), or
+ * absolute-form (`http://host/api/v1/...`, what a client using the proxy as HTTP_PROXY sends):
+ * naming the upstream's host (its path is the upstream's) or the proxy's (its path is below the
+ * upstream's base path, as an origin-form one). Anything else (asterisk-form `OPTIONS *`, another
+ * host, a request line Node cannot parse) is answered by the proxy (400, or 502 for another
+ * host) and handed to `onRefused`, never sent. An answer Node cannot pass on (a control byte in
+ * the upstream's reason phrase) is answered 502 to the client and recorded as the upstream sent
+ * it. Proxy-Authorization, the client's credential for a proxy, is not forwarded. An error in
+ * one exchange (a throwing callback included) is contained there.
  */
 import {
   request as httpRequest,
@@ -11,9 +21,11 @@ import {
   createServer,
   type IncomingMessage,
   type Server,
+  type ServerResponse,
 } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { parseJsonBody, type Exchange } from '../exchange/exchange.ts';
 
 export interface ProxyOptions {
@@ -21,7 +33,22 @@ export interface ProxyOptions {
   maxBodyBytes: number;
   onExchange(exchange: Omit<Exchange, 'id'>): void;
   onOverCap(exchange: Omit<Exchange, 'id'>): void;
+  /** A request the proxy answered itself, without sending it: why, in one line. */
+  onRefused?(refusal: Refusal): void;
+  /** An error contained in one exchange (a callback that threw, a stream that failed). */
+  onError?(error: Error): void;
 }
+
+/** A request the proxy did not forward, and what it answered. */
+export interface Refusal {
+  /** The request line as far as it was read ("OPTIONS *", or the start of what could not be parsed). */
+  request: string;
+  status: number;
+  reason: string;
+}
+
+/** Headers meant for the proxy itself: never forwarded (RFC 9110 §7.6.1, §11.7.2). */
+const FOR_THE_PROXY = new Set(['proxy-authorization', 'proxy-connection']);
 
 /** Collects the first `cap` bytes of a stream's chunks; says whether more came. */
 class Kept {
@@ -59,6 +86,8 @@ function joinHeaders(message: IncomingMessage, lower: boolean): Record<string, s
 
 export class ValidatingProxy {
   private server: Server | undefined;
+  /** The proxy's own host:port, once it listens. */
+  private self = '';
   private readonly target: URL;
   private readonly agent: HttpAgent;
   private count = 0;
@@ -73,13 +102,47 @@ export class ValidatingProxy {
 
   /** Listens on 127.0.0.1 (port 0: a free one); resolves the proxy's base URL. */
   async start(port = 0): Promise<string> {
-    const server = createServer((req, res) => this.forward(req, res));
+    const server = createServer((req, res) => {
+      try {
+        this.forward(req, res);
+      } catch (error) {
+        this.contain(error);
+        this.refuse(
+          req,
+          res,
+          502,
+          `the validating proxy could not forward the request: ${String((error as Error).message)}`,
+        );
+      }
+    });
+    // A request line or header Node cannot parse: answered 400 here, recorded as refused.
+    server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+      if (error.code === 'ECONNRESET' || !socket.writable) return;
+      const head = (error.rawPacket ?? Buffer.alloc(0)).toString('latin1').split(/\r?\n/)[0]!.slice(0, 200);
+      this.report({
+        request: head,
+        status: 400,
+        reason: `not an HTTP request the proxy can read (${error.code ?? error.message})`,
+      });
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    });
+    // A tunnel (a client using the proxy as HTTPS_PROXY): nothing in it could be judged.
+    server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+      this.report({
+        request: `CONNECT ${req.url ?? ''}`.slice(0, 200),
+        status: 502,
+        reason: 'a tunnel (CONNECT) is not opened: give the client the proxy as its base URL',
+      });
+      socket.on('error', (error) => this.contain(error));
+      socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve());
     });
     const { port: bound } = server.address() as AddressInfo;
+    this.self = `127.0.0.1:${bound}`;
     return `http://127.0.0.1:${bound}`;
   }
 
@@ -93,21 +156,88 @@ export class ValidatingProxy {
     this.agent.destroy();
   }
 
-  private forward(req: IncomingMessage, res: import('node:http').ServerResponse): void {
+  /** Hands a contained error on, never throwing. */
+  private contain(error: unknown): void {
+    try {
+      this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // Nothing more to do with it.
+    }
+  }
+
+  private report(refusal: Refusal): void {
+    try {
+      this.options.onRefused?.(refusal);
+    } catch (error) {
+      this.contain(error);
+    }
+  }
+
+  /** Answers a request the proxy does not forward, and reports it. */
+  private refuse(req: IncomingMessage, res: ServerResponse, status: number, reason: string): void {
+    this.report({ request: `${req.method ?? '?'} ${req.url ?? ''}`.slice(0, 200), status, reason });
+    req.resume();
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(status, { 'content-type': 'text/plain', connection: 'close' });
+    res.end(`validating proxy: ${reason}\n`);
+  }
+
+  /**
+   * Where the request goes: the upstream URL for its target, or why it is not forwarded
+   * (asterisk-form, authority-form, another host's absolute URL, not a URL at all).
+   */
+  private destination(target: string): { url: string } | { status: number; reason: string } {
+    const base = this.target.pathname.replace(/\/+$/, '');
+    if (target.startsWith('/')) return { url: `${this.target.origin}${base}${target}` };
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+      let absolute: URL;
+      try {
+        absolute = new URL(target);
+      } catch {
+        return { status: 400, reason: 'the request target is not a URL' };
+      }
+      const path = `${absolute.pathname}${absolute.search}`;
+      if (absolute.host === this.target.host) return { url: `${this.target.origin}${path}` };
+      if (absolute.host === this.self) return { url: `${this.target.origin}${base}${path}` };
+      return {
+        status: 502,
+        reason: `this proxy forwards to ${this.target.host} only, not to ${absolute.host}`,
+      };
+    }
+    return {
+      status: 400,
+      reason:
+        target === '*'
+          ? 'an asterisk-form request (about the server as a whole) is not forwarded: the interface has no such operation'
+          : 'the request target is neither a path nor an absolute URL',
+    };
+  }
+
+  private forward(req: IncomingMessage, res: ServerResponse): void {
     const startedAt = Date.now();
     const t0 = performance.now();
     const id = ++this.count;
-    const base = this.target.pathname.replace(/\/+$/, '');
-    const url = `${this.target.origin}${base}${req.url ?? '/'}`;
+    const where = this.destination(req.url ?? '');
+    if (!('url' in where)) {
+      this.refuse(req, res, where.status, where.reason);
+      return;
+    }
+    const { url } = where;
     const requestHeaders = joinHeaders(req, false);
     const reqKept = new Kept(this.options.maxBodyBytes);
-    const headers = { ...req.headers, host: this.target.host };
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: this.target.host };
+    for (const name of FOR_THE_PROXY) delete headers[name];
     const send = this.target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const upstream = send(url, { method: req.method, headers, agent: this.agent });
+    let recorded = false;
     const record = (
       partial: Pick<Exchange, 'status' | 'headers' | 'text' | 'failure'>,
       over: boolean,
     ): void => {
+      if (recorded) return;
+      recorded = true;
       const text = partial.text;
       const ex: Omit<Exchange, 'id'> = {
         request: {
@@ -126,14 +256,22 @@ export class ValidatingProxy {
         attempts: 1,
         origin: { proxied: id },
       };
-      if (over || reqKept.over) this.options.onOverCap(ex);
-      else this.options.onExchange(ex);
+      try {
+        if (over || reqKept.over) this.options.onOverCap(ex);
+        else this.options.onExchange(ex);
+      } catch (error) {
+        this.contain(error);
+      }
     };
+    const failed = (error: Error): void =>
+      record(
+        { status: 0, headers: {}, text: '', failure: { kind: 'connection', message: error.message } },
+        false,
+      );
+    const upstream = send(url, { method: req.method, headers, agent: this.agent });
     upstream.on('response', (up) => {
-      res.writeHead(up.statusCode ?? 502, up.statusMessage, up.rawHeaders);
       const kept = new Kept(this.options.maxBodyBytes);
       up.on('data', (chunk: Buffer) => kept.add(chunk));
-      up.pipe(res);
       up.on('end', () =>
         record(
           {
@@ -147,21 +285,35 @@ export class ValidatingProxy {
       );
       up.on('error', (error) => {
         res.destroy(error);
-        record(
-          { status: 0, headers: {}, text: '', failure: { kind: 'connection', message: error.message } },
-          false,
-        );
+        failed(error);
       });
+      try {
+        res.writeHead(up.statusCode ?? 502, up.statusMessage, up.rawHeaders);
+      } catch (error) {
+        // Node refuses to write what the upstream sent (a control byte in its reason phrase or a
+        // header): the client gets a 502 saying so; the exchange is recorded as the upstream sent it.
+        const reason = `the target's answer cannot be passed on: ${(error as Error).message}`;
+        if (!res.headersSent) {
+          // Its own reason phrase: the failed writeHead left the upstream's on the response.
+          res.writeHead(502, 'Bad Gateway', { 'content-type': 'text/plain', connection: 'close' });
+          res.end(`validating proxy: ${reason}\n`);
+        } else res.destroy();
+        up.resume();
+        return;
+      }
+      up.pipe(res);
     });
     upstream.on('error', (error) => {
       if (!res.headersSent) {
         res.writeHead(502, { 'content-type': 'text/plain' });
         res.end(`validating proxy: the target did not answer: ${error.message}\n`);
       } else res.destroy(error);
-      record(
-        { status: 0, headers: {}, text: '', failure: { kind: 'connection', message: error.message } },
-        false,
-      );
+      failed(error);
+    });
+    res.on('error', (error) => this.contain(error));
+    req.on('error', (error) => {
+      upstream.destroy(error);
+      this.contain(error);
     });
     req.on('data', (chunk: Buffer) => reqKept.add(chunk));
     req.pipe(upstream);

@@ -10,6 +10,7 @@ import { runProbe } from '../../engine/run.ts';
 import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../../engine/types.ts';
 import { PROBES, probesIn } from '../../probes/index.ts';
 import { resolvedRun } from '../../config/resolve.ts';
+import { headerSecrets, redactText, type SecretInput } from '../../reporter/redact.ts';
 import { replayLine } from '../../reporter/replay.ts';
 import { writeRoundTrips } from '../../probes/round-trips.ts';
 import { provenance } from '../../reporter/summary.ts';
@@ -76,6 +77,11 @@ export function formatFinding(f: Finding, probe?: string): string {
   return lines.join('\n');
 }
 
+/** The run's secrets, as every report redacts them (reporter/redact.ts). */
+function attachmentSecrets(target: TargetConfig): SecretInput[] {
+  return [target.token, ...headerSecrets(target.extraHeaders ?? [])];
+}
+
 function defineProbe(probe: Probe, lane?: Lane): void {
   const tags = [
     `@${probe.access}`,
@@ -94,13 +100,14 @@ function defineProbe(probe: Probe, lane?: Lane): void {
       running = runProbe(probe, lane ? laneTarget(target, lane, probe) : target, run);
       const outcome = await running.finally(() => (running = undefined));
       // What it sent, for the run's exchanges.har and coverage (one check at a time per worker).
+      // Redacted as it arrived; again here, since Playwright's own report embeds every attachment.
       await test.info().attach(EXCHANGES_ATTACHMENT, {
-        body: JSON.stringify(run.log.all.slice(first)),
+        body: redactText(JSON.stringify(run.log.all.slice(first)), attachmentSecrets(target)),
         contentType: 'application/json',
       });
       if (outcome.incomplete !== undefined) {
         await test.info().attach(INCOMPLETE_ATTACHMENT, {
-          body: JSON.stringify(outcome),
+          body: redactText(JSON.stringify(outcome), attachmentSecrets(target)),
           contentType: 'application/json',
         });
         const found = outcome.findings.map((f) => formatFinding(f, probe.id));
@@ -110,7 +117,7 @@ function defineProbe(probe: Probe, lane?: Lane): void {
         );
       }
       await test.info().attach(OUTCOME_ATTACHMENT, {
-        body: JSON.stringify(outcome),
+        body: redactText(JSON.stringify(outcome), attachmentSecrets(target)),
         contentType: 'application/json',
       });
       test.skip(outcome.status === 'skipped', outcome.skipReason);

@@ -15,7 +15,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { FileLedger, PACE_ENV } from '../../transport/session.ts';
+import { FileLedger, PACE_ENV, TargetSession } from '../../transport/session.ts';
+import { recoverDeadWriters, RECOVERY_ENV } from '../../probes/recovery.ts';
 import { describePoliteness } from '../../config/config.ts';
 import { handDown, resolvedRun } from '../../config/resolve.ts';
 import { INTERRUPTED_ENV, readStop, requestStop } from '../../transport/stop.ts';
@@ -65,6 +66,19 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
   );
   return async () => {
     process.off('SIGTERM', onTerm);
+    // A write probe whose worker died before its restore (SIGKILL, the OOM killer): the run is
+    // interrupted, and the counterparty's details are put back to the run's original.
+    const recovery = new TargetSession({ politeness, ledger: new FileLedger(state), processes: 1 });
+    try {
+      const restores = await recoverDeadWriters(
+        state,
+        { baseURL: config.baseURL!, token: config.token, extraHeaders: config.extraHeaders },
+        recovery,
+      );
+      if (restores.length > 0) process.env[RECOVERY_ENV] = JSON.stringify(restores);
+    } finally {
+      recovery.close();
+    }
     const sent = Math.min(FileLedger.count(state), politeness.maxRequests);
     console.log(`Requests sent: ${sent} (at most ${politeness.maxRequests}, CONFORMANCE_MAX_REQUESTS)`);
     const interruption = readStop(state);

@@ -12,6 +12,7 @@
  * define.ts stops it, and waits for the restore, when Playwright abandons a test whose probe is
  * still running.
  */
+import { FileBaselines } from '../../engine/baseline.ts';
 import { RunContext } from '../../engine/run.ts';
 import type { TargetConfig } from '../../engine/types.ts';
 import { FileLedger, MemoryLedger, TargetSession } from '../../transport/session.ts';
@@ -46,7 +47,14 @@ let context: RunContext | undefined;
 /** This worker's run context: its session, and the log of its exchanges with their judge. */
 export function runContextFromEnv(env: Record<string, string | undefined> = process.env): RunContext {
   const target = targetFromEnv(env);
-  context ??= new RunContext(sessionFromEnv(env), target.baseURL, target.settleMs);
+  const { state } = resolvedRun(env);
+  // The writable counterparties' original state lives beside the ledger, for every process.
+  context ??= new RunContext(
+    sessionFromEnv(env),
+    target.baseURL,
+    target.settleMs,
+    state ? new FileBaselines(state.dir) : undefined,
+  );
   return context;
 }
 

@@ -225,15 +225,19 @@ test.describe('resolved once: flags, then the environment, then .env of the dire
     );
   });
 
-  test('under npm run, the directory npm was invoked from; otherwise the working directory', () => {
+  test('under npm run (of this project or of a package calling the installed command), the directory npm was invoked from; otherwise the working directory', () => {
     const manifest = join(PROJECT_ROOT, 'package.json');
-    expect(invocationDirectory({ INIT_CWD: '/home/u/ci', npm_package_json: manifest }, '/elsewhere')).toBe(
+    // npm runs a script in its package's root: where the user was is INIT_CWD.
+    expect(invocationDirectory({ INIT_CWD: '/home/u/ci', npm_package_json: manifest }, PROJECT_ROOT)).toBe(
       '/home/u/ci',
     );
-    // Another package's script running this one: its INIT_CWD is not ours.
     expect(
-      invocationDirectory({ INIT_CWD: '/home/u/ci', npm_package_json: '/other/package.json' }, '/elsewhere'),
-    ).toBe('/elsewhere');
+      invocationDirectory({ INIT_CWD: '/other/sub', npm_package_json: '/other/package.json' }, '/other'),
+    ).toBe('/other/sub');
+    // A script that changed directory first (cd ci && payflow-conformance run) chose that one.
+    expect(invocationDirectory({ INIT_CWD: '/home/u', npm_package_json: manifest }, '/home/u/ci')).toBe(
+      '/home/u/ci',
+    );
     expect(invocationDirectory({}, '/elsewhere')).toBe('/elsewhere');
   });
 

@@ -15,10 +15,11 @@
  *   /work as working directory, and what it copies is exactly what the package holds.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parse } from 'yaml';
+import { action, actionRunStep, type ActionStep } from './action-fixtures.ts';
 import { removeTemporaryDirectories, ROOT, temporaryDirectory } from './cli-fixtures.ts';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -130,25 +131,7 @@ test.describe('the package', () => {
   });
 });
 
-interface Step {
-  name?: string;
-  uses?: string;
-  run?: string;
-  shell?: string;
-  if?: string;
-  with?: Record<string, unknown>;
-  env?: Record<string, string>;
-  'working-directory'?: string;
-}
-
-interface Action {
-  name?: string;
-  description?: string;
-  inputs: Record<string, { description?: string; required?: boolean; default?: string }>;
-  runs: { using: string; steps: Step[] };
-}
-
-const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as Action;
+type Step = ActionStep;
 
 test.describe('action.yml', () => {
   test('is a composite Action with a name, a description and described inputs', () => {
@@ -239,34 +222,14 @@ test.describe('action.yml', () => {
   });
 });
 
-/**
- * The Action's run step as GitHub runs it (bash --noprofile --norc -eo pipefail), with its inputs
- * in the environment as the step maps them, GITHUB_ACTION_PATH this project, and `callerEnv`
- * (the variables the caller gives the step).
- */
+/** The Action's run step as GitHub runs it (tests/self/action-fixtures.ts), synchronously. */
 function runStep(
   inputs: Record<string, string>,
   cwd: string,
   callerEnv: Record<string, string> = {},
 ): { code: number; stdout: string; stderr: string } {
-  const step = action.runs.steps.find((s) => s.run?.includes('payflow-conformance.mjs'))!;
-  const script = join(cwd, 'step.sh');
-  writeFileSync(script, step.run!);
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? cwd,
-    GITHUB_ACTION_PATH: ROOT,
-    ...callerEnv,
-  };
-  for (const [name, input] of Object.entries(action.inputs)) {
-    const variable = `INPUT_${name.toUpperCase().replaceAll('-', '_')}`;
-    if (step.env?.[variable] !== undefined) env[variable] = inputs[name] ?? input.default ?? '';
-  }
-  const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
-    cwd,
-    env,
-    encoding: 'utf8',
-  });
+  const step = actionRunStep(inputs, cwd, callerEnv);
+  const r = spawnSync(step.command, step.args, { cwd, env: step.env, encoding: 'utf8' });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -298,7 +261,7 @@ test.describe("the Action's run step", () => {
     expect(record).toMatchObject({ verdict: 'pass', strict: true });
   });
 
-  test('a wrong input is exit 2, and an empty one passes nothing', () => {
+  test('a wrong input is exit 2, and an empty one means what its variable set empty means', () => {
     const work = temporaryDirectory('payflow-action-');
     const strict = runStep({ strict: 'yes' }, work);
     expect(strict.code).toBe(2);
@@ -306,10 +269,22 @@ test.describe("the Action's run step", () => {
     const seed = runStep({ seed: 'abc' }, work);
     expect(seed.code).toBe(2);
     expect(seed.stderr).toBe("conformance: CONFORMANCE_SEED must be a whole number, got 'abc'\n");
-    // An empty input adds no flag: the variable the caller gave the step stands.
-    const fromEnv = runStep({ seed: '' }, work, { CONFORMANCE_SEED: 'from-the-env' });
-    expect(fromEnv.code).toBe(2);
-    expect(fromEnv.stderr).toBe("conformance: CONFORMANCE_SEED must be a whole number, got 'from-the-env'\n");
+    // Every input is passed, an empty one too, over the step's environment (and any .env): an
+    // empty seed is a drawn one, an empty writable-counterparty-ref a read-only run. (Port 9 of
+    // 127.0.0.1 refuses: the run stops at its reachability check, after its first line.)
+    const empty = runStep(
+      {
+        seed: '',
+        'writable-counterparty-ref': '',
+        'base-url': 'http://127.0.0.1:9',
+        'counterparty-ref': 'ACME-0001',
+      },
+      work,
+      { CONFORMANCE_SEED: 'from-the-env', WRITABLE_COUNTERPARTY_REF: 'W-1', API_TOKEN: 'token-1' },
+    );
+    expect(empty.code, empty.stdout + empty.stderr).toBe(2);
+    expect(empty.stdout.split('\n')[0]).toMatch(/, target http:\/\/127\.0\.0\.1:9, read-only, seed \d+, /);
+    expect(empty.stderr).toMatch(/^conformance: cannot reach API_BASE_URL http:\/\/127\.0\.0\.1:9 /);
     // Globs in the extra arguments stay as they are.
     const glob = runStep({ args: '--probe *' }, work);
     expect(glob.code).toBe(2);

@@ -39,7 +39,11 @@ export interface HoldingTarget {
 
 const WRITABLE_PATH = counterpartyPath(WRITABLE_COUNTERPARTY);
 
-export async function holdingTarget(): Promise<HoldingTarget> {
+/**
+ * `nth`: which authorised PATCH of the writable counterparty is held (default the first; a later
+ * one when the test needs the earlier ones to have changed it).
+ */
+export async function holdingTarget(nth = 1): Promise<HoldingTarget> {
   const reference = new ReferenceServer();
   const upstream = await reference.start(0);
   const log: LoggedRequest[] = [];
@@ -47,7 +51,7 @@ export async function holdingTarget(): Promise<HoldingTarget> {
   const firstPatch = new Promise<void>((resolve) => (arrived = resolve));
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  let holding = true;
+  let patches = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -69,8 +73,7 @@ export async function holdingTarget(): Promise<HoldingTarget> {
       };
       // writes-require-authentication PATCHes it before, without the token or with a wrong one.
       const authorised = req.headers.authorization === `Bearer ${REFERENCE_TOKEN}`;
-      if (holding && authorised && req.method === 'PATCH' && req.url === WRITABLE_PATH) {
-        holding = false;
+      if (authorised && req.method === 'PATCH' && req.url === WRITABLE_PATH && ++patches === nth) {
         arrived();
         void released.then(forward);
       } else forward();

@@ -15,7 +15,7 @@ import { verdicts } from '../../engine/verdicts.ts';
 import { renderHtml } from '../../reporter/html.ts';
 import { renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import { commitReports, createStaging } from '../../reporter/report-set.ts';
+import { commitFiles, createStaging, MANIFEST } from '../../reporter/report-set.ts';
 import { buildRecord, formatSummary } from '../../reporter/summary.ts';
 import { FileLedger, TargetSession, TargetUnavailable } from '../../transport/session.ts';
 import { processAlive, readStop, requestStop } from '../../transport/stop.ts';
@@ -273,15 +273,21 @@ test.describe('the report set', () => {
     }
   }
 
-  test('a new set replaces the previous one whole, and leaves nothing else behind', () => {
-    const reports = join(temporaryDirectory('payflow-set-'), 'reports');
-    writeSet(reports, 'old');
-    writeFileSync(join(reports, 'notes.txt'), 'mine');
+  /** A set written by the suite: staged, then moved in. */
+  function commitSet(reports: string, content: string, entries = SET): void {
     const staging = createStaging(reports);
-    writeSet(staging, 'new');
-    commitReports(staging, reports);
+    writeSet(staging, content, entries);
+    commitFiles(staging, reports);
+  }
+
+  test("a new set replaces the suite's previous one, and leaves the user's files and nothing else behind", () => {
+    const reports = join(temporaryDirectory('payflow-set-'), 'reports');
+    commitSet(reports, 'old');
+    writeFileSync(join(reports, 'notes.txt'), 'mine');
+    commitSet(reports, 'new');
     for (const entry of SET) expect(readFileSync(join(reports, entry), 'utf8'), entry).toBe('new');
     expect(readdirSync(reports).sort()).toEqual([
+      MANIFEST,
       'conformance.html',
       'conformance.json',
       'junit.xml',
@@ -292,10 +298,8 @@ test.describe('the report set', () => {
 
   test('an entry the new set lacks goes with the old set: never a mix', () => {
     const reports = join(temporaryDirectory('payflow-set-'), 'reports');
-    writeSet(reports, 'old');
-    const staging = createStaging(reports);
-    writeSet(staging, 'new', SET.slice(0, 3));
-    commitReports(staging, reports);
+    commitSet(reports, 'old');
+    commitSet(reports, 'new', SET.slice(0, 3));
     expect(existsSync(join(reports, 'playwright'))).toBe(false);
     for (const entry of SET.slice(0, 3)) expect(readFileSync(join(reports, entry), 'utf8')).toBe('new');
   });

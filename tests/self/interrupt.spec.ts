@@ -15,6 +15,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { commitFiles, createStaging, MANIFEST } from '../../reporter/report-set.ts';
 import { SIGNAL_REPEAT_MS } from '../../bin/interrupt.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
@@ -43,17 +44,19 @@ const REPORT_ENTRIES = [
   join('playwright', 'index.html'),
 ];
 
-/** A complete set of reports of an earlier run, each saying so. */
+/** A complete set of reports of an earlier run, each saying so, written as the suite writes them. */
 function previousReports(work: string): void {
-  mkdirSync(join(work, 'reports', 'playwright'), { recursive: true });
-  for (const entry of REPORT_ENTRIES) writeFileSync(join(work, 'reports', entry), PREVIOUS);
+  const staging = createStaging(join(work, 'reports'));
+  mkdirSync(join(staging, 'playwright'), { recursive: true });
+  for (const entry of REPORT_ENTRIES) writeFileSync(join(staging, entry), PREVIOUS);
+  commitFiles(staging, join(work, 'reports'));
 }
 
-/** The temp dirs of runs left in `tmp`, and the staging leftovers in `reports`. */
+/** The temp dirs of runs left in `tmp`, and the staging leftovers in `reports` (its manifest is no leftover). */
 function leftovers(tmp: string, reports: string): string[] {
   return [
     ...readdirSync(tmp).filter((n) => n.startsWith('payflow-run-')),
-    ...(existsSync(reports) ? readdirSync(reports).filter((n) => n.startsWith('.')) : []),
+    ...(existsSync(reports) ? readdirSync(reports).filter((n) => n.startsWith('.') && n !== MANIFEST) : []),
   ];
 }
 

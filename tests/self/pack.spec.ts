@@ -9,30 +9,14 @@
  * dependency; its directories are its own temporary ones and the embedded server takes a free
  * port, so it runs beside the other self-tests.
  */
-import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
-import { removeTemporaryDirectories, ROOT, temporaryDirectory, type ProcessRun } from './cli-fixtures.ts';
+import { removeTemporaryDirectories, temporaryDirectory, type ProcessRun } from './cli-fixtures.ts';
+import { installedApp, runWithPath } from './pack-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);
-
-/** Runs `command` with PATH and HOME only: no configuration variable of this shell reaches it. */
-async function run(command: string, args: string[], cwd: string): Promise<ProcessRun & { ms: number }> {
-  const started = performance.now();
-  const child = spawn(command, args, {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir() },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
-  return { code, stdout, stderr, ms: performance.now() - started };
-}
 
 /** Every file below `dir` with its size and modification time, relative to `dir`. */
 function snapshot(dir: string): string[] {
@@ -51,25 +35,19 @@ function snapshot(dir: string): string[] {
 
 test('the packed tarball installs into an empty directory, and npx payflow-conformance runs and validates there', async () => {
   test.setTimeout(600_000);
-  const timings: string[] = [];
+  // Packed and installed once for the specs that need it (tests/self/pack-fixtures.ts).
+  const { installed, timings: setup } = await installedApp();
+  const timings = [...setup];
   const step = async (what: string, command: string, args: string[], cwd: string): Promise<ProcessRun> => {
-    const r = await run(command, args, cwd);
+    const r = await runWithPath(command, args, cwd);
     timings.push(`${what} ${(r.ms / 1000).toFixed(1)} s`);
     expect(r.code, `${what}: ${r.stdout}\n${r.stderr}`).toBe(0);
     return r;
   };
-
-  const packed = temporaryDirectory('payflow-pack-');
-  const pack = await step('npm pack', 'npm', ['pack', '--json', '--pack-destination', packed], ROOT);
-  const [{ filename }] = JSON.parse(pack.stdout) as [{ filename: string }];
+  // A directory of the user's own, the package's node_modules linked into it: the runs write
+  // there, and the installed package stays as it was.
   const app = temporaryDirectory('payflow-app-');
-  await step(
-    'npm install',
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock', join(packed, filename)],
-    app,
-  );
-  const installed = join(app, 'node_modules', 'payflow-conformance');
+  symlinkSync(join(installed, '..'), join(app, 'node_modules'), 'dir');
   const before = snapshot(installed);
 
   const help = await step('--help', 'npx', ['payflow-conformance', '--help'], app);

@@ -1,0 +1,354 @@
+/**
+ * Every credential form the suite sends, and every form a target may echo, is redacted wherever
+ * text is written (exchange/redact.ts): the token, its near misses and case flip, its Basic
+ * form; JSON-escaped (`\/`, `\u0074`, and JSON inside JSON), percent-encoded, HTML-referenced and
+ * base64-encoded (at any offset of a longer base64 text). In validated traffic too: duplicate and
+ * comma-joined Authorization headers, Proxy-Authorization, Basic credentials, cookies, API keys.
+ *
+ * The rule in-process; then a run of the command against a server that echoes the Authorization
+ * header it gets in every one of those forms, and a validation of a HAR carrying every kind of
+ * credential, each followed by a scan of every file written (the zip inside Playwright's HTML
+ * report included, its attachments unescaped) and of the console, in every decoding.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { redactExchange, trafficCredentials } from '../../engine/validate.ts';
+import { basicPassword, nearMisses } from '../../exchange/credentials.ts';
+import type { Exchange } from '../../exchange/exchange.ts';
+import { RedactingStream, Redactor } from '../../exchange/redact.ts';
+import type { ConformanceRecord } from '../../reporter/summary.ts';
+import { REFERENCE_COUNTERPARTY } from '../../servers/reference.ts';
+import {
+  filesBelow,
+  readJson,
+  removeTemporaryDirectories,
+  runCli,
+  runNode,
+  scannableContents,
+  ShowcaseServer,
+  targetEnv,
+  temporaryDirectory,
+  tsx,
+} from './cli-fixtures.ts';
+
+test.afterAll(removeTemporaryDirectories);
+
+/** A token with the characters JSON and URLs escape: `/` and `+`. */
+const TOKEN = 'tok/SECRET+3d9f1c2b7a5e4f60/x';
+
+/** Every character as a JSON \u escape. */
+const unicodeEscaped = (s: string): string =>
+  [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+/** Every character as an HTML character reference. */
+const htmlReferenced = (s: string): string =>
+  [...s].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join('');
+
+/** The plain credentials no written byte may hold in any form: the token and what the suite derives from it. */
+const PLAIN = [TOKEN, ...nearMisses(TOKEN).map((n) => n.value)];
+
+/**
+ * `text` in every decoding a leak could hide behind: JSON escapes at any depth, percent-encoding,
+ * HTML character references, and every base64 run (at each of its offsets) decoded.
+ */
+function decodings(text: string): string[] {
+  const out = [text];
+  let t = text;
+  for (let i = 0; i < 6; i++) {
+    const next = t
+      .replace(/\\+u([0-9a-fA-F]{4})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)))
+      .replace(/\\+([/"\\])/g, '$1');
+    if (next === t) break;
+    out.push((t = next));
+  }
+  for (const s of [...out]) {
+    out.push(s.replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))));
+    out.push(
+      s
+        .replace(/&#[xX]([0-9a-fA-F]+);/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)))
+        .replace(/&#(\d+);/g, (_m, d: string) => String.fromCharCode(Number(d)))
+        .replace(/&amp;/g, '&'),
+    );
+    for (const run of s.match(/[A-Za-z0-9+/_-]{12,}={0,2}/g) ?? [])
+      for (let k = 0; k < 4; k++) out.push(Buffer.from(run.slice(k), 'base64').toString('latin1'));
+  }
+  return out;
+}
+
+/** The credentials found in `text`, in any decoding. */
+function leaks(text: string, plain: readonly string[] = PLAIN): string[] {
+  const all = decodings(text);
+  return plain.filter((p) => all.some((d) => d.includes(p)));
+}
+
+test.describe('the rule', () => {
+  const redactor = new Redactor().addToken(TOKEN);
+
+  test('every form of the token and of what the suite derives from it, in every encoding, is replaced; JSON stays JSON', () => {
+    const forms = [
+      ...PLAIN,
+      `Basic ${basicPassword(TOKEN)}`,
+      Buffer.from(TOKEN).toString('base64'),
+      Buffer.from(TOKEN).toString('base64url'),
+      Buffer.from(`someone:${TOKEN}`).toString('base64'),
+      Buffer.from(`Authorization: Bearer ${TOKEN}`).toString('base64'),
+      TOKEN.replaceAll('/', '\\/'),
+      unicodeEscaped(TOKEN),
+      encodeURIComponent(TOKEN),
+      htmlReferenced(TOKEN),
+      // Mixed: some characters escaped, some not.
+      `tok\\/SEC\\u0052ET%2B3d9f1c2b7a5e4f60&#47;x`,
+    ];
+    for (const form of forms) {
+      const json = `{"echo":"you sent ${form.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}","raw":"${form}"}`;
+      const redacted = redactor.text(json);
+      expect(leaks(redacted), form).toEqual([]);
+      // A body stays parseable whatever it echoed (where it was JSON to begin with).
+      let parses = true;
+      try {
+        JSON.parse(json);
+      } catch {
+        parses = false;
+      }
+      if (parses) expect(() => JSON.parse(redacted), form).not.toThrow();
+    }
+    // JSON inside JSON (an echoed request body): the parsed value is redacted again.
+    const nested = JSON.stringify({
+      body: JSON.stringify({ auth: `Bearer ${TOKEN.replaceAll('/', '\\/')}` }),
+    });
+    expect(leaks(JSON.stringify(redactor.value(JSON.parse(redactor.text(nested)))))).toEqual([]);
+  });
+
+  test('a short token stays data where it is data; a stream catches an encoded token split across chunks', () => {
+    const short = new Redactor().addToken('Acme');
+    expect(short.text('{"name":"Acme Ltd","echo":"Bearer Acme","basic":"Basic OkFjbWU="}')).toBe(
+      '{"name":"Acme Ltd","echo":"Bearer $API_TOKEN","basic":"Basic $API_TOKEN_BASE64"}',
+    );
+    const text = `line\n{"echo":"${TOKEN.replaceAll('/', '\\/')}","u":"${unicodeEscaped(TOKEN)}"}\n`;
+    for (const size of [1, 3, 7, 16]) {
+      let out = '';
+      const stream = new RedactingStream(redactor, (t) => (out += t));
+      for (let i = 0; i < text.length; i += size) stream.push(text.slice(i, i + size));
+      stream.end();
+      expect(leaks(out), `chunks of ${size}`).toEqual([]);
+      expect(out).toBe('line\n{"echo":"$API_TOKEN","u":"$API_TOKEN"}\n');
+    }
+  });
+
+  test('validated traffic: duplicate and comma-joined Authorization, Proxy-Authorization, Basic, cookies, API keys; other headers untouched', () => {
+    const secrets = [
+      'bearer-one-0123456789',
+      'bearer-two-0123456789',
+      'bearer-three-012345',
+      'alice:pass-word-42',
+    ];
+    const proxyAuth = Buffer.from('proxyuser:proxy-secret-99').toString('base64');
+    const ex: Omit<Exchange, 'id'> = {
+      request: {
+        method: 'GET',
+        url: `http://h/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`,
+        headers: {
+          // A HAR's two Authorization headers, joined as the validator joins them, and one comma-joined.
+          Authorization: `Bearer ${secrets[0]}, Bearer ${secrets[1]}, Bearer ${secrets[2]}, Basic ${Buffer.from(secrets[3]!).toString('base64')}`,
+          'Proxy-Authorization': `Basic ${proxyAuth}`,
+          Cookie: 'session=cookie-session-7788; lang=1',
+          'X-Api-Key': 'api-key-value-5566',
+        },
+      },
+      status: 404,
+      headers: {
+        'content-type': 'application/json',
+        deprecation: '@1',
+        'set-cookie': 'session=server-session-9911; Path=/',
+        'x-echo': `Bearer ${secrets[1]}`,
+      },
+      text: JSON.stringify({
+        echo: [
+          secrets.join(' '),
+          'pass-word-42',
+          proxyAuth,
+          'cookie-session-7788',
+          'api-key-value-5566',
+          'server-session-9911',
+        ],
+      }),
+      body: undefined,
+      startedAt: 0,
+      durationMs: 1,
+      attempts: 1,
+      origin: { harEntry: 0 },
+    };
+    const redactor = new Redactor();
+    const { tokens, secrets: others } = trafficCredentials(ex);
+    for (const t of tokens) redactor.addToken(t);
+    for (const s of others) redactor.add(s);
+    const out = redactExchange(ex, redactor);
+    const values = [
+      ...secrets,
+      'pass-word-42',
+      'proxy-secret-99',
+      'cookie-session-7788',
+      'api-key-value-5566',
+      'server-session-9911',
+    ];
+    expect(leaks(JSON.stringify(out), values)).toEqual([]);
+    expect(out.request.headers.Authorization).toBe(
+      'Bearer $API_TOKEN, Bearer $API_TOKEN, Bearer $API_TOKEN, Basic $REDACTED',
+    );
+    expect(out.request.headers['Proxy-Authorization']).toBe('Basic $REDACTED');
+    expect(out.request.headers.Cookie).toBe('session=$REDACTED; lang=$REDACTED');
+    expect(out.headers['set-cookie']).toBe('session=$REDACTED; Path=/');
+    // A short cookie value is replaced in its header only: what the oracles judge stays as sent.
+    expect(out.headers.deprecation).toBe('@1');
+  });
+});
+
+/**
+ * A faulty server (ShowcaseServer: two-character references are looked up, so their 404s are
+ * findings the reports quote) whose every error answer (401 and 404) echoes the Authorization
+ * header it got in every form: as is, JSON-escaped both ways, percent-encoded, base64-encoded
+ * (whole, and the credential alone), as HTML references; in the body and in headers, the
+ * WWW-Authenticate challenge included.
+ */
+class EchoingServer extends ShowcaseServer {
+  protected override sendError(
+    res: ServerResponse,
+    status: number,
+    code: string,
+    message: string,
+    headers: Record<string, string> = {},
+  ): void {
+    const auth = res.req.headers.authorization ?? '';
+    const credential = auth.replace(/^\S+\s*/, '');
+    const str = (s: string): string => JSON.stringify(s);
+    // Written by hand: JSON.stringify would not escape "/" the way PHP's encoder does.
+    const body =
+      `{"error":{"code":${str(code)},"message":${str(message)}},` +
+      `"echo":${str(auth)},` +
+      `"slashes":"${auth.replaceAll('/', '\\/').replaceAll('"', '\\"')}",` +
+      `"unicode":"${unicodeEscaped(auth)}",` +
+      `"url":${str(encodeURIComponent(auth))},` +
+      `"base64":${str(Buffer.from(auth).toString('base64'))},` +
+      `"credentialBase64":${str(Buffer.from(credential).toString('base64url'))},` +
+      `"html":${str(htmlReferenced(credential))}}`;
+    res.writeHead(status, {
+      ...headers,
+      'Content-Type': 'application/json',
+      'X-Echo-Authorization': auth,
+      'X-Echo-Url': `/login?auth=${encodeURIComponent(credential)}`,
+      ...(status === 401
+        ? {
+            'WWW-Authenticate': `Bearer realm="payflow", error="invalid_token", token=${credential.replaceAll(' ', '')}`,
+          }
+        : {}),
+    });
+    res.end(body);
+  }
+}
+
+test('a run against a target echoing every credential in every form: no file written and no console line holds any form', async () => {
+  test.setTimeout(180_000);
+  const server = new EchoingServer(TOKEN);
+  const baseURL = await server.start(0);
+  try {
+    // Read-only, three probes: the credential list on every read (near misses, Basic, case flip),
+    // invalid references (404s the reports quote), the known counterparty.
+    const r = await runCli(targetEnv(baseURL, TOKEN, false), {
+      args: [
+        '--probe',
+        'reads-require-authentication',
+        '--probe',
+        'invalid-references',
+        '--probe',
+        'known-counterparty',
+      ],
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const record = readJson(join(r.reports, 'conformance.json')) as ConformanceRecord;
+    expect(record.requirements.find((q) => q.id === 'reference-invalid-400')!.status).toBe('failed');
+    // The echoes reached the reports (redacted), so the scan below has something to look at.
+    expect(readFileSync(join(r.reports, 'exchanges.har'), 'utf8')).toContain('$API_TOKEN_VARIANT');
+    const files = [...filesBelow(r.reports), ...filesBelow(r.results)];
+    expect(files.some((f) => f.endsWith(join('playwright', 'index.html')))).toBe(true);
+    const found = files
+      .flatMap(scannableContents)
+      .flatMap((c) => leaks(c.bytes.toString('utf8')).map((l) => `${c.where}: ${l}`));
+    expect(found).toEqual([]);
+    expect(leaks(r.stdout + r.stderr)).toEqual([]);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('validating a HAR whose every kind of credential is echoed: no report holds any of them', async () => {
+  test.setTimeout(120_000);
+  const work = temporaryDirectory('payflow-redact-har-');
+  const values = [
+    'bearer-one-0123456789',
+    'bearer-two-0123456789',
+    'proxy-secret-99',
+    'cookie-session-7788',
+    'api-key-value-5566',
+    'pass-word-42',
+  ];
+  const basic = Buffer.from(`alice:${values[5]}`).toString('base64');
+  const proxy = Buffer.from(`proxyuser:${values[2]}`).toString('base64');
+  const entry = {
+    startedDateTime: '2026-01-01T00:00:00.000Z',
+    time: 1,
+    request: {
+      method: 'GET',
+      url: `http://127.0.0.1:9/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      // Two Authorization headers, one of them two credentials joined by a comma.
+      headers: [
+        { name: 'Authorization', value: `Bearer ${values[0]}` },
+        { name: 'Authorization', value: `Bearer ${values[1]}, Basic ${basic}` },
+        { name: 'Proxy-Authorization', value: `Basic ${proxy}` },
+        { name: 'Cookie', value: `session=${values[3]}` },
+        { name: 'X-Api-Key', value: values[4] },
+      ],
+      queryString: [],
+      headersSize: -1,
+      bodySize: 0,
+    },
+    // A 500: its finding quotes the answer, and its curl command every header of the request.
+    response: {
+      status: 500,
+      statusText: 'Internal Server Error',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: [
+        { name: 'Content-Type', value: 'application/json' },
+        { name: 'X-Echo', value: values.join(' ') },
+      ],
+      content: {
+        size: 1,
+        mimeType: 'application/json',
+        text: JSON.stringify({
+          error: { code: 'NOT_FOUND', message: `you sent ${values.join(', ')} and ${basic} ${proxy}` },
+        }),
+      },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: 1,
+    },
+    cache: {},
+    timings: { send: 0, wait: 1, receive: 0 },
+  };
+  writeFileSync(
+    join(work, 'recorded.har'),
+    JSON.stringify({ log: { version: '1.2', creator: { name: 'test', version: '1' }, entries: [entry] } }),
+  );
+  const v = await runNode(tsx('bin/validate.ts', 'recorded.har', '--reports-dir', 'out'), {}, work);
+  expect(v.code, v.stdout + v.stderr).toBe(1);
+  // The finding reached the reports (redacted), so the scan below has something to look at.
+  expect(readFileSync(join(work, 'out', 'conformance.json'), 'utf8')).toContain('Basic $REDACTED');
+  const found = filesBelow(join(work, 'out'))
+    .flatMap(scannableContents)
+    .flatMap((c) => leaks(c.bytes.toString('utf8'), values).map((l) => `${c.where}: ${l}`));
+  expect(found).toEqual([]);
+  expect(leaks(v.stdout + v.stderr, values)).toEqual([]);
+});
