@@ -105,7 +105,9 @@ export function equivalents(request: HttpRequest, options: ModelOptions = {}): R
   const view = viewOf(request, options);
   const out: Rewriting[] = [];
   const add = (r: Omit<Rewriting, 'request'>, change: Partial<HttpRequest>): void => {
-    out.push({ ...r, request: { ...request, ...change } });
+    const rewritten = { ...request, ...change };
+    // A rewriting that changes nothing (one member to reorder, no space to add) is none.
+    if (JSON.stringify(rewritten) !== JSON.stringify(request)) out.push({ ...r, request: rewritten });
   };
   const hs = lines(request.headers);
   const mapHeaders = (f: (line: [string, string]) => [string, string]): Lines => hs.map((l) => f([...l]));

@@ -185,7 +185,7 @@ export const PAYLOAD_NOT_SHOWN: OpenPoint = {
   where: { in: 'body', pointer: '' },
   operations: NOT_SHOWN,
   statement:
-    'The payload of a §4.3 write breaks nothing the document shows, but the document shows no more of it.',
+    'The payload of a §4.3 write breaks none of the rules of this file (present, JSON text where JSON, structured, a document type, the named values), but the document shows no more of it.',
   quotes: [Q.notShown43],
 };
 
