@@ -84,6 +84,9 @@ interface Frame {
   index: number;
 }
 
+/** Strings and the structural characters that matter here; a string is read whole by the regex engine. */
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\],]/g;
+
 /** Repeated object names in well-formed JSON text, as pointers of the name. */
 export function repeatedNames(text: string): string[] {
   const out: string[] = [];
@@ -94,21 +97,20 @@ export function repeatedNames(text: string): string[] {
       ? ''
       : `${top.pointer}/${top.object ? escapePointer(top.current) : String(top.index)}`;
   };
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+  const tokens = new RegExp(TOKENS);
+  for (let m = tokens.exec(text); m !== null; m = tokens.exec(text)) {
+    const token = m[0];
+    const c = token.charCodeAt(0);
+    const top = stack[stack.length - 1];
     if (c === 0x22 /* " */) {
-      let j = i + 1;
-      while (text.charCodeAt(j) !== 0x22) j += text.charCodeAt(j) === 0x5c ? 2 : 1;
-      const top = stack[stack.length - 1];
       if (top?.object && top.expectName) {
-        const name = JSON.parse(text.slice(i, j + 1)) as string;
+        const name = JSON.parse(token) as string;
         top.names ??= new Set();
         if (top.names.has(name)) out.push(`${top.pointer}/${escapePointer(name)}`);
         top.names.add(name);
         top.current = name;
         top.expectName = false;
       }
-      i = j;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       stack.push({
         object: c === 0x7b,
@@ -120,11 +122,8 @@ export function repeatedNames(text: string): string[] {
       });
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
-    } else if (c === 0x2c /* , */) {
-      const top = stack[stack.length - 1];
-      if (top?.object) top.expectName = true;
-      else if (top) top.index++;
-    }
+    } else if (top?.object) top.expectName = true;
+    else if (top) top.index++;
   }
   return out;
 }
