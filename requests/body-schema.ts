@@ -19,6 +19,7 @@
  * fields of the identifiers and the rules between fields are relations.ts's.
  */
 import { spec, type SchemaNode } from '../spec/index.ts';
+import { isObject } from './json-text.ts';
 import { Q } from './quotes.ts';
 import { bodyWith, breakingValue, familyOfKeyword, patchRequest, sampleAt } from './samples.ts';
 import {
@@ -225,8 +226,6 @@ function valueAt(value: unknown, instancePath: string): unknown {
   return at;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
 const show = (v: unknown): string => {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 50 ? `${s.slice(0, 50)}…` : s;

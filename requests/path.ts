@@ -11,6 +11,7 @@
  */
 import { spec, type SchemaNode } from '../spec/index.ts';
 import { Q } from './quotes.ts';
+import { kebab } from './schema-sites.ts';
 import { familyOfKeyword, sampleRequest, urlOf, SAMPLE_PARAMS, stringOfLength } from './samples.ts';
 import type { Quote, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
@@ -21,8 +22,6 @@ const PARAMETER_QUOTES: Readonly<Record<string, readonly Quote[]>> = {
   mandateReference: [Q.mandatePattern],
   collectionReference: [Q.collectionPattern],
 };
-
-const kebab = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 
 interface ParamRule {
   rule: RequestRule;

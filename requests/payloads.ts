@@ -13,6 +13,7 @@
  * of each payload is reported open (`body-payload-not-shown`), never valid.
  */
 import { spec } from '../spec/index.ts';
+import { isObject } from './json-text.ts';
 import { isJson, isJsonSuffix } from './media-type.ts';
 import { Q } from './quotes.ts';
 import { sampleRequest, withBody, withHeader } from './samples.ts';
@@ -199,9 +200,6 @@ export function readsAsJson(view: View): boolean {
     isJsonSuffix(view.mediaType)
   );
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function currencyCodes(value: unknown, pointer: string, out: [string, unknown][], depth = 0): void {
   if (depth > 32) return;

@@ -14,6 +14,7 @@
  */
 import { spec, type SchemaNode } from '../spec/index.ts';
 import { Q } from './quotes.ts';
+import { kebab } from './schema-sites.ts';
 import { familyOfKeyword, sampleRequest, stringOfLength } from './samples.ts';
 import type { Level, OpenPoint, Quote, Refusal, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
@@ -51,8 +52,6 @@ const DECISIONS: Readonly<Record<string, Readonly<Record<string, ParamDecision>>
     },
   },
 };
-
-const kebab = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 
 interface QueryParam {
   operationId: string;

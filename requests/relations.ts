@@ -27,7 +27,8 @@
 import { spec } from '../spec/index.ts';
 import { Q } from './quotes.ts';
 import { bodyWith, patchRequest, sampleAt, SAMPLE_ACCOUNTS } from './samples.ts';
-import { siteAt, walkInstance } from './schema-sites.ts';
+import { isObject } from './json-text.ts';
+import { kebab, siteAt, walkInstance } from './schema-sites.ts';
 import type { KnownAccount, OpenCase, OpenPoint, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
 
@@ -38,11 +39,6 @@ const condition = (item.if ?? {}) as {
   required?: string[];
 };
 const consequence = (item.then ?? {}) as { required?: string[] };
-const kebab = (s: string): string =>
-  s
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .replace(/_/g, '-')
-    .toLowerCase();
 
 /** The if/then of an account item, as the spec writes it: which member, which value, what it needs. */
 const WHEN = Object.entries(condition.properties ?? {}).map(([name, c]) => [name, c.const] as const);
@@ -137,9 +133,6 @@ export function branchType(branch: unknown): string | undefined {
   );
   return named.size === 1 ? [...named][0] : undefined;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function vouched(
   known: readonly KnownAccount[],

@@ -68,7 +68,12 @@ export function pathOfInstance(instancePath: string): string[] {
     .map((p) => (/^\d+$/.test(p) ? '[]' : p.replace(/~1/g, '/').replace(/~0/g, '~')));
 }
 
-const kebab = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+/** 'counterpartyReference' → 'counterparty-reference', 'BANK_ACCOUNT' → 'bank-account': the words of an id. */
+export const kebab = (s: string): string =>
+  s
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/_/g, '-')
+    .toLowerCase();
 
 /**
  * The id stem of a site: 'body' for the root, and short names for the two parts of the body so
