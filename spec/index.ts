@@ -68,6 +68,16 @@ export interface Operation {
   hasRequestBody: boolean;
 }
 
+/** One parameter of an operation, as the document declares it. */
+export interface OperationParameter {
+  name: string;
+  /** path, query or header. */
+  in: string;
+  required: boolean;
+  /** Its schema as written (a `$ref` is resolved by `resolve` and `compile`). */
+  schema: SchemaNode;
+}
+
 const SCHEMA_ID = 'https://payflow-conformance.invalid/spec';
 
 function rewriteRefs(node: unknown): unknown {
@@ -182,6 +192,76 @@ export class Spec {
       }
     }
     return out;
+  }
+
+  /**
+   * The parameters of one operation (those of its path item first, then its own), with `$ref`s
+   * to components/parameters followed; `in` says where each goes (path, query, header).
+   */
+  parameters(operationId: string): OperationParameter[] {
+    for (const [path, item] of Object.entries(this.doc.paths)) {
+      const shared = (item.parameters ?? []) as NonNullable<OpenApiOperation['parameters']>;
+      for (const method of HTTP_METHODS) {
+        const op = item[method] as OpenApiOperation | undefined;
+        if (op?.operationId !== operationId) continue;
+        return [...shared, ...(op.parameters ?? [])].map((p) => {
+          const param = (
+            p.$ref ? this.doc.components.parameters[p.$ref.replace('#/components/parameters/', '')] : p
+          ) as { name: string; in?: string; required?: boolean; schema?: SchemaNode } | undefined;
+          if (!param) throw new Error(`spec: ${operationId} (${path}): unresolved parameter ${p.$ref ?? ''}`);
+          return {
+            name: param.name,
+            in: param.in ?? 'path',
+            required: param.required === true,
+            schema: param.schema ?? {},
+          };
+        });
+      }
+    }
+    throw new Error(`spec: no operation ${operationId}`);
+  }
+
+  /**
+   * Follows a `$ref` of the document, also one that points inside a component schema
+   * (`#/components/schemas/PaginationDetails/properties/page`), to the node it names.
+   */
+  resolve(node: SchemaNode): SchemaNode {
+    const ref = node.$ref;
+    if (ref === undefined) return this.deref(node);
+    if (!ref.startsWith('#/')) throw new Error(`spec: not a local $ref: ${ref}`);
+    let at: unknown = this.doc;
+    for (const token of ref.slice(2).split('/')) {
+      const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+      at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined;
+      if (at === undefined) throw new Error(`spec: $ref ${ref} names nothing`);
+    }
+    return this.resolve(at as SchemaNode);
+  }
+
+  private readonly compiled = new WeakMap<SchemaNode, ValidateFunction>();
+
+  /**
+   * A validator of any schema node of the document (a parameter's schema, say), its `$ref`s
+   * resolved against the components; compiled once per node and kept.
+   */
+  compile(node: SchemaNode): ValidateFunction {
+    let fn = this.compiled.get(node);
+    if (!fn) {
+      const absolute = (n: unknown): unknown => {
+        if (Array.isArray(n)) return n.map(absolute);
+        if (n === null || typeof n !== 'object') return n;
+        const out: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(n))
+          out[key] =
+            key === '$ref' && typeof value === 'string'
+              ? `${SCHEMA_ID}${value.replace('#/components/schemas/', '#/$defs/')}`
+              : absolute(value);
+        return out;
+      };
+      fn = this.ajv.compile(absolute(node) as object);
+      this.compiled.set(node, fn);
+    }
+    return fn;
   }
 
   /** The allowed single characters of a `^[class]+$`-style pattern, probed over ASCII. */
