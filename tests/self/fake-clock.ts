@@ -98,7 +98,14 @@ export interface ScriptedAnswer {
 }
 
 /** What a scripted target does with request `n` (from 1): answer, never answer, or drop it. */
-export type Script = (req: { method: string; path: string; n: number }) => ScriptedAnswer | 'hang' | 'drop';
+export type Script = (req: {
+  method: string;
+  path: string;
+  /** The request's number, from 1. */
+  n: number;
+  /** Requests in flight at the target as this one arrives, this one included. */
+  inFlight: number;
+}) => ScriptedAnswer | 'hang' | 'drop';
 
 export interface ScriptedTarget {
   transmit: Transmit;
@@ -122,7 +129,7 @@ export function scriptedTarget(clock: FakeClock, script: Script): ScriptedTarget
     inFlight++;
     max = Math.max(max, inFlight);
     try {
-      const answer = script({ method, path: url.pathname, n: sent.length });
+      const answer = script({ method, path: url.pathname, n: sent.length, inFlight });
       if (answer === 'hang') {
         await clock.sleep(options.timeoutMs);
         throw new TransportFailure(
