@@ -53,7 +53,15 @@ export interface HostileVariant {
   reason?: RegExp;
   /** Limits other than the embedded server's for the run against it (short timeouts). */
   limits?: HostileLimits;
-  /** The most wall time the whole suite may take against it. */
+  /**
+   * The most requests the run may send against it, where the point is that it stops sending (the
+   * circuit opens, a pause is refused, the budget ends): counted, so no machine's load moves it.
+   */
+  maxRequests?: number;
+  /**
+   * A backstop of the wall time of the whole suite against it: ten times and more what it takes on
+   * a quiet machine, against a run that waits out a timeout per request or a pause it should refuse.
+   */
   maxDurationMs: number;
   create(): GalleryServer;
 }

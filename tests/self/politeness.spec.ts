@@ -216,6 +216,35 @@ test('the rate limit spaces requests out: one every 1000/rps ms, one after anoth
   many.s.close();
 });
 
+test('a rate cap is shared by the processes of a run: together they never send more than it in a second', async () => {
+  // Two processes (two sessions on one fake clock, each told the run has two), 60 requests/s in
+  // all: each takes 30, so no second of fake time holds more than 60 (one each at its start).
+  const clock = fakeClock();
+  const target = scriptedTarget(clock, () => ({}));
+  const politeness = { ...EMBEDDED_POLITENESS, rps: 60, concurrency: 2 };
+  const sessions = [0, 1].map(
+    () => new TargetSession({ politeness, processes: 2, clock, transmit: target.transmit }),
+  );
+  await clock.drive(
+    Promise.all(
+      sessions.map(async (s) => {
+        for (let i = 0; i < 90; i++) await get(s, URL_X);
+      }),
+    ),
+  );
+  const times = target.sent.map((r) => r.at).sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= 1000) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  expect(times).toHaveLength(180);
+  expect(most).toBeLessThanOrEqual(60 + 2);
+  // Each process a thirtieth of a second between its requests: 3 s for its 90.
+  expect(times.at(-1)).toBeGreaterThanOrEqual(89 * (1000 / 30) - 1);
+  for (const s of sessions) s.close();
+});
+
 test('the concurrency limit holds however many requests the checks start at once', async () => {
   const { s, clock, target } = onFakeClock(() => ({ latencyMs: 30 }), { concurrency: 2 });
   const statuses = await clock.drive(Promise.all(Array.from({ length: 8 }, () => get(s, URL_X))));
