@@ -1,6 +1,6 @@
 /** The shape of a faulty variant of the reference server, and of a hostile one. */
 import type { RequirementId } from '../../spec/requirements.ts';
-import type { ReferenceServer } from '../reference.ts';
+import type { ReferenceOptions, ReferenceServer } from '../reference.ts';
 
 export interface Variant {
   /** kebab-case, unique in the gallery. */
@@ -11,7 +11,11 @@ export interface Variant {
   trips: RequirementId[];
   /** The settle window (CONFORMANCE_SETTLE_MS) of the run against it; default 0: none. */
   settleMs?: number;
-  create(): ReferenceServer;
+  /**
+   * `options.now`: the clock of the run judging it, for a variant whose fault is a matter of time
+   * (a replica that trails); the others ignore it.
+   */
+  create(options?: Pick<ReferenceOptions, 'now'>): ReferenceServer;
 }
 
 /** A server of the gallery: anything that listens on 127.0.0.1 and stops. */

@@ -75,7 +75,8 @@ export function fakeClock(start = FAKE_EPOCH): FakeClock {
  */
 export class VirtualClock implements Clock {
   private t: number;
-  constructor(start = FAKE_EPOCH) {
+  /** Starts at the real time (default), so that a server's timestamps taken on it stay plausible. */
+  constructor(start = Date.now()) {
     this.t = start;
   }
   now(): number {

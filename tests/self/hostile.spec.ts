@@ -16,6 +16,7 @@ import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import { ASSUMED_BREAKER_THRESHOLD } from '../../servers/gallery/hostile.ts';
 import type { HostileVariant } from '../../servers/gallery/types.ts';
 import { REFERENCE_TOKEN } from '../../servers/reference.ts';
+import { systemClock } from '../../transport/clock.ts';
 import { BREAKER_THRESHOLD } from '../../transport/session.ts';
 import { describeTripped, galleryTarget, recordTrips, runSuite } from './suite-runner.ts';
 
@@ -45,7 +46,12 @@ test.describe('hostile servers', () => {
       const baseURL = await server.start(0);
       let run;
       try {
-        run = await runSuite(galleryTarget(baseURL), { politeness: variant.limits ?? {}, deadline: true });
+        // The real clock: these servers hang and pause for real (Retry-After is checked on arrival).
+        run = await runSuite(galleryTarget(baseURL), {
+          politeness: variant.limits ?? {},
+          deadline: true,
+          clock: systemClock,
+        });
       } finally {
         await server.stop();
       }
