@@ -71,14 +71,21 @@ function expectOneLineError(r: CliRun, message: RegExp): void {
 const FIXTURE_IBAN = 'GB29NWBK60161331926819';
 const FIXTURE = { accountIdentifier: { type: 'IBAN', value: FIXTURE_IBAN } };
 
+/**
+ * A read probe with many requests and a write probe, for the runs whose point is which settings
+ * won (a whole run would prove no more, at several times the cost).
+ */
+const READ_AND_WRITE_PROBES = ['--probe', 'invalid-references', '--probe', 'patch-valid-details'];
+
 test.describe('one configuration, resolved once', () => {
   test("an empty WRITABLE_COUNTERPARTY_REF in the environment beats the project's .env: read-only, only GET sent", async () => {
     const project = projectCopy();
     writeFileSync(join(project, '.env'), `WRITABLE_COUNTERPARTY_REF=${WRITABLE_COUNTERPARTY}\n`);
     await withTarget(async (proxy) => {
+      // A read probe and a write probe: were the .env read, the write probe would PATCH.
       const r = await runCli(
         { ...targetEnv(proxy.url, REFERENCE_TOKEN, false), WRITABLE_COUNTERPARTY_REF: '' },
-        { project, cwd: project },
+        { project, cwd: project, args: READ_AND_WRITE_PROBES },
       );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(firstLine(r)).toContain('read-only');
@@ -91,9 +98,10 @@ test.describe('one configuration, resolved once', () => {
     const project = projectCopy();
     writeFileSync(join(project, '.env'), `ACCOUNT_FIXTURE=${JSON.stringify(FIXTURE)}\n`);
     await withTarget(async (proxy) => {
+      // The probe that adds accounts, alone: what the fixture would change.
       const r = await runCli(
         { ...targetEnv(proxy.url, REFERENCE_TOKEN, true), ACCOUNT_FIXTURE: '' },
-        { project, cwd: project },
+        { project, cwd: project, args: ['--probe', 'patch-valid-accounts'] },
       );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(firstLine(r)).toContain(`write mode on ${WRITABLE_COUNTERPARTY}`);
@@ -118,7 +126,7 @@ test.describe('one configuration, resolved once', () => {
         join(elsewhere, '.env'),
         `API_BASE_URL=${proxy.url}\nAPI_TOKEN=${REFERENCE_TOKEN}\nCOUNTERPARTY_REF=${REFERENCE_COUNTERPARTY}\n`,
       );
-      const r = await runCli({}, { project, cwd: elsewhere });
+      const r = await runCli({}, { project, cwd: elsewhere, args: READ_AND_WRITE_PROBES });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(firstLine(r)).toContain(`target ${proxy.url}, read-only`);
       expect([...proxy.methods]).toEqual(['GET']);
@@ -150,9 +158,10 @@ test.describe('one configuration, resolved once', () => {
           '',
         ].join('\n'),
       );
+      // The probe that adds accounts, and a read (what the waiver names is judged on both).
       const r = await runCli(
         { CONFORMANCE_REPORTS_DIR: undefined, CONFORMANCE_RESULTS_DIR: undefined },
-        { cwd: elsewhere },
+        { cwd: elsewhere, args: ['--probe', 'known-counterparty', '--probe', 'patch-valid-accounts'] },
       );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const rec = record(join(elsewhere, 'out', 'reports'));
@@ -185,7 +194,16 @@ test.describe('one configuration, resolved once', () => {
     const results = temporaryDirectory('payflow-results-');
     await withTarget(async (proxy) => {
       const r = await runNode(
-        playwrightCli('test', '--config', join(project, 'playwright.config.ts'), '--reporter=list'),
+        // A read probe and a write probe, as Playwright selects tests: were the project's .env
+        // read by a worker, the write probe would PATCH.
+        playwrightCli(
+          'test',
+          '--config',
+          join(project, 'playwright.config.ts'),
+          '--reporter=list',
+          '--grep',
+          '(invalid-references|patch-valid-details): ',
+        ),
         {
           ...targetEnv(proxy.url, REFERENCE_TOKEN, false),
           ...RUN_SETTINGS,
