@@ -98,10 +98,14 @@ test.describe('one configuration, resolved once', () => {
     const project = projectCopy();
     writeFileSync(join(project, '.env'), `ACCOUNT_FIXTURE=${JSON.stringify(FIXTURE)}\n`);
     await withTarget(async (proxy) => {
-      // The probe that adds accounts, alone: what the fixture would change.
+      // The probe that adds accounts (it sends nothing without a fixture), and one that PATCHes.
       const r = await runCli(
         { ...targetEnv(proxy.url, REFERENCE_TOKEN, true), ACCOUNT_FIXTURE: '' },
-        { project, cwd: project, args: ['--probe', 'patch-valid-accounts'] },
+        {
+          project,
+          cwd: project,
+          args: ['--probe', 'patch-valid-accounts', '--probe', 'patch-valid-details'],
+        },
       );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(firstLine(r)).toContain(`write mode on ${WRITABLE_COUNTERPARTY}`);

@@ -133,6 +133,11 @@ export function startCli(
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? tmpdir(),
     TMPDIR: tmp,
+    // Playwright's cache of compiled TypeScript stays where it was: a cold one costs each process
+    // of the run some 2 s of CPU (the run's own temporary files still go to TMPDIR).
+    PLAYWRIGHT_TRANSFORM_CACHE_DIR:
+      process.env.PLAYWRIGHT_TRANSFORM_CACHE_DIR ??
+      join(tmpdir(), `playwright-transform-cache-${process.geteuid?.() ?? ''}`),
     CONFORMANCE_REPORTS_DIR: reports,
     CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
     ...RUN_SETTINGS,
