@@ -434,7 +434,10 @@ test.describe('--probe', () => {
     const proxy = await recordingProxy(await server.start(0));
     try {
       const env = { ...targetEnv(proxy.url, REFERENCE_TOKEN, false), CONFORMANCE_SEED: '11' };
-      const full = await runCli(env);
+      // The probe that finds the fault and another: the replay runs the first alone.
+      const full = await runCli(env, {
+        args: ['--probe', 'known-counterparty', '--probe', 'invalid-references'],
+      });
       expect(full.code, full.stdout + full.stderr).toBe(1);
       const whole = record(full.reports);
       const finding = whole.requirements.find((q) => q.id === 'reference-invalid-400')!.findings[0]!;
