@@ -144,9 +144,16 @@ export function startCli(
     CONFORMANCE_CONCURRENCY: '1',
     ...(targetEnv(baseURL, REFERENCE_TOKEN) as Record<string, string>),
   };
+  // The probe the tests stop, and a read before it: the rest of the suite would only run first.
   const args = options.playwright
-    ? playwrightCli('test', '--config', join(ROOT, 'playwright.config.ts'))
-    : tsx('bin/conformance.ts');
+    ? playwrightCli(
+        'test',
+        '--config',
+        join(ROOT, 'playwright.config.ts'),
+        '--grep',
+        '(known-counterparty|patch-valid-details): ',
+      )
+    : tsx('bin/conformance.ts', '--probe', 'known-counterparty', '--probe', 'patch-valid-details');
   const child = spawn(process.execPath, args, {
     cwd: options.playwright ? ROOT : work,
     env,
