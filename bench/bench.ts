@@ -19,8 +19,12 @@
  *      (BENCH_LATENCY_MS; bench/latency-proxy.ts), run through the CLI with the defaults for a
  *      deployment, a write run and a read-only run: wall time, requests, their rate, the most in
  *      flight, and the floor the request count and latency allow. BENCH_ONLY=remote runs it alone.
- *   5. The whole gallery (tests/self/gallery.spec.ts: every faulty variant, the whole suite each)
- *      and the hostile gallery (tests/self/hostile.spec.ts): wall time.
+ *   5. The whole gallery (tests/self/gallery.spec.ts: each faulty variant against the probes its
+ *      requirements select and the sentinels) and the hostile gallery (tests/self/hostile.spec.ts):
+ *      wall time.
+ *   6. The wall times the self-tests no longer assert (bench/timing.ts): the suite against each
+ *      hostile variant, the politeness variants with the default pace, the CLI against a server
+ *      that stops answering. BENCH_ONLY=timing runs this part alone.
  *
  * Not part of npm test. Figures are of this machine and whatever else runs on it.
  */
@@ -46,6 +50,7 @@ import {
 } from '../servers/reference.ts';
 import { REMOTE_POLITENESS } from '../config/config.ts';
 import { startDelayingProxy } from './latency-proxy.ts';
+import { timingRows } from './timing.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -416,6 +421,11 @@ async function main(): Promise<void> {
     return;
   }
 
+  if (process.env.BENCH_ONLY === 'timing') {
+    console.log(table(await timingRows()));
+    return;
+  }
+
   if (process.env.BENCH_ONLY === 'proxy') {
     const server = await startServer();
     const auth = { Authorization: `Bearer ${REFERENCE_TOKEN}` };
@@ -520,6 +530,9 @@ async function main(): Promise<void> {
   const hostile = await run([PLAYWRIGHT, ...self, 'tests/self/hostile.spec.ts'], process.env);
   const hostileCount = /(\d+) passed/.exec(hostile.stdout)?.[1] ?? '?';
 
+  // 6. What the self-tests measure but do not assert.
+  const timing = await timingRows();
+
   const suiteRate = requests / (suiteMs / 1000);
   const wallRate = requests / (conformance.ms / 1000);
   const workers = 2;
@@ -563,6 +576,7 @@ async function main(): Promise<void> {
         'hostile gallery, wall',
         `${seconds(hostile.ms)} (${hostileCount} tests passed, exit ${hostile.code})`,
       ],
+      ...timing,
     ]),
   );
   if (

@@ -45,6 +45,21 @@ export function signalStatus(signal: StopSignal): number {
   return 128 + constants.signals[signal];
 }
 
+/**
+ * What a signal does, given when the first one came (undefined: none yet) and whether Playwright
+ * is still running: the first stop, a repeat of it (within SIGNAL_REPEAT_MS), or exit at once
+ * (a second signal, or nothing left to stop). Pure, so that it is tested on a fake clock.
+ */
+export function signalAction(
+  firstAt: number | undefined,
+  now: number,
+  childRunning: boolean,
+): 'stop' | 'repeat' | 'exit' {
+  if (firstAt !== undefined && now - firstAt < SIGNAL_REPEAT_MS) return 'repeat';
+  if (firstAt === undefined && childRunning) return 'stop';
+  return 'exit';
+}
+
 function say(line: string): void {
   process.stderr.write(`conformance: ${line}\n`);
 }
@@ -67,6 +82,8 @@ export class RunGuard {
   constructor(
     reportsDir: string,
     private readonly resultsDir: string,
+    /** Milliseconds, monotonic: when signals came (injected for the self-tests). */
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.stateDir = mkdtempSync(join(tmpdir(), 'payflow-run-'));
     this.stagingDir = createStaging(reportsDir);
@@ -114,7 +131,13 @@ export class RunGuard {
   }
 
   private handle(signal: StopSignal): void {
-    if (this.signal !== undefined && performance.now() - this.signalledAt < SIGNAL_REPEAT_MS) return;
+    const now = this.now();
+    const action = signalAction(
+      this.signal === undefined ? undefined : this.signalledAt,
+      now,
+      this.child !== undefined && !this.childEnded,
+    );
+    if (action === 'repeat') return;
     if (this.signal === undefined && this.beforeStart !== undefined) {
       this.signal = signal;
       say(
@@ -133,9 +156,9 @@ export class RunGuard {
       this.removeTemporaryFiles();
       process.exit(signalStatus(signal));
     }
-    if (this.signal === undefined && this.child !== undefined && !this.childEnded) {
+    if (action === 'stop') {
       this.signal = signal;
-      this.signalledAt = performance.now();
+      this.signalledAt = now;
       requestStop(this.stateDir, { signal, reason: `${signal} received by the CLI` });
       say(
         `${signal}: stopping: no new requests; restoring the writable counterparty's details and writing a partial report (${signal} again to stop at once)`,

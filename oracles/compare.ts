@@ -49,6 +49,11 @@ export function only(o: Obj, keys: readonly string[]): Obj {
  * their order.
  */
 export function comparable(cp: Obj): Obj {
+  // The judge compares one answer with many (the read before a batch of refused PATCHes with each
+  // of them): computed once per answer. Answers are never changed once logged, and callers only
+  // read what this returns.
+  const known = comparables.get(cp);
+  if (known) return known;
   const out = only(
     structuredClone(cp),
     COUNTERPARTY_FIELDS.filter((k) => !SYSTEM_MANAGED_COUNTERPARTY_FIELDS.includes(k)),
@@ -56,12 +61,18 @@ export function comparable(cp: Obj): Obj {
   if (isObj(out.address)) out.address = only(out.address, ADDRESS_FIELDS);
   if (Array.isArray(out.counterpartyAccounts)) {
     const kept = ACCOUNT_FIELDS.filter((k) => !SYSTEM_MANAGED_ACCOUNT_FIELDS.includes(k));
+    // Each account's canonical form computed once, not once per comparison of the sort.
     out.counterpartyAccounts = out.counterpartyAccounts
       .map((a: unknown) => (isObj(a) ? only(a, kept) : a))
-      .sort((a: unknown, b: unknown) => canonicalJson(a).localeCompare(canonicalJson(b)));
+      .map((a: unknown) => ({ a, key: canonicalJson(a) }))
+      .sort((x: { key: string }, y: { key: string }) => x.key.localeCompare(y.key))
+      .map((x: { a: unknown }) => x.a);
   }
+  comparables.set(cp, out);
   return out;
 }
+
+const comparables = new WeakMap<Obj, Obj>();
 
 export const same = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
 export const show = (v: unknown): string => (v === undefined ? 'absent' : JSON.stringify(v));

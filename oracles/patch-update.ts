@@ -218,10 +218,8 @@ function immutable(u: Update): Judgement | undefined {
  * ones) moves updatedAt, so only a change requires the move.
  */
 function changedSettled(was: Obj, is: Obj): boolean {
-  const a = comparable(was);
-  const b = comparable(is);
-  delete a.updatedAt;
-  delete b.updatedAt;
+  const { updatedAt: _was, ...a } = comparable(was);
+  const { updatedAt: _is, ...b } = comparable(is);
   return !same(a, b);
 }
 

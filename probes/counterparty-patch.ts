@@ -115,7 +115,6 @@ export async function readWritable(
 /** Accepted PATCHes sent before the counterparty is read again (and at the end). */
 export const READ_EVERY = 16;
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
 
 /**
@@ -168,8 +167,9 @@ export class Writer {
     let read = await readWritable(this.ctx, this.ref, ROLE.after);
     if (!expected || !isObj(expected.body) || this.gaveUp) return read;
     const until = endOf(expected) + (this.ctx.target.settleMs ?? 0);
-    for (let wait = 50; !showsState(read, expected) && Date.now() < until; wait *= 2) {
-      await sleep(Math.min(wait, Math.max(0, until - Date.now())));
+    const clock = this.ctx.http.clock;
+    for (let wait = 50; !showsState(read, expected) && clock.now() < until; wait *= 2) {
+      await clock.sleep(Math.min(wait, Math.max(0, until - clock.now())));
       read = await readWritable(this.ctx, this.ref, ROLE.settling);
     }
     if (!showsState(read, expected) && (this.ctx.target.settleMs ?? 0) > 0) {
@@ -194,7 +194,7 @@ export class Writer {
 export async function readAfterWindow(ctx: ProbeContext, ref: string, last: number): Promise<void> {
   const settleMs = ctx.target.settleMs ?? 0;
   if (settleMs === 0) return;
-  await sleep(Math.max(0, last + settleMs - Date.now() + 1));
+  await ctx.http.clock.sleep(Math.max(0, last + settleMs - ctx.http.clock.now() + 1));
   await readWritable(ctx, ref, ROLE.window);
 }
 
@@ -259,8 +259,9 @@ export async function restoreDetails(ctx: ProbeContext, ref: string, original: O
   });
   // A replica may trail: read again until it shows the restore, up to the settle window.
   const until = endOf(ex) + (ctx.target.settleMs ?? 0);
-  for (let wait = 50, r = read; is2xx(ex.status) && !showsState(r, ex) && Date.now() < until; wait *= 2) {
-    await sleep(Math.min(wait, Math.max(0, until - Date.now())));
+  const clock = ctx.http.clock;
+  for (let wait = 50, r = read; is2xx(ex.status) && !showsState(r, ex) && clock.now() < until; wait *= 2) {
+    await clock.sleep(Math.min(wait, Math.max(0, until - clock.now())));
     r = await ctx.http.send({
       method: 'GET',
       path: counterpartyPath(ref),
@@ -432,7 +433,7 @@ export async function sendRefusedInBatches<C extends Labelled<unknown>>(
   let baseline: Obj = comparable(current);
   let dirty = false;
   const judged = new Set<C>();
-  let last = Date.now();
+  let last = ctx.http.clock.now();
   try {
     const result = await sendInBatches(cases, size, (c) => canonicalJson(c.value), {
       async send(batch, resend) {

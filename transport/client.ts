@@ -19,6 +19,7 @@ import {
   withBase64,
 } from '../exchange/redact.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
+import type { Clock } from './clock.ts';
 import type { Interruption } from './stop.ts';
 import { headerSecrets, type ExtraHeader } from '../config/headers.ts';
 
@@ -113,6 +114,11 @@ export class HttpClient {
     return { ...this.withToken };
   }
 
+  /** The run's clock: the exchanges are timed on it, and a probe waits on it (a settle window). */
+  get clock(): Clock {
+    return this.session.clock;
+  }
+
   /** Whether the run was interrupted: then only housekeeping requests are sent. */
   interruption(): Interruption | undefined {
     return this.session.interruption();
@@ -179,10 +185,10 @@ export class HttpClient {
       ...(this.options.probe !== undefined ? { probe: this.options.probe } : {}),
       ...(req.role !== undefined ? { role: req.role } : {}),
     };
-    const started = performance.now();
-    // Sub-millisecond, on the same clock as the duration: the start plus the duration orders the
-    // exchanges of a run as they completed, in its exchanges.har too.
-    const startedAt = performance.timeOrigin + started;
+    // On the session's clock (transport/clock.ts), sub-millisecond, as the duration: the start plus
+    // the duration orders the exchanges of a run as they completed, in its exchanges.har too.
+    const clock = this.session.clock;
+    const startedAt = clock.now();
     let answer: SessionResponse;
     try {
       // The body goes byte for byte, so malformed JSON reaches the target as written.
@@ -207,7 +213,7 @@ export class HttpClient {
             body: undefined,
             failure: { kind: error.kind, message: error.message },
             startedAt,
-            durationMs: performance.now() - started,
+            durationMs: clock.now() - startedAt,
             attempts: error.attempts,
             origin,
           });
@@ -243,7 +249,7 @@ export class HttpClient {
       text,
       body: answerBody,
       startedAt,
-      durationMs: performance.now() - started,
+      durationMs: clock.now() - startedAt,
       attempts: answer.attempts,
       origin,
     });

@@ -52,6 +52,7 @@ import {
   type LearnedRate,
   type PolitenessReport,
 } from './limiter.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { hasRateLimitHeaders, parseRateLimitHeaders } from './ratelimit-headers.ts';
 import { processAlive, readStop, requestStop, type Interruption } from './stop.ts';
 import {
@@ -60,8 +61,18 @@ import {
   TransportFailure,
   type RawResponse,
   type TransportFailureKind,
+  type WireOptions,
   type WirePool,
 } from './wire.ts';
+
+/** One exchange on the wire (transport/wire.ts's transmit; a scripted target in the self-tests). */
+export type Transmit = (
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  options: WireOptions,
+) => Promise<RawResponse>;
 
 /** Where global teardown hands the run's pace (a PolitenessReport, JSON) to the reporter. */
 export const PACE_ENV = 'CONFORMANCE_PACE_REPORT';
@@ -346,6 +357,13 @@ export interface SessionOptions {
    * a CLI killed outright does not leave its workers sending.
    */
   supervisorPid?: number;
+  /**
+   * The clock the pace, the pauses, the deadline and the exchanges' timestamps are read from
+   * (default: the real one); the self-tests drive a fake one.
+   */
+  clock?: Clock;
+  /** The wire (default: transport/wire.ts over undici); the self-tests script a target instead. */
+  transmit?: Transmit;
 }
 
 /** What a request is for, beyond what it carries. */
@@ -368,8 +386,6 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 
 /** The first wait after a 429 that names none (then twice as long each time). */
 const NO_RETRY_AFTER_WAIT_MS = 250;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How often a wait looks whether the run was interrupted meanwhile. */
 const INTERRUPT_POLL_MS = 100;
@@ -398,6 +414,8 @@ export class TargetSession {
   readonly ledger: Ledger;
   readonly deadline: number | undefined;
   readonly supervisorPid: number | undefined;
+  /** What the session reads the time from, and sleeps on; its exchanges are timed on it too. */
+  readonly clock: Clock;
   /** Retries after a 429/503 and the time waited for them, for the checks' notes. */
   readonly stats = { retries: 0, waitedMs: 0 };
   private readonly processes: number;
@@ -405,6 +423,7 @@ export class TargetSession {
   /** The queue of requests waiting for a slot: p-limit, whose concurrency the limiter sets. */
   private readonly slots: LimitFunction;
   private readonly pool: WirePool;
+  private readonly transmit: Transmit;
   private nextSlot = 0;
   private readonly reportKey = `${process.pid}-${++sessions}`;
   private reportKeptAt = 0;
@@ -417,6 +436,8 @@ export class TargetSession {
     this.ledger = options.ledger ?? new MemoryLedger();
     this.deadline = options.deadline;
     this.supervisorPid = options.supervisorPid;
+    this.clock = options.clock ?? systemClock;
+    this.transmit = options.transmit ?? transmit;
     const cap = Math.max(1, Math.floor(p.concurrency / processes));
     this.limiter = new AdaptiveLimiter({ adaptive: p.adaptive, maxConcurrency: cap, processes });
     this.slots = pLimit(this.limiter.concurrency());
@@ -470,12 +491,12 @@ export class TargetSession {
 
   /** Sleeps `ms`, waking early when the run is interrupted (housekeeping sleeps it out). */
   private async nap(ms: number, options: ExchangeOptions): Promise<void> {
-    const until = performance.now() + ms;
+    const until = this.clock.now() + ms;
     for (;;) {
-      const left = until - performance.now();
+      const left = until - this.clock.now();
       if (left <= 0) return;
       if (!options.housekeeping && this.interruption() !== undefined) return;
-      await sleep(Math.min(left, INTERRUPT_POLL_MS));
+      await this.clock.sleep(Math.min(left, INTERRUPT_POLL_MS));
     }
   }
 
@@ -525,14 +546,14 @@ export class TargetSession {
     const cap = this.politeness.rps > 0 ? this.politeness.rps / this.processes : Infinity;
     const learned = this.politeness.adaptive ? this.ledger.learnedRate() : undefined;
     const share = learned
-      ? rateAt(learned, Date.now()) / Math.min(this.processes, this.ledger.active(Date.now()))
+      ? rateAt(learned, this.clock.now()) / Math.min(this.processes, this.ledger.active(this.clock.now()))
       : Infinity;
     const perProcess = Math.min(cap, share);
     if (perProcess === Infinity || perProcess <= 0) return true;
     const intervalMs = 1000 / perProcess;
-    const now = performance.now();
+    const now = this.clock.now();
     const at = Math.max(now, this.nextSlot);
-    if (this.deadline !== undefined && Date.now() + (at - now) >= this.deadline) return false;
+    if (this.deadline !== undefined && at >= this.deadline) return false;
     this.nextSlot = at + intervalMs;
     if (at > now) await this.nap(at - now, options);
     return true;
@@ -542,7 +563,7 @@ export class TargetSession {
   private backedOff(backoff: Backoff | undefined): void {
     const concurrency = this.limiter.concurrency();
     if (this.slots.concurrency !== concurrency) this.slots.concurrency = concurrency;
-    const now = Date.now();
+    const now = this.clock.now();
     if (backoff !== undefined || now - this.reportKeptAt >= REPORT_EVERY_MS) {
       this.reportKeptAt = now;
       this.ledger.keepReport(this.reportKey, this.limiter.report());
@@ -659,9 +680,9 @@ export class TargetSession {
       const stopped = this.ledger.stopped();
       if (stopped !== undefined) throw this.unavailable('stopped', `${what} not sent: ${stopped}`);
       // The target asked for a pause (Retry-After): nothing goes out before it ends, from any check.
-      const pause = this.ledger.pausedUntil() - Date.now();
+      const pause = this.ledger.pausedUntil() - this.clock.now();
       if (pause > 0) {
-        if (this.deadline !== undefined && Date.now() + pause >= this.deadline) {
+        if (this.deadline !== undefined && this.clock.now() + pause >= this.deadline) {
           throw this.halt(
             'deadline',
             `the target asked for a pause (Retry-After) that ends after the run's time budget (CONFORMANCE_RUN_TIMEOUT_MS); ${what} and the rest are not sent`,
@@ -683,7 +704,7 @@ export class TargetSession {
           }
           // The target may have asked for a pause while this request waited for its slot (another
           // request was answered 429 meanwhile): it waits the pause out too, holding its slot.
-          const pausedFor = this.ledger.pausedUntil() - Date.now();
+          const pausedFor = this.ledger.pausedUntil() - this.clock.now();
           if (pausedFor > 0) {
             this.stats.waitedMs += pausedFor;
             await this.nap(pausedFor, options);
@@ -697,7 +718,7 @@ export class TargetSession {
           // The exchange may take the time left before the deadline, no more.
           let timeoutMs = p.timeoutMs;
           if (this.deadline !== undefined) {
-            const left = this.deadline - Date.now();
+            const left = this.deadline - this.clock.now();
             if (left <= 0) {
               throw this.halt(
                 'deadline',
@@ -717,16 +738,16 @@ export class TargetSession {
             );
           }
           sent.attempts++;
-          step.sentAt = Date.now();
+          step.sentAt = this.clock.now();
           step.saturated = this.limiter.sent(step.sentAt);
           try {
-            return await transmit(url, method, headers, body, {
+            return await this.transmit(url, method, headers, body, {
               timeoutMs,
               maxResponseBytes: p.maxResponseBytes,
               pool: this.pool,
             });
           } finally {
-            this.limiter.done(Date.now());
+            this.limiter.done(this.clock.now());
           }
         });
       } catch (error) {
@@ -745,7 +766,7 @@ export class TargetSession {
         }
         throw this.failed(error.kind, `${what}: ${error.message}`);
       }
-      const now = Date.now();
+      const now = this.clock.now();
       this.heedRateLimitHeaders(response, now);
       const limited =
         response.status === 429 || (response.status === 503 && 'retry-after' in response.headers);
@@ -756,7 +777,7 @@ export class TargetSession {
         return response;
       }
       const header = response.headers['retry-after'];
-      const asked = retryAfterMs(header);
+      const asked = retryAfterMs(header, now);
       const wait = asked ?? NO_RETRY_AFTER_WAIT_MS * 2 ** retry;
       const answered = `${what} was answered ${response.status}${header !== undefined ? ` with Retry-After: ${header}` : ''}`;
       if (wait > p.maxRetryWaitMs) {

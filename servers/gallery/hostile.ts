@@ -19,6 +19,13 @@ import type { AddressInfo } from 'node:net';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, ReferenceServer } from '../reference.ts';
 import type { GalleryServer, HostileVariant } from './types.ts';
 
+/**
+ * Requests in a row without an answer after which a run stops sending: transport/session.ts's
+ * (the servers import only the spec; tests/self/hostile.spec.ts checks the two agree).
+ */
+export const ASSUMED_BREAKER_THRESHOLD = 3;
+const BREAKER_THRESHOLD = ASSUMED_BREAKER_THRESHOLD;
+
 /** The path of the readable counterparty, as the suite sends it. */
 const KNOWN_PATH = `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`;
 
@@ -257,6 +264,17 @@ export function hangsAfter(answered: number): HostileFront {
 
 const SHORT = { timeoutMs: 300 };
 
+/**
+ * Backstops of the wall time of a run against a hostile variant, ten times and more what it takes
+ * on a quiet machine (about 1 s where the circuit opens or the budget ends, 1.5 to 4.5 s for a
+ * whole run), so that a busy machine never trips them. They protect against a run that would
+ * wait out a timeout per request (1900 requests × 300 ms: over nine minutes) or a pause it should
+ * have refused (an hour); what a variant proves is in its trips, its incomplete probes and
+ * maxRequests.
+ */
+const BREAKER_BACKSTOP_MS = 30_000;
+const WHOLE_RUN_BACKSTOP_MS = 60_000;
+
 export const HOSTILE_VARIANTS: HostileVariant[] = [
   {
     id: 'hangs',
@@ -265,8 +283,10 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     incomplete: 'all',
     reason: /no complete answer within 300 ms|target unreachable/,
     limits: SHORT,
-    // Three timeouts open the circuit; every later request is refused at once.
-    maxDurationMs: 5_000,
+    // Three timeouts open the circuit; every later request is refused at once: the three, and one
+    // more the second request in flight may have sent meanwhile.
+    maxRequests: BREAKER_THRESHOLD + 1,
+    maxDurationMs: BREAKER_BACKSTOP_MS,
     create: () => new HostileFront(hang),
   },
   {
@@ -276,7 +296,9 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     reason: /no complete answer within 300 ms|target unreachable/,
     limits: SHORT,
     incomplete: 'all',
-    maxDurationMs: 5_000,
+    // The answered one, three timeouts, and one more in flight.
+    maxRequests: 1 + BREAKER_THRESHOLD + 1,
+    maxDurationMs: BREAKER_BACKSTOP_MS,
     // The first read of the first probe is answered; its second read, and every later probe, meet the hang.
     create: () => hangsAfter(1),
   },
@@ -287,7 +309,8 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     incomplete: 'all',
     reason: /connection failed|target unreachable/,
     limits: SHORT,
-    maxDurationMs: 5_000,
+    maxRequests: BREAKER_THRESHOLD + 1,
+    maxDurationMs: BREAKER_BACKSTOP_MS,
     create: () =>
       new HostileFront((req) => {
         req.socket.destroy();
@@ -300,7 +323,8 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     incomplete: 'all',
     reason: /no complete answer within 300 ms|target unreachable/,
     limits: SHORT,
-    maxDurationMs: 5_000,
+    maxRequests: BREAKER_THRESHOLD + 1,
+    maxDurationMs: BREAKER_BACKSTOP_MS,
     create: () =>
       new HostileFront((_req, res, _n, front) => {
         res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -315,7 +339,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     trips: ['request-answered'],
     incomplete: ['known-counterparty', 'reference-variants'],
     reason: /before the body was complete/,
-    maxDurationMs: 10_000,
+    maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>
       new HostileFront((req, res) => {
         if (!readsKnown(req)) return 'forward';
@@ -329,7 +353,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     trips: [],
     incomplete: ['known-counterparty', 'reference-variants'],
     reason: /body exceeds 4 MiB/,
-    maxDurationMs: 10_000,
+    maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>
       new HostileFront((req, res) => {
         if (!readsKnown(req)) return 'forward';
@@ -342,7 +366,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     // A real answer, and a wrong one: a server error where the counterparty was expected.
     trips: ['auth-unauthenticated-401', 'get-known-counterparty-200', 'no-server-error'],
     incomplete: [],
-    maxDurationMs: 10_000,
+    maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>
       new HostileFront((req, res) => {
         if (pathOf(req) !== KNOWN_PATH) return 'forward';
@@ -354,7 +378,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     fault: 'Answers the known counterparty with 200, application/json and a body cut short: not JSON.',
     trips: ['counterparty-schema', 'json-well-formed'],
     incomplete: [],
-    maxDurationMs: 10_000,
+    maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>
       new HostileFront((req, res) => {
         if (!readsKnown(req)) return 'forward';
@@ -369,7 +393,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     // The redirect is an answer, and not the counterparty; the other origin must see nothing.
     trips: ['auth-unauthenticated-401', 'get-known-counterparty-200'],
     incomplete: [],
-    maxDurationMs: 10_000,
+    maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () => new RedirectingFront(),
   },
   {
@@ -380,7 +404,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     // (tests/self/hostile-cli.spec.ts).
     trips: ['counterparty-schema', 'json-well-formed'],
     incomplete: [],
-    maxDurationMs: 10_000,
+    maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () => new HostileFront(terminalAttack),
   },
   {
@@ -388,7 +412,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     fault: 'GET /api/v1/bills answers 503 without Retry-After: a server error, not a rate limit.',
     trips: ['no-server-error'],
     incomplete: [],
-    maxDurationMs: 10_000,
+    maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>
       new HostileFront((req, res) => {
         const valid = req.headers.authorization === `Bearer ${REFERENCE_TOKEN}`;
@@ -406,7 +430,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     // One request in flight: the front cannot tell a request sent after the 429 reached the suite
     // from one already on its way (the suite's probes send their cases concurrently).
     limits: { concurrency: 1 },
-    maxDurationMs: 20_000,
+    maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>
       new RateLimitingFront(
         new Map([
@@ -427,7 +451,8 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     // from one already on its way (the suite's probes send their cases concurrently).
     limits: { retries: 0, concurrency: 1 },
     // Three requests given up in a row (each after the wait the last one asked for) open the circuit.
-    maxDurationMs: 10_000,
+    maxRequests: BREAKER_THRESHOLD,
+    maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () => new RateLimitingFront(new Map(Array.from({ length: 100 }, (_, i) => [i + 1, 429])), 1),
   },
   {
@@ -439,22 +464,30 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     // One request in flight: the front cannot tell a request sent after the 429 reached the suite
     // from one already on its way (the suite's probes send their cases concurrently).
     limits: { concurrency: 1 },
-    maxDurationMs: 5_000,
+    // The first answer asks for more than the run may wait: nothing more is sent.
+    maxRequests: 1,
+    maxDurationMs: BREAKER_BACKSTOP_MS,
     create: () => new RateLimitingFront(new Map(Array.from({ length: 100 }, (_, i) => [i + 1, 429])), 3600),
   },
   {
     id: 'answers-slowly',
-    fault: 'Answers every request correctly, but only after 1 s.',
-    // The run's time budget (2.5 s here) ends it: the first probe (two reads) completes, the rest
-    // are not sent.
+    fault:
+      'Answers the first two requests at once, then every request correctly but only after 10 s (a server that slows to a crawl mid-run).',
+    // The run's time budget (2.5 s here) ends it: the first probe (two reads, answered at once)
+    // completes; the requests of the next wait for answers the budget ends first, and the rest are
+    // not sent. Ten seconds against a budget of 2.5, and two quick reads within it: no machine is
+    // busy enough to move either side.
     trips: [],
     incomplete: { allBut: ['known-counterparty'] },
     reason: /time budget/,
     limits: { runTimeoutMs: 2_500 },
-    maxDurationMs: 5_000,
+    // The two answered, and the two in flight when the budget ran out.
+    maxRequests: 2 + 2,
+    maxDurationMs: BREAKER_BACKSTOP_MS,
     create: () =>
-      new HostileFront((req, res, _n, front) => {
-        front.after(1_000, () => front.forward(req, res));
+      new HostileFront((req, res, n, front) => {
+        if (n <= 2) return 'forward';
+        front.after(10_000, () => front.forward(req, res));
       }),
   },
 ];

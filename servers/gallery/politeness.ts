@@ -102,21 +102,39 @@ function tooMany(res: ServerResponse, headers: Record<string, string>): void {
   res.end(JSON.stringify({ error: { code: 'RATE_LIMITED', message: 'Too many requests.' } }));
 }
 
+/** What a rate limit does with one request: lets it through, or refuses it (429), with these headers. */
+export interface LimitDecision {
+  allowed: boolean;
+  headers: Record<string, string>;
+}
+
 /**
- * 40 requests/s (a bucket of 40), announced on every answer in the current draft's Structured
- * Fields; beyond it, 429 with Retry-After and the same headers.
+ * The announced limit's decision: 40 requests/s (a bucket of 40), announced on every answer in the
+ * current draft's Structured Fields; beyond it, 429 with Retry-After and the same headers. The
+ * front below and the fake-clock simulation of tests/self/politeness-gallery.spec.ts share it.
  */
+export function announcedDecision(bucket: TokenBucket): LimitDecision {
+  const allowed = bucket.take();
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': `"default";q=${LIMIT_RPS};w=1`,
+    RateLimit: `"default";r=${bucket.left()};t=${bucket.secondsToFull()}`,
+  };
+  return { allowed, headers: allowed ? headers : { ...headers, 'Retry-After': '1' } };
+}
+
+/** The silent limit's decision: a bare 429 beyond 40 requests/s, no header saying so. */
+export function silentDecision(bucket: TokenBucket): LimitDecision {
+  return { allowed: bucket.take(), headers: {} };
+}
+
+/** 40 requests/s (a bucket of 40), announced; beyond it, 429 with Retry-After (announcedDecision). */
 function announcedLimit(): PolitenessServer {
   const bucket = new TokenBucket(LIMIT_RPS, LIMIT_RPS);
   return new CountingFront((_req, res, front) => {
-    const allowed = bucket.take();
-    const headers = {
-      'RateLimit-Policy': `"default";q=${LIMIT_RPS};w=1`,
-      RateLimit: `"default";r=${bucket.left()};t=${bucket.secondsToFull()}`,
-    };
+    const { allowed, headers } = announcedDecision(bucket);
     if (!allowed) {
       front.limitedOnce();
-      tooMany(res, { ...headers, 'Retry-After': '1' });
+      tooMany(res, headers);
       return;
     }
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
@@ -128,7 +146,7 @@ function announcedLimit(): PolitenessServer {
 function silentLimit(): PolitenessServer {
   const bucket = new TokenBucket(LIMIT_RPS, LIMIT_RPS);
   return new CountingFront((_req, res, front) => {
-    if (bucket.take()) return 'forward';
+    if (silentDecision(bucket).allowed) return 'forward';
     front.limitedOnce();
     tooMany(res, {});
   });
@@ -139,10 +157,15 @@ export const CAPACITY_IN_FLIGHT = 6;
 /** The delay each request in flight beyond that capacity adds to every answer. */
 export const DELAY_PER_EXCESS_MS = 25;
 
+/** The delay the latency front adds to an answer with `inFlight` requests in flight (this one included). */
+export function delayUnderLoad(inFlight: number): number {
+  return DELAY_PER_EXCESS_MS * Math.max(0, inFlight - CAPACITY_IN_FLIGHT);
+}
+
 /** Answers after a delay that rises with the requests in flight beyond CAPACITY_IN_FLIGHT. */
 function slowsUnderLoad(): PolitenessServer {
   return new CountingFront((req, res, front) => {
-    const delay = DELAY_PER_EXCESS_MS * Math.max(0, front.current() - CAPACITY_IN_FLIGHT);
+    const delay = delayUnderLoad(front.current());
     if (delay === 0) return 'forward';
     front.after(delay, () => front.forward(req, res));
   });

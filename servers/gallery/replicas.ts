@@ -10,6 +10,7 @@ import {
   ReferenceServer,
   type Counterparty,
   type CounterpartyPatch,
+  type ReferenceOptions,
   type RequestContext,
   type SchemaProblem,
 } from '../reference.ts';
@@ -21,15 +22,20 @@ export const SETTLE_MS = 1000;
 /**
  * A server whose GETs of a counterparty are served by a replica: each write becomes visible
  * `lagMs(refused)` after it was made, and never before a write made earlier (replication is in
- * order). `refused` tells a write a refused PATCH made (a fault) from an accepted one.
+ * order). `refused` tells a write a refused PATCH made (a fault) from an accepted one. The lag is
+ * measured on the server's clock (`options.now`): the self-tests hand it the run's own clock, so
+ * that what the settle window sees does not depend on how busy the machine is.
  */
 export class ReplicaServer extends ReferenceServer {
   /** Per reference: the versions in the order they were written, and when each becomes visible. */
   private readonly versions = new Map<string, { visibleAt: number; cp: Counterparty }[]>();
   private refusing = false;
 
-  constructor(private readonly lagMs: (refused: boolean) => number) {
-    super();
+  constructor(
+    private readonly lagMs: (refused: boolean) => number,
+    options: ReferenceOptions = {},
+  ) {
+    super(options);
   }
 
   /** Stores on the primary, and queues the version for the replica. */
@@ -40,7 +46,7 @@ export class ReplicaServer extends ReferenceServer {
     if (list.length === 0 && previous) list.push({ visibleAt: 0, cp: structuredClone(previous) });
     const after = list.at(-1)?.visibleAt ?? 0;
     list.push({
-      visibleAt: Math.max(after, Date.now() + this.lagMs(this.refusing)),
+      visibleAt: Math.max(after, this.clock().getTime() + this.lagMs(this.refusing)),
       cp: structuredClone(cp),
     });
     this.versions.set(ref, list);
@@ -59,7 +65,7 @@ export class ReplicaServer extends ReferenceServer {
 
   protected override getCounterparty(ctx: RequestContext): void {
     const list = this.versions.get(ctx.params.counterpartyReference!);
-    const now = Date.now();
+    const now = this.clock().getTime();
     const shown = list?.filter((v) => v.visibleAt <= now).at(-1)?.cp;
     if (!shown) return super.getCounterparty(ctx);
     this.sendJson(ctx.res, 200, this.present(shown), this.lifecycleHeaders(ctx.operation));
@@ -73,7 +79,7 @@ export const CLEAN_REPLICA: Variant = {
     'None: reads come from a replica that shows each accepted PATCH 400 ms after it, within the settle window (conforming).',
   trips: [],
   settleMs: SETTLE_MS,
-  create: () => new ReplicaServer(() => 400),
+  create: (options) => new ReplicaServer(() => 400, options),
 };
 
 export const REPLICA_VARIANTS: Variant[] = [
@@ -83,7 +89,7 @@ export const REPLICA_VARIANTS: Variant[] = [
       'Reads come from a replica that shows each accepted PATCH only 1.5 s after it, past the settle window.',
     trips: ['patch-persisted'],
     settleMs: SETTLE_MS,
-    create: () => new ReplicaServer(() => 1500),
+    create: (options) => new ReplicaServer(() => 1500, options),
   },
   {
     id: 'replica-refused-change-appears-late',
@@ -91,7 +97,7 @@ export const REPLICA_VARIANTS: Variant[] = [
       'A refused PATCH with valid details and invalid accounts stores its details, which the replica shows 600 ms later (accepted PATCHes at once).',
     trips: ['patch-rejected-unchanged'],
     settleMs: SETTLE_MS,
-    create: () =>
+    create: (options) =>
       new (class extends ReplicaServer {
         private current = '';
         protected override validatePatch(body: unknown): SchemaProblem[] {
@@ -111,6 +117,6 @@ export const REPLICA_VARIANTS: Variant[] = [
           this.current = ctx.params.counterpartyReference!;
           await super.patchCounterparty(ctx);
         }
-      })((refused) => (refused ? 600 : 0)),
+      })((refused) => (refused ? 600 : 0), options),
   },
 ];

@@ -1,6 +1,6 @@
 /** The shape of a faulty variant of the reference server, and of a hostile one. */
 import type { RequirementId } from '../../spec/requirements.ts';
-import type { ReferenceServer } from '../reference.ts';
+import type { ReferenceOptions, ReferenceServer } from '../reference.ts';
 
 export interface Variant {
   /** kebab-case, unique in the gallery. */
@@ -11,7 +11,11 @@ export interface Variant {
   trips: RequirementId[];
   /** The settle window (CONFORMANCE_SETTLE_MS) of the run against it; default 0: none. */
   settleMs?: number;
-  create(): ReferenceServer;
+  /**
+   * `options.now`: the clock of the run judging it, for a variant whose fault is a matter of time
+   * (a replica that trails); the others ignore it.
+   */
+  create(options?: Pick<ReferenceOptions, 'now'>): ReferenceServer;
 }
 
 /** A server of the gallery: anything that listens on 127.0.0.1 and stops. */
@@ -53,7 +57,15 @@ export interface HostileVariant {
   reason?: RegExp;
   /** Limits other than the embedded server's for the run against it (short timeouts). */
   limits?: HostileLimits;
-  /** The most wall time the whole suite may take against it. */
+  /**
+   * The most requests the run may send against it, where the point is that it stops sending (the
+   * circuit opens, a pause is refused, the budget ends): counted, so no machine's load moves it.
+   */
+  maxRequests?: number;
+  /**
+   * A backstop of the wall time of the whole suite against it: ten times and more what it takes on
+   * a quiet machine, against a run that waits out a timeout per request or a pause it should refuse.
+   */
   maxDurationMs: number;
   create(): GalleryServer;
 }

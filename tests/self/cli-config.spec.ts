@@ -11,6 +11,9 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { ConfigError } from '../../config/config.ts';
+import { EMBEDDED_TARGET } from '../../config/embedded.ts';
+import { resolveRun } from '../../config/resolve.ts';
 import { PROBES } from '../../probes/index.ts';
 import {
   REFERENCE_COUNTERPARTY,
@@ -71,14 +74,21 @@ function expectOneLineError(r: CliRun, message: RegExp): void {
 const FIXTURE_IBAN = 'GB29NWBK60161331926819';
 const FIXTURE = { accountIdentifier: { type: 'IBAN', value: FIXTURE_IBAN } };
 
+/**
+ * A read probe with many requests and a write probe, for the runs whose point is which settings
+ * won (a whole run would prove no more, at several times the cost).
+ */
+const READ_AND_WRITE_PROBES = ['--probe', 'invalid-references', '--probe', 'patch-valid-details'];
+
 test.describe('one configuration, resolved once', () => {
   test("an empty WRITABLE_COUNTERPARTY_REF in the environment beats the project's .env: read-only, only GET sent", async () => {
     const project = projectCopy();
     writeFileSync(join(project, '.env'), `WRITABLE_COUNTERPARTY_REF=${WRITABLE_COUNTERPARTY}\n`);
     await withTarget(async (proxy) => {
+      // A read probe and a write probe: were the .env read, the write probe would PATCH.
       const r = await runCli(
         { ...targetEnv(proxy.url, REFERENCE_TOKEN, false), WRITABLE_COUNTERPARTY_REF: '' },
-        { project, cwd: project },
+        { project, cwd: project, args: READ_AND_WRITE_PROBES },
       );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(firstLine(r)).toContain('read-only');
@@ -91,9 +101,14 @@ test.describe('one configuration, resolved once', () => {
     const project = projectCopy();
     writeFileSync(join(project, '.env'), `ACCOUNT_FIXTURE=${JSON.stringify(FIXTURE)}\n`);
     await withTarget(async (proxy) => {
+      // The probe that adds accounts (it sends nothing without a fixture), and one that PATCHes.
       const r = await runCli(
         { ...targetEnv(proxy.url, REFERENCE_TOKEN, true), ACCOUNT_FIXTURE: '' },
-        { project, cwd: project },
+        {
+          project,
+          cwd: project,
+          args: ['--probe', 'patch-valid-accounts', '--probe', 'patch-valid-details'],
+        },
       );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(firstLine(r)).toContain(`write mode on ${WRITABLE_COUNTERPARTY}`);
@@ -118,7 +133,7 @@ test.describe('one configuration, resolved once', () => {
         join(elsewhere, '.env'),
         `API_BASE_URL=${proxy.url}\nAPI_TOKEN=${REFERENCE_TOKEN}\nCOUNTERPARTY_REF=${REFERENCE_COUNTERPARTY}\n`,
       );
-      const r = await runCli({}, { project, cwd: elsewhere });
+      const r = await runCli({}, { project, cwd: elsewhere, args: READ_AND_WRITE_PROBES });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(firstLine(r)).toContain(`target ${proxy.url}, read-only`);
       expect([...proxy.methods]).toEqual(['GET']);
@@ -150,9 +165,10 @@ test.describe('one configuration, resolved once', () => {
           '',
         ].join('\n'),
       );
+      // The probe that adds accounts, and a read (what the waiver names is judged on both).
       const r = await runCli(
         { CONFORMANCE_REPORTS_DIR: undefined, CONFORMANCE_RESULTS_DIR: undefined },
-        { cwd: elsewhere },
+        { cwd: elsewhere, args: ['--probe', 'known-counterparty', '--probe', 'patch-valid-accounts'] },
       );
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const rec = record(join(elsewhere, 'out', 'reports'));
@@ -185,7 +201,16 @@ test.describe('one configuration, resolved once', () => {
     const results = temporaryDirectory('payflow-results-');
     await withTarget(async (proxy) => {
       const r = await runNode(
-        playwrightCli('test', '--config', join(project, 'playwright.config.ts'), '--reporter=list'),
+        // A read probe and a write probe, as Playwright selects tests: were the project's .env
+        // read by a worker, the write probe would PATCH.
+        playwrightCli(
+          'test',
+          '--config',
+          join(project, 'playwright.config.ts'),
+          '--reporter=list',
+          '--grep',
+          '(invalid-references|patch-valid-details): ',
+        ),
         {
           ...targetEnv(proxy.url, REFERENCE_TOKEN, false),
           ...RUN_SETTINGS,
@@ -236,19 +261,43 @@ test.describe('configuration errors: exit 2, one line, nothing sent', () => {
       's3cret',
     ],
   ];
-  for (const [name, env, message, secret] of cases) {
-    test(name, async () => {
-      const target = await recordingProxy('');
+  // Through the CLI for the first two (exit 2, one line, nothing sent: the path every case takes);
+  // the rest are the same resolution (config/resolve.ts) called directly, each a fraction of a
+  // CLI process's cost.
+  cases.forEach(([name, env, message, secret], index) => {
+    if (index < 2) {
+      test(`${name} (through the CLI)`, async () => {
+        const target = await recordingProxy('');
+        try {
+          const r = await runCli({ ...targetEnv(target.url, REFERENCE_TOKEN), ...env(target.url) });
+          expectOneLineError(r, message);
+          if (secret !== undefined) expect(r.stdout + r.stderr).not.toContain(secret);
+          expect(target.arrivals).toEqual([]);
+        } finally {
+          await target.close();
+        }
+      });
+      return;
+    }
+    test(name, () => {
+      const url = 'http://127.0.0.1:9';
+      let error: unknown;
       try {
-        const r = await runCli({ ...targetEnv(target.url, REFERENCE_TOKEN), ...env(target.url) });
-        expectOneLineError(r, message);
-        if (secret !== undefined) expect(r.stdout + r.stderr).not.toContain(secret);
-        expect(target.arrivals).toEqual([]);
-      } finally {
-        await target.close();
+        resolveRun(
+          { ...targetEnv(url, REFERENCE_TOKEN), ...env(url) },
+          temporaryDirectory('payflow-config-'),
+          EMBEDDED_TARGET,
+        );
+      } catch (e) {
+        error = e;
       }
+      expect(error).toBeInstanceOf(ConfigError);
+      const text = (error as Error).message;
+      expect(text).toMatch(message);
+      expect(text).not.toContain('\n');
+      if (secret !== undefined) expect(text).not.toContain(secret);
     });
-  }
+  });
 
   test('a reports directory that cannot be written', async () => {
     const target = await recordingProxy('');
@@ -385,7 +434,10 @@ test.describe('--probe', () => {
     const proxy = await recordingProxy(await server.start(0));
     try {
       const env = { ...targetEnv(proxy.url, REFERENCE_TOKEN, false), CONFORMANCE_SEED: '11' };
-      const full = await runCli(env);
+      // The probe that finds the fault and another: the replay runs the first alone.
+      const full = await runCli(env, {
+        args: ['--probe', 'known-counterparty', '--probe', 'invalid-references'],
+      });
       expect(full.code, full.stdout + full.stderr).toBe(1);
       const whole = record(full.reports);
       const finding = whole.requirements.find((q) => q.id === 'reference-invalid-400')!.findings[0]!;

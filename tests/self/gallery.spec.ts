@@ -4,6 +4,25 @@
  * by exactly the requirements the variant declares (no more: a check that reports more than
  * the fault is a false alarm; no less: a fault that goes unnoticed is a hole), with every check
  * completing. Broken and hostile network peers are proven apart, in hostile.spec.ts.
+ *
+ * What runs against each server, and the trade it makes for time (npm test within three minutes):
+ *   - The clean reference server and the clean variations: the whole suite, every probe. No false
+ *     alarm on a conforming server is the guarantee that matters most, and it is kept whole
+ *     (independent-server.spec.ts does the same for the independent implementation).
+ *   - A faulty variant: the probes its declared requirements select (config/selection.ts: what
+ *     `--requirement` selects, so the gallery also proves that selecting a requirement finds its
+ *     fault) and the sentinel probes (suite-runner.ts, SENTINEL_PROBES): traffic of every kind the
+ *     oracles judge. "Exactly" still holds for that run: every requirement it reports must be
+ *     declared, every declared one reported, every probe complete. What is given up: a false alarm
+ *     that only the traffic of an unselected probe would raise on a faulty server (a fault in
+ *     storing a PATCH seen only by the 700 finite-class cases, say). To keep a watch on that class,
+ *     every FULL_SUITE_EVERY-th variant (seven, spread over the gallery's files, which hold one
+ *     family of faults each, in order) still runs the whole suite, as every variant did before; a
+ *     variant that trips anything undeclared there fails as it always did.
+ *   - Every run is on a VirtualClock shared with its server (suite-runner.ts): a trailing
+ *     replica and the settle window are judged on the run's own time, so a busy machine cannot
+ *     move a verdict, and waiting out a settle window costs nothing.
+ * The validator, given each run's traffic as HAR, must find what the run's oracles found.
  */
 import { expect, test } from '@playwright/test';
 import { CLEAN_GALLERY, GALLERY } from '../../servers/gallery/index.ts';
@@ -13,21 +32,23 @@ import {
   galleryTarget,
   recordTrips,
   runSuite,
+  runVariant,
   trippedByOracles,
   validateAsHar,
 } from './suite-runner.ts';
 
-async function withServer<T>(server: ReferenceServer, fn: (baseURL: string) => Promise<T>): Promise<T> {
-  const baseURL = await server.start(0);
+/** Every this many faulty variants, one runs the whole suite (the first of the gallery among them). */
+const FULL_SUITE_EVERY = 24;
+
+test('the clean reference server passes every requirement', async () => {
+  const server = new ReferenceServer();
+  const url = await server.start(0);
+  let run;
   try {
-    return await fn(baseURL);
+    run = await runSuite(galleryTarget(url));
   } finally {
     await server.stop();
   }
-}
-
-test('the clean reference server passes every requirement', async () => {
-  const run = await withServer(new ReferenceServer(), (url) => runSuite(galleryTarget(url)));
   expect(run.tripped, describeTripped(run)).toEqual([]);
   expect(run.incomplete, describeTripped(run)).toEqual([]);
   const notPassed = run.verdicts.filter((v) => v.status !== 'passed').map((v) => `${v.id}: ${v.status}`);
@@ -36,10 +57,8 @@ test('the clean reference server passes every requirement', async () => {
 
 test.describe('clean variations the document allows', () => {
   for (const variant of CLEAN_GALLERY) {
-    test(`${variant.id} passes with no finding: ${variant.fault}`, async () => {
-      const run = await withServer(variant.create(), (url) =>
-        runSuite({ ...galleryTarget(url), settleMs: variant.settleMs ?? 0 }),
-      );
+    test(`${variant.id} passes with no finding (whole suite): ${variant.fault}`, async () => {
+      const run = await runVariant(variant, { all: true });
       expect(validateAsHar(run), 'validate reports/exchanges.har').toEqual([]);
       expect(run.tripped, describeTripped(run)).toEqual([]);
       expect(run.incomplete, describeTripped(run)).toEqual([]);
@@ -48,11 +67,10 @@ test.describe('clean variations the document allows', () => {
 });
 
 test.describe('gallery of faulty servers', () => {
-  for (const variant of GALLERY) {
-    test(`${variant.id} is caught: ${variant.fault}`, async () => {
-      const run = await withServer(variant.create(), (url) =>
-        runSuite({ ...galleryTarget(url), settleMs: variant.settleMs ?? 0 }),
-      );
+  GALLERY.forEach((variant, index) => {
+    const all = index % FULL_SUITE_EVERY === 0;
+    test(`${variant.id} is caught${all ? ' (whole suite)' : ''}: ${variant.fault}`, async () => {
+      const run = await runVariant(variant, { all });
       recordTrips(variant.id, run);
       // The validator, given this run's traffic as HAR, finds what the oracles found in the run.
       expect(validateAsHar(run), 'validate reports/exchanges.har').toEqual(trippedByOracles(run));
@@ -60,5 +78,5 @@ test.describe('gallery of faulty servers', () => {
       // Every probe completed: a fault of the interface is judged, never left unjudged.
       expect(run.incomplete, describeTripped(run)).toEqual([]);
     });
-  }
+  });
 });

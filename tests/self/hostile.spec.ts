@@ -2,15 +2,22 @@
  * The hostile gallery: servers that hang, drop connections, drip or flood bodies, redirect to
  * another origin, answer as a gateway's HTML 502 or rate-limit. Against each, the suite (the same
  * engine as `npm run conformance`) reports exactly the requirements a real wrong answer breaks,
- * exactly the probes that could not complete and why, finishes within the variant's bound, and
- * causes nothing the server counts as a violation (a request sent to the origin a redirect
- * named, a retry before Retry-After elapsed).
+ * exactly the probes that could not complete and why, sends no more than the variant allows where
+ * the point is that it stops (the circuit opens, a pause is refused, the budget ends), and causes
+ * nothing the server counts as a violation (a request sent to the origin a redirect named, a
+ * retry before Retry-After elapsed). These servers hang and pause for real, so the runs take real
+ * time; the one wall-time bound is a backstop ten times and more what a run takes on a quiet
+ * machine (servers/gallery/hostile.ts says what it protects against). The session's own timing
+ * decisions are tested on a fake clock (politeness.spec.ts, limiter.spec.ts).
  */
 import { expect, test } from '@playwright/test';
 import { PROBES } from '../../probes/index.ts';
 import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
+import { ASSUMED_BREAKER_THRESHOLD } from '../../servers/gallery/hostile.ts';
 import type { HostileVariant } from '../../servers/gallery/types.ts';
 import { REFERENCE_TOKEN } from '../../servers/reference.ts';
+import { systemClock } from '../../transport/clock.ts';
+import { BREAKER_THRESHOLD } from '../../transport/session.ts';
 import { describeTripped, galleryTarget, recordTrips, runSuite } from './suite-runner.ts';
 
 function expectedIncomplete(v: HostileVariant): string[] {
@@ -27,8 +34,9 @@ test('hostile variants have unique ids, a fault and a bound', () => {
   for (const v of HOSTILE_VARIANTS) {
     expect(v.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
     expect(v.fault.trim()).not.toBe('');
-    expect(v.maxDurationMs).toBeGreaterThan(0);
+    expect(v.maxDurationMs).toBeGreaterThanOrEqual(30_000);
   }
+  expect(ASSUMED_BREAKER_THRESHOLD).toBe(BREAKER_THRESHOLD);
 });
 
 test.describe('hostile servers', () => {
@@ -38,7 +46,12 @@ test.describe('hostile servers', () => {
       const baseURL = await server.start(0);
       let run;
       try {
-        run = await runSuite(galleryTarget(baseURL), { politeness: variant.limits ?? {}, deadline: true });
+        // The real clock: these servers hang and pause for real (Retry-After is checked on arrival).
+        run = await runSuite(galleryTarget(baseURL), {
+          politeness: variant.limits ?? {},
+          deadline: true,
+          clock: systemClock,
+        });
       } finally {
         await server.stop();
       }
@@ -54,6 +67,10 @@ test.describe('hostile servers', () => {
         expect(i.reason, 'one line').not.toContain('\n');
         expect(i.reason, 'the token never appears').not.toContain(REFERENCE_TOKEN);
       }
+      if (variant.maxRequests !== undefined) {
+        expect(run.requests, `requests sent; ${summary}`).toBeLessThanOrEqual(variant.maxRequests);
+      }
+      // A backstop, not a measure (see maxDurationMs): the figures are npm run bench's.
       expect(run.durationMs, `the run took ${Math.round(run.durationMs)} ms`).toBeLessThan(
         variant.maxDurationMs,
       );

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { signalAction, SIGNAL_REPEAT_MS } from '../../bin/interrupt.ts';
 import { EMBEDDED_POLITENESS } from '../../config/config.ts';
 import type { ProbeOutcome, RestoreRecord } from '../../engine/types.ts';
 import { verdicts } from '../../engine/verdicts.ts';
@@ -20,6 +21,7 @@ import { buildRecord, formatSummary } from '../../reporter/summary.ts';
 import { FileLedger, TargetSession, TargetUnavailable } from '../../transport/session.ts';
 import { processAlive, readStop, requestStop } from '../../transport/stop.ts';
 import { removeTemporaryDirectories, temporaryDirectory } from './cli-fixtures.ts';
+import { fakeClock, scriptedTarget } from './fake-clock.ts';
 
 test.afterAll(() => removeTemporaryDirectories());
 
@@ -79,16 +81,25 @@ test.describe('the stop state and the session', () => {
   });
 
   test('a Retry-After wait ends when the run stops, and nothing more goes out', async () => {
+    // On a fake clock before a scripted target: the stop is seen at the wait's next look (every
+    // INTERRUPT_POLL_MS, 100 ms), not when the 20 s the target asked for are over.
     const dir = temporaryDirectory('payflow-stop-');
-    const s = new TargetSession({ politeness, ledger: new FileLedger(dir) });
-    const started = performance.now();
+    const clock = fakeClock();
+    const target = scriptedTarget(clock, () => ({ status: 503, headers: { 'Retry-After': '20' } }));
+    const s = new TargetSession({
+      politeness,
+      ledger: new FileLedger(dir),
+      clock,
+      transmit: target.transmit,
+    });
     const waiting = s.exchange('GET', new URL(`${url}/slow`), {}, undefined).catch((e: unknown) => e);
-    await expect.poll(() => seen.length).toBe(1);
+    await clock.tick(10);
+    expect(target.sent.map((r) => `${r.path} at ${r.at}`)).toEqual(['/slow at 0']);
     requestStop(dir, { signal: 'SIGINT', reason: 'SIGINT received by the CLI' });
-    const error = await waiting;
+    const error = await clock.drive(waiting);
     expect((error as TargetUnavailable).kind).toBe('interrupted');
-    expect(performance.now() - started).toBeLessThan(10_000);
-    expect(seen).toEqual(['GET /slow']);
+    expect(clock.elapsed()).toBe(110);
+    expect(target.sent).toHaveLength(1);
     s.close();
   });
 
@@ -117,6 +128,18 @@ test.describe('the stop state and the session', () => {
     expect(seen).toEqual([]);
     s.close();
   });
+});
+
+test('a signal within SIGNAL_REPEAT_MS of the first is the same stop; a later one exits at once', () => {
+  // RunGuard's decision (bin/interrupt.ts), on fake milliseconds: one Ctrl-C on npm run
+  // conformance reaches the CLI up to three times, within a moment.
+  expect(signalAction(undefined, 5_000, true)).toBe('stop');
+  expect(signalAction(5_000, 5_001, true)).toBe('repeat');
+  expect(signalAction(5_000, 5_000 + SIGNAL_REPEAT_MS - 1, true)).toBe('repeat');
+  expect(signalAction(5_000, 5_000 + SIGNAL_REPEAT_MS, true)).toBe('exit');
+  expect(signalAction(5_000, 5_000 + SIGNAL_REPEAT_MS - 1, false)).toBe('repeat');
+  // Before Playwright started, or after it ended, there is nothing to stop: exit at once.
+  expect(signalAction(undefined, 5_000, false)).toBe('exit');
 });
 
 function outcome(probe: string, extra: Partial<ProbeOutcome> = {}): ProbeOutcome {

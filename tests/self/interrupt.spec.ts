@@ -133,18 +133,16 @@ test('a second signal (a second after the first) stops at once: every child kill
   const cli = startCli(target.url, { detached: true, setup: previousReports });
   await target.firstPatch;
   process.kill(-cli.pid, 'SIGINT');
-  const first = performance.now();
   await cli.waitForStderr(/SIGINT: stopping/);
-  // A repeat within SIGNAL_REPEAT_MS is the same stop (one Ctrl-C can reach the CLI three
-  // times); the held PATCH is still held, so the first stop cannot finish before the second.
-  process.kill(-cli.pid, 'SIGINT');
-  await new Promise((resolve) => setTimeout(resolve, SIGNAL_REPEAT_MS + 100 - (performance.now() - first)));
+  // The CLI took the first stop before it said so: waiting SIGNAL_REPEAT_MS from here makes the
+  // next signal a second one however busy the machine is. (A repeat within SIGNAL_REPEAT_MS is
+  // the same stop: that decision is tested on a fake clock in interrupt-units.spec.ts.)
+  await new Promise((resolve) => setTimeout(resolve, SIGNAL_REPEAT_MS + 100));
   expect(cli.stderr()).not.toMatch(/killed the suite/);
-  const started = performance.now();
   process.kill(-cli.pid, 'SIGINT');
+  // The held PATCH is still held: only a kill of the suite lets the CLI exit before release().
   const { code } = await cli.exited;
   expect(code, cli.stdout() + cli.stderr()).toBe(130);
-  expect(performance.now() - started).toBeLessThan(5_000);
   const group = /killed the suite \(process group (\d+)\)/.exec(cli.stderr());
   expect(group, cli.stderr()).not.toBeNull();
   await expect.poll(() => groupAlive(Number(group![1])), { timeout: 10_000 }).toBe(false);

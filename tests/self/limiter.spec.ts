@@ -1,8 +1,9 @@
 /**
  * The adaptive pace (transport/limiter.ts) on a fake clock, the RateLimit headers in every form
- * (transport/ratelimit-headers.ts), and the session obeying them against small servers on
- * 127.0.0.1: caps, a 429's rate cut, a quota, a pause when none is left, and the ledger sharing
- * what was learned between processes.
+ * (transport/ratelimit-headers.ts), and the session obeying them on a fake clock before a scripted
+ * target (when each request went out, in fake milliseconds): caps, a 429's rate cut, a quota, a
+ * pause when none is left, and the ledger sharing what was learned between processes; the
+ * concurrency cap also against a server on 127.0.0.1.
  */
 import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -20,6 +21,7 @@ import {
 } from '../../transport/limiter.ts';
 import { parseRateLimitHeaders } from '../../transport/ratelimit-headers.ts';
 import { FileLedger, TargetSession } from '../../transport/session.ts';
+import { FAKE_EPOCH, fakeClock, scriptedTarget, type Script } from './fake-clock.ts';
 
 /** A limiter of one process, and a fake clock (epoch ms) to drive it. */
 function limiter(maxConcurrency = 32, adaptive = true): { l: AdaptiveLimiter; clock: { now: number } } {
@@ -219,9 +221,23 @@ async function serve(handler: Handler): Promise<{
   };
 }
 
-function adaptive(p: Partial<Politeness> = {}, ledger?: FileLedger): TargetSession {
-  return new TargetSession({ politeness: { ...REMOTE_POLITENESS, ...p }, ...(ledger ? { ledger } : {}) });
+function adaptive(p: Partial<Politeness> = {}): TargetSession {
+  return new TargetSession({ politeness: { ...REMOTE_POLITENESS, ...p } });
 }
+
+/** An adaptive session on a fake clock before a scripted target (tests/self/fake-clock.ts). */
+function onFakeClock(script: Script, p: Partial<Politeness> = {}) {
+  const clock = fakeClock();
+  const target = scriptedTarget(clock, script);
+  const s = new TargetSession({
+    politeness: { ...REMOTE_POLITENESS, ...p },
+    clock,
+    transmit: target.transmit,
+  });
+  return { s, clock, target };
+}
+
+const URL_X = 'http://127.0.0.1:9/x';
 
 async function getAll(s: TargetSession, url: string, n: number): Promise<number[]> {
   return Promise.all(
@@ -246,100 +262,98 @@ test.describe('the session with the adaptive pace', () => {
   });
 
   test('a quota announced above CONFORMANCE_RPS is paced to the cap; one below it, to the quota', async () => {
-    const server = await serve((_req, res) => {
-      res.writeHead(200, { 'RateLimit-Policy': '"p";q=100;w=1' });
-      res.end('{}');
-    });
-    const capped = adaptive({ rps: 20 });
-    try {
-      for (let i = 0; i < 6; i++) await capped.exchange('GET', new URL(server.url), {}, undefined);
-      // 20 per second: the last 5 requests span 4 intervals of 50 ms (less the jitter of delivery
-      // on a busy machine); at the announced 100 per second they would span 40 ms.
-      expect(server.at.at(-1)! - server.at[1]!).toBeGreaterThanOrEqual(160);
-    } finally {
-      capped.close();
-      await server.close();
-    }
-    const slow = await serve((_req, res) => {
-      res.writeHead(200, { 'RateLimit-Policy': '"p";q=10;w=1' });
-      res.end('{}');
-    });
-    const paced = adaptive();
-    try {
-      for (let i = 0; i < 4; i++) await paced.exchange('GET', new URL(slow.url), {}, undefined);
-      // The first answer told the quota: the next three are 100 ms apart (less the jitter).
-      expect(slow.at.at(-1)! - slow.at[1]!).toBeGreaterThanOrEqual(160);
-      expect(paced.politenessReport().backoffs).toMatchObject([{ reason: 'ratelimit-header', rps: 10 }]);
-    } finally {
-      paced.close();
-      await slow.close();
-    }
+    const quota =
+      (q: number): Script =>
+      () => ({ headers: { 'RateLimit-Policy': `"p";q=${q};w=1` } });
+    const capped = onFakeClock(quota(100), { rps: 20 });
+    await capped.clock.drive(
+      (async () => {
+        for (let i = 0; i < 6; i++) await capped.s.exchange('GET', new URL(URL_X), {}, undefined);
+      })(),
+    );
+    // 20 per second: 50 ms apart, though the target announces 100.
+    expect(capped.target.sent.map((r) => r.at)).toEqual([0, 50, 100, 150, 200, 250]);
+    capped.s.close();
+    const paced = onFakeClock(quota(10));
+    await paced.clock.drive(
+      (async () => {
+        for (let i = 0; i < 4; i++) await paced.s.exchange('GET', new URL(URL_X), {}, undefined);
+      })(),
+    );
+    // The first answer (at 10 ms) told the quota: from then on, 100 ms apart.
+    expect(paced.target.sent.map((r) => r.at)).toEqual([0, 10, 110, 210]);
+    expect(paced.s.politenessReport().backoffs).toMatchObject([
+      { reason: 'ratelimit-header', rps: 10, at: FAKE_EPOCH + 10 },
+    ]);
+    paced.s.close();
   });
 
   test('a bare 429 cuts the run’s rate and is retried; Retry-After is waited out', async () => {
-    const server = await serve((_req, res, n) => {
-      if (n === 20) {
-        res.writeHead(429);
-        res.end();
-      } else if (n === 30) {
-        res.writeHead(429, { 'Retry-After': '1' });
-        res.end();
-      } else res.end('{}');
+    const { s, clock, target } = onFakeClock(({ n }) => {
+      if (n === 20) return { status: 429 };
+      if (n === 30) return { status: 429, headers: { 'Retry-After': '1' } };
+      return {};
     });
-    const s = adaptive();
-    try {
-      // 28 exchanges are 29 requests: the 20th is refused and retried.
-      for (let i = 0; i < 28; i++) await s.exchange('GET', new URL(server.url), {}, undefined);
-      const learned = s.ledger.learnedRate();
-      expect(learned).toMatchObject({ grows: true, source: '429' });
-      const cuts = s.politenessReport().backoffs.filter((x) => x.reason === '429');
-      expect(cuts, JSON.stringify(s.politenessReport().backoffs)).toHaveLength(1);
-      expect(cuts[0]!.rps).toBeCloseTo(learned!.rps, 1);
-      // The rate the run was sending at over the last second, cut to 0.7 of it.
-      expect(learned!.rps).toBeLessThanOrEqual(20 * RATE_DECREASE + 0.01);
-      const before = performance.now();
-      const { attempts } = await s.exchange('GET', new URL(server.url), {}, undefined);
-      expect(attempts).toBe(2);
-      expect(performance.now() - before).toBeGreaterThanOrEqual(950);
-      expect(s.politenessReport().backoffs.at(-1)).toMatchObject({ reason: 'retry-after' });
-    } finally {
-      s.close();
-      await server.close();
-    }
+    // 28 exchanges are 29 requests: the 20th is refused and retried.
+    await clock.drive(
+      (async () => {
+        for (let i = 0; i < 28; i++) await s.exchange('GET', new URL(URL_X), {}, undefined);
+      })(),
+    );
+    const learned = s.ledger.learnedRate();
+    expect(learned).toMatchObject({ grows: true, source: '429' });
+    const cuts = s.politenessReport().backoffs.filter((x) => x.reason === '429');
+    expect(cuts, JSON.stringify(s.politenessReport().backoffs)).toHaveLength(1);
+    expect(cuts[0]!.rps).toBeCloseTo(learned!.rps, 1);
+    // The run had sent 20 requests/s (one every 10 ms, the refused one the 20th): cut to 0.7 of it.
+    expect(learned!.rps).toBeCloseTo(20 * RATE_DECREASE, 5);
+    // The bare 429 was waited out 250 ms (no Retry-After) before its retry.
+    const [refused, retried] = [target.sent[19]!, target.sent[20]!];
+    expect(retried.at - refused.at).toBe(10 + 250);
+    const { attempts } = await clock.drive(s.exchange('GET', new URL(URL_X), {}, undefined));
+    expect(attempts).toBe(2);
+    // The Retry-After: 1 answer came 10 ms after its request; the retry went out a second later.
+    const [limited, again] = target.sent.slice(-2);
+    expect(again!.at - limited!.at).toBe(10 + 1000);
+    expect(s.politenessReport().backoffs.at(-1)).toMatchObject({ reason: 'retry-after' });
+    s.close();
   });
 
   test('RateLimit saying none is left pauses the run until the reset', async () => {
-    const server = await serve((_req, res, n) => {
-      res.writeHead(200, n === 1 ? { RateLimit: '"p";r=0;t=1' } : {});
-      res.end('{}');
-    });
-    const s = adaptive();
-    try {
-      await getAll(s, server.url, 1);
-      await getAll(s, server.url, 1);
-      expect(server.at[1]! - server.at[0]!).toBeGreaterThanOrEqual(950);
-      expect(s.politenessReport().backoffs).toMatchObject([{ reason: 'ratelimit-header' }]);
-    } finally {
-      s.close();
-      await server.close();
-    }
+    const { s, clock, target } = onFakeClock(({ n }) =>
+      n === 1 ? { headers: { RateLimit: '"p";r=0;t=1' } } : {},
+    );
+    await clock.drive(getAll(s, URL_X, 1));
+    await clock.drive(getAll(s, URL_X, 1));
+    // The first answer came at 10 ms: nothing went out until the reset, a second later.
+    expect(target.sent.map((r) => r.at)).toEqual([0, 1010]);
+    expect(s.politenessReport().backoffs).toMatchObject([
+      { reason: 'ratelimit-header', pausedUntil: FAKE_EPOCH + 1010 },
+    ]);
+    s.close();
   });
 
   test('the processes of a run share the learned rate through the ledger, and their reports add up', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'payflow-limiter-'));
-    const server = await serve((_req, res) => {
-      res.writeHead(200, { 'RateLimit-Policy': '"p";q=30;w=1' });
-      res.end('{}');
-    });
-    const a = adaptive({}, new FileLedger(dir));
-    const b = adaptive({}, new FileLedger(dir));
+    const clock = fakeClock();
+    const target = scriptedTarget(clock, () => ({ headers: { 'RateLimit-Policy': '"p";q=30;w=1' } }));
+    const on = { clock, transmit: target.transmit };
+    const a = new TargetSession({ politeness: REMOTE_POLITENESS, ledger: new FileLedger(dir), ...on });
+    const b = new TargetSession({ politeness: REMOTE_POLITENESS, ledger: new FileLedger(dir), ...on });
     try {
-      await a.exchange('GET', new URL(server.url), {}, undefined);
+      await clock.drive(a.exchange('GET', new URL(URL_X), {}, undefined));
       // b has not heard from the target, and still paces to what a learned.
       expect(b.ledger.learnedRate()).toMatchObject({ rps: 30, source: 'ratelimit-header' });
-      const started = server.at.length;
-      for (let i = 0; i < 4; i++) await b.exchange('GET', new URL(server.url), {}, undefined);
-      expect(server.at.at(-1)! - server.at[started]!).toBeGreaterThanOrEqual(3 * 33 - 5);
+      await clock.drive(
+        (async () => {
+          for (let i = 0; i < 4; i++) await b.exchange('GET', new URL(URL_X), {}, undefined);
+        })(),
+      );
+      // 30 per second: b's requests a thirtieth of a second apart (each at the whole millisecond
+      // its slot falls in).
+      const times = target.sent.slice(1).map((r) => r.at);
+      for (let i = 1; i < times.length; i++)
+        expect(Math.abs(times[i]! - times[i - 1]! - 1000 / 30)).toBeLessThan(1);
       a.close();
       b.close();
       const sum = FileLedger.politenessReport(dir)!;
@@ -350,7 +364,6 @@ test.describe('the session with the adaptive pace', () => {
     } finally {
       (a.ledger as FileLedger).close();
       (b.ledger as FileLedger).close();
-      await server.close();
     }
   });
 });

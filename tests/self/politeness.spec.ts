@@ -1,7 +1,9 @@
 /**
- * The HTTP layer under the checks (transport/wire.ts, transport/session.ts) against small servers
- * on 127.0.0.1: rate and concurrency limits, the request budget, Retry-After, the circuit
- * breaker, the body cap, redirects returned as answers, and a ledger shared by processes.
+ * The HTTP layer under the checks (transport/session.ts, transport/wire.ts): rate and concurrency
+ * limits, the request budget, Retry-After, the circuit breaker and the run's deadline on a fake
+ * clock before a scripted target (the decisions, in fake milliseconds); the body cap, redirects
+ * returned as answers and the concurrency cap against small servers on 127.0.0.1; and a ledger
+ * shared by processes.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -19,6 +21,7 @@ import {
   TargetUnavailable,
 } from '../../transport/session.ts';
 import { transmit, TransportFailure } from '../../transport/wire.ts';
+import { fakeClock, scriptedTarget, type FakeClock, type Script } from './fake-clock.ts';
 import {
   ConfigError,
   EMBEDDED_POLITENESS,
@@ -175,27 +178,91 @@ test('Retry-After is delay-seconds or an HTTP-date', () => {
   expect(retryAfterMs(undefined, now)).toBeUndefined();
 });
 
-test('the rate limit spaces requests out', async () => {
-  const server = await serve(ok);
-  const s = session({ rps: 20 });
-  try {
-    for (let i = 0; i < 8; i++) expect(await get(s, `${server.url}/x`)).toBe(200);
-    // 20 per second: 8 requests span at least 7 intervals of 50 ms (less the first one's jitter).
-    const span = server.seen.at(-1)!.at - server.seen[0]!.at;
-    expect(span).toBeGreaterThanOrEqual(300);
-  } finally {
-    s.close();
-    await server.close();
+/**
+ * A session on a fake clock before a scripted target (tests/self/fake-clock.ts): what it sent
+ * when, and what it gave up, in milliseconds of fake time, whatever the machine is doing.
+ */
+function onFakeClock(
+  script: Script,
+  p: Partial<Politeness> = {},
+  extra: { deadlineInMs?: number } = {},
+): { s: TargetSession; clock: FakeClock; target: ReturnType<typeof scriptedTarget> } {
+  const clock = fakeClock();
+  const target = scriptedTarget(clock, script);
+  const s = new TargetSession({
+    politeness: { ...EMBEDDED_POLITENESS, ...p },
+    clock,
+    transmit: target.transmit,
+    ...(extra.deadlineInMs !== undefined ? { deadline: clock.now() + extra.deadlineInMs } : {}),
+  });
+  return { s, clock, target };
+}
+
+const URL_X = 'http://127.0.0.1:9/x';
+
+test('the rate limit spaces requests out: one every 1000/rps ms, one after another or started at once', async () => {
+  // Answers take 10 ms; at 20 per second the slots are 50 ms apart, so each request waits its slot.
+  const one = onFakeClock(() => ({}), { rps: 20 });
+  await one.clock.drive(
+    (async () => {
+      for (let i = 0; i < 8; i++) expect(await get(one.s, URL_X)).toBe(200);
+    })(),
+  );
+  expect(one.target.sent.map((r) => r.at)).toEqual([0, 50, 100, 150, 200, 250, 300, 350]);
+  const many = onFakeClock(() => ({}), { rps: 20, concurrency: 8 });
+  await many.clock.drive(Promise.all(Array.from({ length: 8 }, () => get(many.s, URL_X))));
+  expect(many.target.sent.map((r) => r.at)).toEqual([0, 50, 100, 150, 200, 250, 300, 350]);
+  one.s.close();
+  many.s.close();
+});
+
+test('a rate cap is shared by the processes of a run: together they never send more than it in a second', async () => {
+  // Two processes (two sessions on one fake clock, each told the run has two), 60 requests/s in
+  // all: each takes 30, so no second of fake time holds more than 60 (one each at its start).
+  const clock = fakeClock();
+  const target = scriptedTarget(clock, () => ({}));
+  const politeness = { ...EMBEDDED_POLITENESS, rps: 60, concurrency: 2 };
+  const sessions = [0, 1].map(
+    () => new TargetSession({ politeness, processes: 2, clock, transmit: target.transmit }),
+  );
+  await clock.drive(
+    Promise.all(
+      sessions.map(async (s) => {
+        for (let i = 0; i < 90; i++) await get(s, URL_X);
+      }),
+    ),
+  );
+  const times = target.sent.map((r) => r.at).sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= 1000) j++;
+    most = Math.max(most, i - j + 1);
   }
+  expect(times).toHaveLength(180);
+  expect(most).toBeLessThanOrEqual(60 + 2);
+  // Each process a thirtieth of a second between its requests: 3 s for its 90.
+  expect(times.at(-1)).toBeGreaterThanOrEqual(89 * (1000 / 30) - 1);
+  for (const s of sessions) s.close();
 });
 
 test('the concurrency limit holds however many requests the checks start at once', async () => {
+  const { s, clock, target } = onFakeClock(() => ({ latencyMs: 30 }), { concurrency: 2 });
+  const statuses = await clock.drive(Promise.all(Array.from({ length: 8 }, () => get(s, URL_X))));
+  expect(statuses).toEqual(Array(8).fill(200));
+  expect(target.maxInFlight()).toBe(2);
+  // Two at a time, each pair 30 ms after the last.
+  expect(target.sent.map((r) => r.at)).toEqual([0, 0, 30, 30, 60, 60, 90, 90]);
+  s.close();
+});
+
+test('the concurrency limit holds on the wire too (undici against a server on 127.0.0.1)', async () => {
   const server = await serve((req, res) => setTimeout(() => ok(req, res), 30));
   const s = session({ concurrency: 2 });
   try {
     const statuses = await Promise.all(Array.from({ length: 8 }, () => get(s, `${server.url}/x`)));
     expect(statuses).toEqual(Array(8).fill(200));
-    expect(server.maxInFlight()).toBe(2);
+    expect(server.maxInFlight()).toBeLessThanOrEqual(2);
+    expect(s.politenessReport().maxInFlight).toBe(2);
   } finally {
     s.close();
     await server.close();
@@ -219,107 +286,87 @@ test('the request budget stops the run and says so', async () => {
 });
 
 test('a 429 with Retry-After is waited out and retried; a 503 without it is an answer', async () => {
-  let n = 0;
-  const server = await serve((req, res) => {
-    n++;
-    if (req.url === '/limited' && n === 1) {
-      res.writeHead(429, { 'Retry-After': '1' });
-      res.end();
-    } else if (req.url === '/down') {
-      res.writeHead(503);
-      res.end();
-    } else ok(req, res);
+  const { s, clock, target } = onFakeClock(({ path, n }) => {
+    if (path === '/limited' && n === 1) return { status: 429, headers: { 'Retry-After': '1' } };
+    if (path === '/down') return { status: 503 };
+    return {};
   });
-  const s = session();
-  try {
-    const started = performance.now();
-    const { response, attempts } = await s.exchange('GET', new URL(`${server.url}/limited`), {}, undefined);
-    expect(response.status).toBe(200);
-    expect(attempts).toBe(2);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
-    expect(s.stats.retries).toBe(1);
-    expect(await get(s, `${server.url}/down`)).toBe(503);
-  } finally {
-    s.close();
-    await server.close();
-  }
+  const { response, attempts } = await clock.drive(
+    s.exchange('GET', new URL('http://127.0.0.1:9/limited'), {}, undefined),
+  );
+  expect(response.status).toBe(200);
+  expect(attempts).toBe(2);
+  // The 429 came back at 10 ms; the retry went out when its second was over, not before.
+  expect(target.sent.map((r) => r.at)).toEqual([0, 1010]);
+  expect(s.stats).toEqual({ retries: 1, waitedMs: 1000 });
+  expect(await clock.drive(get(s, 'http://127.0.0.1:9/down'))).toBe(503);
+  // A 503 without Retry-After is not retried.
+  expect(target.sent.map((r) => r.path)).toEqual(['/limited', '/limited', '/down']);
+  s.close();
 });
 
 test('a rate limit that does not lift is given up after the retries, and holds for the next request', async () => {
-  const server = await serve((_req, res) => {
-    res.writeHead(503, { 'Retry-After': '1' });
-    res.end();
+  const { s, clock, target } = onFakeClock(() => ({ status: 503, headers: { 'Retry-After': '1' } }), {
+    retries: 1,
   });
-  const s = session({ retries: 1 });
-  try {
-    const error = await unavailable(get(s, `${server.url}/x`));
-    expect(error.kind).toBe('rate-limited');
-    expect(error.message).toMatch(/answered 503 with Retry-After: 1 2 time\(s\); gave up after 1 retries/);
-    expect(error.attempts).toBe(2);
-    const before = performance.now();
-    await unavailable(get(s, `${server.url}/y`));
-    // The next request waited for the pause the last answer asked for.
-    expect(server.seen[2]!.at - server.seen[1]!.at).toBeGreaterThanOrEqual(950);
-    expect(performance.now() - before).toBeGreaterThanOrEqual(950);
-  } finally {
-    s.close();
-    await server.close();
-  }
+  const error = await clock.drive(unavailable(get(s, 'http://127.0.0.1:9/x')));
+  expect(error.kind).toBe('rate-limited');
+  expect(error.message).toMatch(/answered 503 with Retry-After: 1 2 time\(s\); gave up after 1 retries/);
+  expect(error.attempts).toBe(2);
+  await clock.drive(unavailable(get(s, 'http://127.0.0.1:9/y')));
+  // Sent at 0, retried when the pause the first answer asked for ended (10 + 1000), given up at
+  // 1020; the next request waited for the pause the last answer asked for (1020 + 1000), and was
+  // itself retried a second after its own 429.
+  expect(target.sent.map((r) => `${r.path} at ${r.at}`)).toEqual([
+    '/x at 0',
+    '/x at 1010',
+    '/y at 2020',
+    '/y at 3030',
+  ]);
+  s.close();
 });
 
 test(`${BREAKER_THRESHOLD} requests in a row without an answer open the circuit: nothing more is sent`, async () => {
-  const server = await serve(() => undefined);
-  const s = session({ timeoutMs: 100 });
-  try {
-    for (let i = 0; i < BREAKER_THRESHOLD; i++) {
-      const error = await unavailable(get(s, `${server.url}/x${i}`));
-      expect(error.kind).toBe('timeout');
-      expect(error.message).toMatch(/no complete answer within 100 ms \(CONFORMANCE_TIMEOUT_MS\)/);
-    }
-    const started = performance.now();
-    const refused = await unavailable(get(s, `${server.url}/next`));
-    expect(refused.kind).toBe('stopped');
-    expect(refused.message).toMatch(/target unreachable: 3 requests in a row/);
-    expect(performance.now() - started).toBeLessThan(50);
-    expect(server.seen).toHaveLength(BREAKER_THRESHOLD);
-  } finally {
-    s.close();
-    await server.close();
+  const { s, clock, target } = onFakeClock(() => 'hang', { timeoutMs: 100 });
+  for (let i = 0; i < BREAKER_THRESHOLD; i++) {
+    const error = await clock.drive(unavailable(get(s, `http://127.0.0.1:9/x${i}`)));
+    expect(error.kind).toBe('timeout');
+    expect(error.message).toMatch(/no complete answer within 100 ms \(CONFORMANCE_TIMEOUT_MS\)/);
   }
+  const before = clock.elapsed();
+  const refused = await clock.drive(unavailable(get(s, 'http://127.0.0.1:9/next')));
+  expect(refused.kind).toBe('stopped');
+  expect(refused.message).toMatch(/target unreachable: 3 requests in a row/);
+  // Refused at once: no timeout waited, nothing sent.
+  expect(clock.elapsed()).toBe(before);
+  expect(target.sent.map((r) => r.at)).toEqual([0, 100, 200]);
+  s.close();
 });
 
 test('an answer in between resets the count of failures', async () => {
-  let n = 0;
-  const server = await serve((req, res) => {
-    if (++n % 2 === 1) return; // every other request hangs
-    ok(req, res);
-  });
-  const s = session({ timeoutMs: 100 });
-  try {
-    for (let i = 0; i < 3; i++) {
-      await unavailable(get(s, `${server.url}/hang`));
-      expect(await get(s, `${server.url}/ok`)).toBe(200);
-    }
-    expect(s.ledger.stopped()).toBeUndefined();
-  } finally {
-    s.close();
-    await server.close();
+  // Every other request hangs.
+  const { s, clock } = onFakeClock(({ n }) => (n % 2 === 1 ? 'hang' : {}), { timeoutMs: 100 });
+  for (let i = 0; i < 3; i++) {
+    expect((await clock.drive(unavailable(get(s, 'http://127.0.0.1:9/hang')))).kind).toBe('timeout');
+    expect(await clock.drive(get(s, 'http://127.0.0.1:9/ok'))).toBe(200);
   }
+  expect(s.ledger.stopped()).toBeUndefined();
+  s.close();
 });
 
 test('the run deadline ends a request in flight and stops the run', async () => {
-  const server = await serve(() => undefined);
-  const s = session({ timeoutMs: 10_000, runTimeoutMs: 300 }, { deadline: Date.now() + 300 });
-  try {
-    const started = performance.now();
-    const error = await unavailable(get(s, `${server.url}/x`));
-    expect(error.kind).toBe('deadline');
-    expect(performance.now() - started).toBeLessThan(1000);
-    expect((await unavailable(get(s, `${server.url}/y`))).kind).toBe('stopped');
-  } finally {
-    s.close();
-    await server.close();
-  }
+  const { s, clock, target } = onFakeClock(
+    () => 'hang',
+    { timeoutMs: 10_000, runTimeoutMs: 300 },
+    { deadlineInMs: 300 },
+  );
+  const error = await clock.drive(unavailable(get(s, 'http://127.0.0.1:9/x')));
+  expect(error.kind).toBe('deadline');
+  // The exchange was given the time left before the deadline, not CONFORMANCE_TIMEOUT_MS.
+  expect(clock.elapsed()).toBe(300);
+  expect((await clock.drive(unavailable(get(s, 'http://127.0.0.1:9/y')))).kind).toBe('stopped');
+  expect(target.sent).toHaveLength(1);
+  s.close();
 });
 
 test.describe('the wire', () => {

@@ -157,9 +157,10 @@ test('on a conforming target the concurrent schedule sends the same requests as 
     // The same requests in the same order of cases (the dry check feeds exactly check's cases).
     expect([...concurrent.got].sort()).toEqual([...sequential.got].sort());
     expect(con.requests).toBe(seq.requests);
+    // The first round went out at once (the sequential schedule never has two in flight); what
+    // that saves in time against a remote deployment is measured by npm run bench, not here.
     expect(concurrent.maxInFlight).toBeGreaterThanOrEqual(8);
-    // 20 ms per answer: one at a time takes at least the sum; at once, a fraction of it.
-    expect(con.durationMs).toBeLessThan(seq.durationMs / 3);
+    expect(sequential.maxInFlight).toBe(1);
   } finally {
     await sequential.close();
     await concurrent.close();

@@ -76,7 +76,10 @@ test('a short token that is also data: no false schema failure, the data intact,
   const server = new AcmeServer();
   const baseURL = await server.start(0);
   try {
-    const r = await runCli(targetEnv(baseURL, SHORT_TOKEN, false));
+    // The reads whose answers carry the name and the echoed token, and the probe of the one fault.
+    const r = await runCli(targetEnv(baseURL, SHORT_TOKEN, false), {
+      args: ['--probe', 'known-counterparty', '--probe', 'valid-references', '--probe', 'invalid-references'],
+    });
     const record = readJson(join(r.reports, 'conformance.json')) as ConformanceRecord;
     // Only the one fault: Acme Ltd is a valid account holder name, not "$API_TOKEN Ltd".
     const failed = record.requirements.filter((q) => q.status === 'failed' || q.status === 'warned');
@@ -115,7 +118,19 @@ test('a wrong token: every authenticated request answered 401, and the console a
   const server = new ReferenceServer({ token: REFERENCE_TOKEN });
   const baseURL = await server.start(0);
   try {
-    const r = await runCli(targetEnv(baseURL, 'expired-token-0042', false));
+    // Probes of every kind of read (the hint counts what they were answered), not the whole suite.
+    const r = await runCli(targetEnv(baseURL, 'expired-token-0042', false), {
+      args: [
+        '--probe',
+        'known-counterparty',
+        '--probe',
+        'invalid-references',
+        '--probe',
+        'slash-references',
+        '--probe',
+        'reads-require-authentication',
+      ],
+    });
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const record = readJson(join(r.reports, 'conformance.json')) as ConformanceRecord;
     expect(recordErrors(record)).toEqual([]);

@@ -68,12 +68,9 @@ test("a finding's replay line, pasted into a clean shell with only API_TOKEN set
       join(elsewhere, '.env'),
       `CONFORMANCE_REPORTS_DIR=${join(elsewhere, 'reports')}\nCONFORMANCE_RESULTS_DIR=${join(elsewhere, 'results')}\nCONFORMANCE_SEED=999\n`,
     );
-    const started = performance.now();
     const replay = await cleanShell(line!, { API_TOKEN: REFERENCE_TOKEN }, elsewhere);
-    const seconds = (performance.now() - started) / 1000;
     expect(replay.code, replay.stdout + replay.stderr).toBe(1);
-    // In seconds: one probe, one case of its property; a fraction of the run's requests.
-    expect(seconds).toBeLessThan(60);
+    // One probe, one case of its property: a fraction of the run's requests (counted, not timed).
     const again = record(join(elsewhere, 'reports'));
     expect(again.requests).toBeLessThan(record(full.reports).requests / 3);
     expect(again.seed).toBe(record(full.reports).seed);

@@ -1,7 +1,8 @@
 /**
- * Runs every probe of the suite in-process against a server, through the same engine the
- * Playwright suite uses (the oracles judging every exchange), and returns the requirement
- * verdicts.
+ * Runs the probes of the suite (every one, or a selection) in-process against a server, through
+ * the same engine the Playwright suite uses (the oracles judging every exchange), and returns the
+ * requirement verdicts. One compiled spec and its ajv validators serve every run of a worker
+ * (spec/index.ts keeps them), so a run costs its requests and their judging, nothing more.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +16,11 @@ import { exchangesOfHar, harOfExchanges, parseHar } from '../../exchange/har.ts'
 import { TrafficValidation } from '../../engine/validate.ts';
 import { TargetSession } from '../../transport/session.ts';
 import { EMBEDDED_POLITENESS, type Politeness } from '../../config/config.ts';
+import type { Clock } from '../../transport/clock.ts';
+import { resolveSelection } from '../../config/selection.ts';
+import type { RequirementId } from '../../spec/requirements.ts';
+import type { Variant } from '../../servers/gallery/types.ts';
+import { VirtualClock } from './fake-clock.ts';
 import { DEFAULT_ACCOUNT_FIXTURE, DEFAULT_ACCOUNT_FIXTURES } from '../../generators/account-fixture.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
 
@@ -49,7 +55,7 @@ export interface SuiteRun {
   exchanges: readonly Exchange[];
   /** The settle window the run's judge used (the validator of its traffic uses it too). */
   settleMs: number;
-  /** Requests the run sent (retries included), and its wall time. */
+  /** Requests the run sent (retries included), and its wall time (real, whatever the run's clock). */
   requests: number;
   durationMs: number;
 }
@@ -59,19 +65,31 @@ export interface SuiteOptions {
   politeness?: Partial<Politeness>;
   /** The run's time budget starts when the suite does. */
   deadline?: boolean;
+  /** The probes to run (run in the registry's order, as the suite runs them); default: every one. */
+  probes?: readonly string[];
+  /**
+   * The run's clock. Default: a VirtualClock (tests/self/fake-clock.ts), on which a settle window
+   * and a trailing replica are judged whatever the machine's load, and waits cost no real time;
+   * hand the server the same clock (GalleryOptions). The hostile servers, which hang and pause
+   * for real, pass the system clock.
+   */
+  clock?: Clock;
 }
 
 export async function runSuite(target: TargetConfig, options: SuiteOptions = {}): Promise<SuiteRun> {
   const politeness = { ...EMBEDDED_POLITENESS, ...options.politeness };
   const started = performance.now();
+  const clock = options.clock ?? new VirtualClock();
   const session = new TargetSession({
     politeness,
-    ...(options.deadline ? { deadline: Date.now() + politeness.runTimeoutMs } : {}),
+    clock,
+    ...(options.deadline ? { deadline: clock.now() + politeness.runTimeoutMs } : {}),
   });
+  const probes = options.probes ? PROBES.filter((p) => options.probes!.includes(p.id)) : PROBES;
   try {
     const run = new RunContext(session, target.baseURL, target.settleMs);
     const outcomes: ProbeOutcome[] = [];
-    for (const probe of PROBES) outcomes.push(await runProbe(probe, target, run));
+    for (const probe of probes) outcomes.push(await runProbe(probe, target, run));
     const vs = verdicts(outcomes);
     return {
       outcomes,
@@ -141,4 +159,61 @@ export function trippedByOracles(run: SuiteRun): string[] {
       ),
     ),
   ].sort();
+}
+
+/**
+ * The probes every faulty variant runs besides those its declared requirements select: traffic of
+ * every kind the oracles judge, so that a fault that makes an oracle fire where it was not
+ * declared still shows as a false alarm. A read of the known counterparty (schema, media type,
+ * timestamps, lifecycle headers, immutable fields across reads), valid references of every
+ * length (a 5xx on the longest is judged on every answer, by no-server-error), invalid and slash
+ * references (400, routing 404), authentication of every operation, read and write (401 and its challenge),
+ * collections, lists without a query, unknown items and pagination of the other operations, an
+ * accepted PATCH with accounts and the reads around it (the sequence oracles), and a PATCH of a
+ * counterparty that does not exist. About a sixth of the full suite's cost.
+ */
+export const SENTINEL_PROBES: readonly string[] = [
+  'known-counterparty',
+  'valid-references',
+  'invalid-references',
+  'slash-references',
+  'reads-require-authentication',
+  'writes-require-authentication',
+  'collections-routed',
+  'lists-without-query',
+  'unknown-item-references',
+  'bill-list-pagination',
+  'patch-valid-accounts',
+  'patch-unknown-counterparty',
+];
+
+/**
+ * The probes a gallery run against a variant declaring `trips` sends: those the declared
+ * requirements select (config/selection.ts, what `--requirement` selects), and the sentinels.
+ */
+export function probesFor(trips: readonly RequirementId[]): string[] {
+  const selected = trips.length > 0 ? (resolveSelection({ requirements: trips })?.probes ?? []) : [];
+  const wanted = new Set([...selected, ...SENTINEL_PROBES]);
+  return PROBES.map((p) => p.id).filter((id) => wanted.has(id));
+}
+
+/**
+ * Runs the suite against a gallery variant, on a VirtualClock shared with its server: the probes
+ * its declared requirements select and the sentinels, or every probe (`all`).
+ */
+export async function runVariant(
+  variant: Variant,
+  options: { all?: boolean; target?: Partial<TargetConfig> } = {},
+): Promise<SuiteRun> {
+  const clock = new VirtualClock();
+  const server = variant.create({ now: () => new Date(clock.now()) });
+  const baseURL = await server.start(0);
+  try {
+    return await runSuite(
+      { ...galleryTarget(baseURL), settleMs: variant.settleMs ?? 0, ...options.target },
+      { clock, ...(options.all ? {} : { probes: probesFor(variant.trips) }) },
+    );
+  } finally {
+    await server.stop();
+  }
 }

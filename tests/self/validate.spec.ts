@@ -417,12 +417,11 @@ test.describe('malformed HAR files: exit 2, one line saying where and why, no re
  * one a probe judges too gets the run's verdict wherever the run's findings are the oracles'; the
  * probe-only ones are not exercised; the exchanges per operation are the run's.
  */
-for (const variantId of [
-  undefined,
-  'fractional-second-timestamps',
-  'answers-undo-resets-updated-at',
-  'raw-slash-400',
-]) {
+// The reference server, and one faulty variant whose fault only a sequence shows. That the
+// validator finds in a run's traffic (written as HAR and read back) what the run's oracles found
+// is checked in-process for every variant of the gallery (gallery.spec.ts, validateAsHar); these
+// two prove the files themselves: the reporter's exchanges.har read by `npm run validate`.
+for (const variantId of [undefined, 'answers-undo-resets-updated-at']) {
   test(`the suite's own exchanges.har${variantId ? ` (against ${variantId})` : ''} gets the run's verdicts for every requirement an oracle judges`, async () => {
     const variant = variantId === undefined ? undefined : GALLERY.find((v) => v.id === variantId)!;
     const server = variant?.create();
