@@ -3,7 +3,8 @@
  * registries (tools/docs/) match what `npm run docs:tables` renders now; every variable the
  * source reads is listed in docs/configuration.md, and no variable listed there is no longer
  * read; the README stays a landing page; every relative link of the README and docs/ resolves,
- * anchors included; and the npm scripts and variables they name exist.
+ * anchors included; and the npm scripts and variables they name (and .env.example, the Action,
+ * the image and the workflows name) exist.
  */
 import {
   copyFileSync,
@@ -202,12 +203,19 @@ test.describe('README and docs', () => {
   });
 
   test('every npm script and variable the README and docs name exists', () => {
+    // The files users copy settings from name only variables the code reads, too.
+    const settings = [
+      '.env.example',
+      'action.yml',
+      'Dockerfile',
+      ...readdirSync(join(ROOT, '.github', 'workflows')).map((f) => `.github/workflows/${f}`),
+    ];
     const scripts = Object.keys(
       (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
         .scripts,
     );
     const unknown: string[] = [];
-    for (const page of pages()) {
+    for (const page of [...pages(), ...settings]) {
       const text = readFileSync(join(ROOT, page), 'utf8');
       for (const m of text.matchAll(/\bnpm run ([a-z][\w:-]*)/g))
         if (!scripts.includes(m[1]!)) unknown.push(`${page}: npm run ${m[1]}`);
