@@ -73,7 +73,7 @@ function runFlags(flags: Flags): Flag[] {
       group: 'Selection',
       help:
         'run only this probe (repeatable); the requirements outside the selection that nothing\n' +
-        'judged are reported as not selected. Probe ids: the README\'s "What is checked". A\n' +
+        'judged are reported as not selected. Probe ids: docs/what-is-checked.md. A\n' +
         "finding's replay line runs its probe alone with every setting of the run but the token",
       needs: `a probe id; known probes: ${known.join(', ')}`,
       apply: (id) => {
@@ -97,7 +97,8 @@ Runs the payflow conformance suite against a deployment (--base-url, API_BASE_UR
 the embedded reference server when none is given, and exits with the gate's verdict. Each
 setting comes from its flag, else from its environment variable, else from the .env file of the
 directory you run it from; relative paths resolve against that directory, and the reports go to
-its reports/ unless --reports-dir says otherwise. README.md says what each setting does.
+its reports/ unless --reports-dir says otherwise. docs/configuration.md says what each setting
+does.
 
 ${tokenHelp()}
 

@@ -31,7 +31,7 @@ import { escapeControls } from '../exchange/escape.ts';
 
 const MiB = 1024 * 1024;
 
-/** The largest file of each kind the suite reads (stated in the README). */
+/** The largest file of each kind the suite reads (stated in docs/reports-and-gate.md). */
 export const INPUT_CAPS = {
   /** A .env file: a few hundred bytes in practice. */
   env: MiB,

@@ -1,0 +1,282 @@
+/**
+ * The one module through which the generated tables of docs/ read the code's registries: the
+ * configuration variables (the list the CLI derives its flags from), the probes and the
+ * operations each calls, the oracles, the requirement catalogue and the operations of the spec.
+ * Everything else in tools/docs/ works on the plain rows this module returns, so when a registry
+ * moves, only the imports and the mapping below change.
+ *
+ * It also names the variables the code reads besides the configuration (the process
+ * environment, the suite's own hand-over between its processes, the project's tools), so the
+ * configuration page lists every variable the code reads: tests/self/docs-tables.spec.ts scans
+ * the source for variables read and fails on one listed nowhere here.
+ */
+import { VARIABLE_HELP, flagOf } from '../../config/flags.ts';
+import { HEADER_PREFIX, SECRET_HEADER_PREFIX } from '../../config/headers.ts';
+import { CONFIG_VARIABLES, RESOLVED_VARIABLE } from '../../config/resolve.ts';
+import { PROBE_OPERATIONS } from '../../config/selection.ts';
+import { ORACLES, oracleFile } from '../../oracles/index.ts';
+import { PROBES, probeFile } from '../../probes/index.ts';
+import { RECOVERY_ENV } from '../../probes/recovery.ts';
+import { REPORTS_STAGING_ENV, RESULTS_STAGING_ENV } from '../../reporter/report-set.ts';
+import { compareSections, sectionTitle } from '../../reporter/sections.ts';
+import { spec } from '../../spec/index.ts';
+import { REQUIREMENTS } from '../../spec/requirements.ts';
+import { PACE_ENV } from '../../transport/session.ts';
+import { INTERRUPTED_ENV } from '../../transport/stop.ts';
+
+/** A variable of the configuration: set by its flag, the environment or .env. */
+export interface ConfigVariableRow {
+  /** The variable, or a family of them written with a placeholder: CONFORMANCE_HEADER_<NAME>. */
+  name: string;
+  /** Its flag as --help shows it (`--base-url <url>`), or '' when it has none. */
+  flag: string;
+  /** How --help groups it: target, inputs, politeness, gate. */
+  group: string;
+  /** What it sets, with its default, in one line. */
+  help: string;
+}
+
+/** Who reads a variable that is not part of the configuration. */
+export type OtherVariableKind = 'process' | 'internal' | 'development';
+
+/** A variable the code (or a library it uses) reads that is not part of the configuration. */
+export interface OtherVariableRow {
+  name: string;
+  kind: OtherVariableKind;
+  /** Who reads it: a file of the project, or the library or runtime that does. */
+  readBy: string;
+  help: string;
+  /**
+   * Read by a library or the runtime, not by the project's source: the scan of the source
+   * cannot find it, and does not need to.
+   */
+  external?: true;
+}
+
+export interface ProbeRow {
+  id: string;
+  file: string;
+  group: string;
+  access: 'read' | 'write';
+  /** Where a write probe runs: beside the reads, in a lane, or split across the lanes. */
+  placement: 'beside the reads' | 'in a lane' | 'split across lanes' | '';
+  operations: readonly string[];
+  /** The requirements it judges itself. */
+  judges: readonly string[];
+  /** The requirements it aims at, for the oracles to judge on its traffic. */
+  aims: readonly string[];
+  title: string;
+}
+
+export interface OracleRow {
+  id: string;
+  file: string;
+  kind: 'exchange' | 'patch' | 'pair';
+  requirements: readonly string[];
+  /** For each requirement: what it is judged on (why a run may have given it nothing). */
+  unexercised: Readonly<Record<string, string>>;
+}
+
+export interface RequirementRow {
+  id: string;
+  /** The section of interface.md it is grouped under, and that section's heading. */
+  group: string;
+  groupTitle: string;
+  level: 'MUST' | 'SHOULD';
+  statement: string;
+  /** The words it rests on most directly, and where they are. */
+  quote: { source: string; text: string };
+}
+
+export interface OperationRow {
+  operationId: string;
+  method: string;
+  path: string;
+  summary: string;
+}
+
+export function configVariables(): ConfigVariableRow[] {
+  const rows: ConfigVariableRow[] = CONFIG_VARIABLES.map((name) => {
+    const h = VARIABLE_HELP[name];
+    const flag = h.environmentOnly
+      ? ''
+      : (h.switchFlag ?? `${flagOf(name)}${h.value === undefined ? '' : ` ${h.value}`}`);
+    return { name, flag, group: h.group, help: h.help };
+  });
+  rows.push(
+    {
+      name: `${HEADER_PREFIX}<NAME>`,
+      flag: "--header '<Name>: <value>'",
+      group: 'target',
+      help: 'an extra header on every request (a tenant); `<NAME>` is the header name with `-` as `_`',
+    },
+    {
+      name: `${SECRET_HEADER_PREFIX}<NAME>`,
+      flag: '',
+      group: 'target',
+      help: "a secret extra header (a gateway's API key): shown as the variable in every report",
+    },
+  );
+  return rows;
+}
+
+export function otherVariables(): OtherVariableRow[] {
+  const internal = (name: string, readBy: string, help: string): OtherVariableRow => ({
+    name,
+    kind: 'internal',
+    readBy,
+    help,
+  });
+  return [
+    {
+      name: 'HTTPS_PROXY, HTTP_PROXY, NO_PROXY',
+      kind: 'process',
+      readBy: "undici's EnvHttpProxyAgent",
+      help: 'an egress proxy (either case), from the process environment only, never .env',
+      external: true,
+    },
+    {
+      name: 'NODE_EXTRA_CA_CERTS',
+      kind: 'process',
+      readBy: 'Node.js',
+      help: "a private CA's PEM file, read when the command starts",
+      external: true,
+    },
+    {
+      name: 'INIT_CWD',
+      kind: 'process',
+      readBy: 'config/resolve.ts',
+      help: 'set by npm: the directory `npm run` was started from (its `.env` is read)',
+    },
+    {
+      name: 'npm_package_json',
+      kind: 'process',
+      readBy: 'config/resolve.ts',
+      help: "set by npm: tells this project's `npm run` from a user's project's",
+    },
+    {
+      name: 'NODE_OPTIONS',
+      kind: 'process',
+      readBy: 'bin/run-support.ts',
+      help: "an installed copy adds the TypeScript loader to it for the suite's Playwright processes",
+    },
+    internal(
+      RESOLVED_VARIABLE,
+      'config/resolve.ts',
+      'the resolved configuration, as JSON, for every Playwright process',
+    ),
+    internal(
+      'CONFORMANCE_RUN_STATE',
+      'tests/conformance/global-setup.ts',
+      "the run's shared state directory",
+    ),
+    internal(
+      'CONFORMANCE_CLI_PID',
+      'tests/conformance/target.ts',
+      "the CLI's pid: workers stop when it is gone",
+    ),
+    internal('CONFORMANCE_TARGET_KIND', 'reporter/summary.ts', "the target's kind, as the report names it"),
+    internal(REPORTS_STAGING_ENV, 'playwright.config.ts', "the staging directory of the run's reports"),
+    internal(RESULTS_STAGING_ENV, 'playwright.config.ts', "the staging directory of Playwright's results"),
+    internal(RECOVERY_ENV, 'reporter/conformance-reporter.ts', "global teardown's restores of a dead worker"),
+    internal(PACE_ENV, 'reporter/conformance-reporter.ts', "the run's pace, for the report"),
+    internal(INTERRUPTED_ENV, 'transport/stop.ts', 'why and how the run was interrupted'),
+    {
+      name: 'BENCH_ONLY',
+      kind: 'development',
+      readBy: 'bench/bench.ts',
+      help: '`remote`, `timing` or `proxy`: `npm run bench` measures that part alone',
+    },
+    {
+      name: 'BENCH_LATENCY_MS',
+      kind: 'development',
+      readBy: 'bench/bench.ts',
+      help: "the remote case's latency per request (default 150)",
+    },
+    {
+      name: 'BENCH_LOAD_SECONDS',
+      kind: 'development',
+      readBy: 'bench/bench.ts',
+      help: 'how long autocannon loads the reference server (default 5)',
+    },
+    {
+      name: 'BENCH_PROXY_ROUNDS',
+      kind: 'development',
+      readBy: 'bench/bench.ts',
+      help: "requests of the validating proxy's case (default 2000)",
+    },
+    {
+      name: 'BENCH_ROUNDS',
+      kind: 'development',
+      readBy: 'bench/request-model.ts',
+      help: "rounds of the request model's benchmark (default 200)",
+    },
+    {
+      name: 'V',
+      kind: 'development',
+      readBy: 'bin/gallery-diff.ts',
+      help: '`npm run gallery:diff` also prints what each variant tripped',
+    },
+    {
+      name: 'UPDATE_REPORT_SCREENSHOT',
+      kind: 'development',
+      readBy: 'tests/self/report.spec.ts',
+      help: "the report's test copies its screenshot to `docs/conformance-report.png`",
+    },
+  ];
+}
+
+export function probes(): ProbeRow[] {
+  return PROBES.map((p) => ({
+    id: p.id,
+    file: probeFile(p.id) ?? '',
+    group: p.group,
+    access: p.access,
+    placement:
+      p.access === 'read'
+        ? ''
+        : p.elsewhere
+          ? 'beside the reads'
+          : p.splitAcrossLanes
+            ? 'split across lanes'
+            : 'in a lane',
+    operations: PROBE_OPERATIONS[p.id] ?? [],
+    judges: p.judges,
+    aims: p.requirements.filter((r) => !(p.judges as readonly string[]).includes(r)),
+    title: p.title,
+  }));
+}
+
+export function oracles(): OracleRow[] {
+  return ORACLES.map((o) => ({
+    id: o.id,
+    file: oracleFile(o.id) ?? '',
+    kind: o.kind,
+    requirements: o.requirements,
+    unexercised: o.unexercised as Record<string, string>,
+  }));
+}
+
+/** The catalogue, by section of interface.md in document order (as the reports group it). */
+export function requirements(): RequirementRow[] {
+  const bySection = [...REQUIREMENTS].sort((a, b) => compareSections(a.group, b.group));
+  return bySection.map((r) => ({
+    id: r.id,
+    group: r.group,
+    groupTitle: sectionTitle(r.group),
+    level: r.level,
+    statement: r.statement,
+    quote: { source: r.quotes[0]!.source, text: r.quotes[0]!.text },
+  }));
+}
+
+export function operations(): OperationRow[] {
+  return spec()
+    .operations()
+    .map((o) => ({
+      operationId: o.operationId,
+      method: o.method.toUpperCase(),
+      path: o.path,
+      summary: o.summary,
+    }));
+}
