@@ -23,7 +23,8 @@ import { runProperty } from '../engine/property.ts';
 import { incompleteReason } from '../engine/run.ts';
 import type { Probe, ProbeContext } from '../engine/types.ts';
 import { identifierKey, withAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
-import { canonicalJson, labelled, type Labelled } from '../generators/labelled.ts';
+import { canonicalJson } from '../exchange/canonical-json.ts';
+import { labelled, type Labelled } from '../generators/labelled.ts';
 import {
   MALFORMED_JSON,
   invalidPatchBody,
