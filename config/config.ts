@@ -8,7 +8,8 @@ import { parseAccountFixtures, type AccountFixture } from '../generators/account
 import { spec } from '../spec/index.ts';
 import { INITIAL_IN_FLIGHT } from '../transport/limiter.ts';
 import { escapeControls } from '../exchange/escape.ts';
-import { parseExtraHeaders, type ExtraHeader } from './headers.ts';
+import type { ExtraHeader } from '../exchange/extra-headers.ts';
+import { parseExtraHeaders } from './headers.ts';
 import { INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
 
 export class ConfigError extends Error {

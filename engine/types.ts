@@ -5,7 +5,7 @@
  * token is wrong, so it must not succeed"). Everything else about the answers it gets is judged
  * by the oracles (oracles/), which see every exchange of the run whoever sent it.
  */
-import type { ExtraHeader } from '../config/headers.ts';
+import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import type { RecordedRequest } from '../exchange/exchange.ts';
 import type { CauseCount } from './finding-groups.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';

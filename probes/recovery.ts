@@ -14,7 +14,7 @@ import { ExchangeLog } from '../exchange/log.ts';
 import { HttpClient } from '../transport/client.ts';
 import type { TargetSession } from '../transport/session.ts';
 import { requestStop } from '../transport/stop.ts';
-import type { ExtraHeader } from '../config/headers.ts';
+import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import { restoreRequest } from './counterparty-patch.ts';
 
 /** The environment variable carrying the restores of a recovery from global teardown to the reporter. */
