@@ -40,7 +40,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { Politeness } from '../config/config.ts';
+import type { Politeness } from './politeness.ts';
 import type { RecordedRequest } from '../exchange/exchange.ts';
 import {
   AdaptiveLimiter,

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { REMOTE_POLITENESS, type Politeness } from '../../config/config.ts';
+import { REMOTE_POLITENESS } from '../../config/config.ts';
+import type { Politeness } from '../../transport/politeness.ts';
 import {
   AdaptiveLimiter,
   INITIAL_IN_FLIGHT,

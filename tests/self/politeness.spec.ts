@@ -29,8 +29,8 @@ import {
   parsePoliteness,
   REMOTE_POLITENESS,
   suiteLimits,
-  type Politeness,
 } from '../../config/config.ts';
+import type { Politeness } from '../../transport/politeness.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
