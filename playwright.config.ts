@@ -10,7 +10,8 @@
  */
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { ConfigError, suiteLimits } from './config/config.ts';
+import { suiteLimits } from './config/config.ts';
+import { ConfigError } from './config/error.ts';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
 import { resolveOnce, type ResolvedRun } from './config/resolve.ts';
 import { escapeControls } from './exchange/escape.ts';

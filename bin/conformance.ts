@@ -44,7 +44,7 @@ import {
   UsageError,
   type Flag,
 } from './args.ts';
-import type { Env } from '../config/config.ts';
+import type { Env } from '../config/error.ts';
 import { selectionFlags, type SelectionFlagValues } from './selection-flags.ts';
 
 /** The flags of `run`: the configuration variables', --strict and --probe. */

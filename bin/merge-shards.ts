@@ -27,7 +27,7 @@ import {
   UsageError,
   type Flag,
 } from './args.ts';
-import type { Env } from '../config/config.ts';
+import type { Env } from '../config/error.ts';
 
 interface Flags {
   strict: boolean;

@@ -16,7 +16,7 @@
  * strict mode), 2 configuration or usage error, or a malformed HAR file (one line says where and why).
  */
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { ConfigError, type Env } from '../config/config.ts';
+import { ConfigError, type Env } from '../config/error.ts';
 import type { ConfigVariable } from '../config/flags.ts';
 import { dotenvLine, invocationDirectory, resolveRun, type ResolvedRun } from '../config/resolve.ts';
 import {

@@ -10,12 +10,9 @@ import { INITIAL_IN_FLIGHT } from '../transport/limiter.ts';
 import type { Politeness } from '../transport/politeness.ts';
 import { escapeControls } from '../exchange/escape.ts';
 import type { ExtraHeader } from '../exchange/extra-headers.ts';
+import { ConfigError, type Env } from './error.ts';
 import { parseExtraHeaders } from './headers.ts';
 import { INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
-
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
 
 export interface SuiteConfig {
   /** The deployment under test; undefined: the embedded reference server. */
@@ -169,8 +166,6 @@ export interface EmbeddedTarget {
   /** The accounts it accepts, the first being `accountFixture`. */
   accountFixtures?: readonly AccountFixture[];
 }
-
-export type Env = Record<string, string | undefined>;
 
 function nonEmpty(value: string | undefined): string | undefined {
   const v = value?.trim();

@@ -19,7 +19,7 @@
  */
 import { isCredentialName } from '../exchange/credentials.ts';
 import type { ExtraHeader } from '../exchange/extra-headers.ts';
-import { ConfigError, type Env } from './config.ts';
+import { ConfigError, type Env } from './error.ts';
 
 export const HEADER_PREFIX = 'CONFORMANCE_HEADER_';
 export const SECRET_HEADER_PREFIX = 'CONFORMANCE_SECRET_HEADER_';

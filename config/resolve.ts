@@ -18,7 +18,8 @@ import { loadWaivers } from '../reporter/waivers.ts';
 import { HEADER_PREFIX, SECRET_HEADER_PREFIX, headerVariable } from './headers.ts';
 import { POLITENESS_VARIABLE_NAMES } from './config.ts';
 import { entryExists, INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
-import { ConfigError, parseConfig, type EmbeddedTarget, type Env, type SuiteConfig } from './config.ts';
+import { parseConfig, type EmbeddedTarget, type SuiteConfig } from './config.ts';
+import { ConfigError, type Env } from './error.ts';
 import { resolveSelection, type Selection, type SelectionFlags } from './selection.ts';
 
 /** The environment variable holding the resolved configuration (JSON) for the Playwright processes. */

@@ -11,7 +11,7 @@ import { PROBES } from '../probes/index.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
 import type { Probe } from '../engine/types.ts';
-import { ConfigError } from './config.ts';
+import { ConfigError } from './error.ts';
 
 export type Level = 'MUST' | 'SHOULD';
 

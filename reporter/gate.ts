@@ -9,7 +9,7 @@
  * again), stale (the requirement now passes: remove the waiver) or unused (the requirement was
  * not exercised in this run).
  */
-import { ConfigError } from '../config/config.ts';
+import { ConfigError } from '../config/error.ts';
 import type { Verdict, VerdictStatus } from '../engine/verdicts.ts';
 import type { Waiver } from './waivers.ts';
 

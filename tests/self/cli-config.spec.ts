@@ -11,7 +11,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ConfigError } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
 import { EMBEDDED_TARGET } from '../../config/embedded.ts';
 import { resolveRun } from '../../config/resolve.ts';
 import { PROBES } from '../../probes/index.ts';

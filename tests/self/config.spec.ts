@@ -5,7 +5,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ConfigError, DEFAULT_RUNS, parseConfig } from '../../config/config.ts';
+import { DEFAULT_RUNS, parseConfig } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
 import {
   invocationDirectory,
   playwrightEnv,

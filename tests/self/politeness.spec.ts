@@ -23,13 +23,13 @@ import {
 import { transmit, TransportFailure } from '../../transport/wire.ts';
 import { fakeClock, scriptedTarget, type FakeClock, type Script } from './fake-clock.ts';
 import {
-  ConfigError,
   EMBEDDED_POLITENESS,
   parseConfig,
   parsePoliteness,
   REMOTE_POLITENESS,
   suiteLimits,
 } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
 import type { Politeness } from '../../transport/politeness.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

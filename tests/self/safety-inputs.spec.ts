@@ -13,7 +13,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ConfigError } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
 import { EMBEDDED_TARGET } from '../../config/embedded.ts';
 import { ensureDirectory, INPUT_CAPS, InputFileError, readInputFile } from '../../config/input-files.ts';
 import { resolveRun } from '../../config/resolve.ts';

@@ -4,7 +4,7 @@
  * (reporter/replay.ts), in-process: no CLI (tests/self/selection-cli.spec.ts runs it end to end).
  */
 import { expect, test } from '@playwright/test';
-import { ConfigError } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
 import { parseReplayCase, parseRequireExercised } from '../../config/resolve.ts';
 import { PROBE_OPERATIONS, resolveSelection } from '../../config/selection.ts';
 import { RunContext, emptyOutcome, runProbe } from '../../engine/run.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Finding, ProbeOutcome } from '../../engine/types.ts';
-import { ConfigError } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { applyWaivers, isExpired, parseStrict } from '../../reporter/gate.ts';
 import { buildRecord, formatSummary } from '../../reporter/summary.ts';
