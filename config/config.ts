@@ -4,7 +4,11 @@
  * ConfigError with one line saying what to fix, which never echoes a secret.
  */
 import { resolve } from 'node:path';
-import { parseAccountFixtures, type AccountFixture } from '../generators/account-fixture.ts';
+import {
+  DEFAULT_ACCOUNT_BUDGET,
+  parseAccountFixtures,
+  type AccountFixture,
+} from '../generators/account-fixture.ts';
 import { spec } from '../spec/index.ts';
 import { INITIAL_IN_FLIGHT } from '../transport/limiter.ts';
 import type { Politeness } from '../transport/politeness.ts';
@@ -148,7 +152,6 @@ export function parsePoliteness(env: Env, remote: boolean): Politeness {
 
 export const DEFAULT_RUNS = 100;
 export const MAX_RUNS = 100_000;
-export const DEFAULT_ACCOUNT_BUDGET = 40;
 /**
  * CONFORMANCE_SETTLE_MS: the document does not promise that a read shows an accepted PATCH at
  * once (a replica may trail), so a read that does not is repeated, with back-off, for this long.

@@ -13,7 +13,6 @@
  * unknown-counterparty cases).
  */
 import fc from 'fast-check';
-import { DEFAULT_ACCOUNT_BUDGET } from '../config/config.ts';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { counterpartyPath } from '../exchange/paths.ts';
@@ -22,7 +21,12 @@ import { showsState } from '../engine/judge.ts';
 import { runProperty } from '../engine/property.ts';
 import { incompleteReason } from '../engine/run.ts';
 import type { Probe, ProbeContext } from '../engine/types.ts';
-import { identifierKey, withAccountFixture, type AccountFixture } from '../generators/account-fixture.ts';
+import {
+  DEFAULT_ACCOUNT_BUDGET,
+  identifierKey,
+  withAccountFixture,
+  type AccountFixture,
+} from '../generators/account-fixture.ts';
 import { canonicalJson } from '../exchange/canonical-json.ts';
 import { labelled, type Labelled } from '../generators/labelled.ts';
 import {
