@@ -7,7 +7,6 @@
  */
 import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import type { RecordedRequest } from '../exchange/exchange.ts';
-import type { CauseCount } from './finding-groups.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
@@ -92,6 +91,27 @@ export interface Finding {
   curl?: string;
   /** The other exchanges of a sequence the finding rests on, in order. */
   context?: FindingContext[];
+}
+
+/** What the findings of one cause share. */
+export interface Cause {
+  requirement: RequirementId;
+  /** The operationId called, or "<METHOD> (no operation)" / "<METHOD> outside the interface". */
+  operation: string;
+  /** The status answered (0: no answer). */
+  status: number;
+  /** The received text with its strings and numbers left out. */
+  shape: string;
+}
+
+/** A cause as a probe counted it. */
+export interface CauseCount extends Cause {
+  /** Every finding of the cause in the probe, kept or not. */
+  count: number;
+  /** The distinct inputs (or requests, where the input was not generated), at most MAX_INPUTS_PER_CAUSE (engine/finding-groups.ts). */
+  inputs: string[];
+  /** Distinct inputs beyond those listed. */
+  moreInputs: number;
 }
 
 /** A restore of what a probe changed (the writable counterparty's details), and how it went. */
