@@ -25,7 +25,7 @@ import {
 import { harOfExchanges } from '../exchange/har.ts';
 import { checkOwnPaths, REPORT_PATHS, RESULTS_PATHS } from '../reporter/report-set.ts';
 import { buildRecord } from '../reporter/summary.ts';
-import { displayPath, loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
+import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { PROBES } from '../probes/index.ts';
 import { REPORT_FILES } from '../reporter/files.ts';

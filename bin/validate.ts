@@ -35,7 +35,7 @@ import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { resolve } from 'node:path';
 import { buildRecord, formatSummary } from '../reporter/summary.ts';
-import { displayPath, loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
+import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { spec } from '../spec/index.ts';
 import { ValidatingProxy } from '../transport/proxy.ts';

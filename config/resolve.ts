@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
 import { escapeControls } from '../exchange/escape.ts';
 import { parseStrict } from '../reporter/gate.ts';
-import { loadWaivers } from '../reporter/waivers.ts';
+import { loadWaivers } from './waivers.ts';
 import { HEADER_PREFIX, SECRET_HEADER_PREFIX, headerVariable } from './headers.ts';
 import { POLITENESS_VARIABLE_NAMES } from './config.ts';
 import { entryExists, INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';

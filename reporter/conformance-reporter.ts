@@ -36,7 +36,7 @@ import type { PolitenessReport } from '../transport/limiter.ts';
 import { PACE_ENV } from '../transport/session.ts';
 import { headerSecrets, redactText, secretsFromEnv } from './redact.ts';
 import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
-import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from './waivers.ts';
+import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from '../config/waivers.ts';
 import { writeReports } from './write-reports.ts';
 
 export const OUTCOME_ATTACHMENT = 'conformance-outcome';

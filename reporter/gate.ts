@@ -11,7 +11,7 @@
  */
 import { ConfigError } from '../config/error.ts';
 import type { Verdict, VerdictStatus } from '../engine/verdicts.ts';
-import type { Waiver } from './waivers.ts';
+import type { Waiver } from '../config/waivers.ts';
 
 export type GateStatus = VerdictStatus | 'waived';
 export type WaiverStatus = 'applied' | 'expired' | 'stale' | 'unused';

@@ -18,7 +18,7 @@ import { setupHints } from './hints.ts';
 import { envAssignments, replayLine, replayPrefix } from './replay.ts';
 import { redactValue, secretsFromEnv } from './redact.ts';
 import { sectionTitle } from './sections.ts';
-import type { WaiverFile } from './waivers.ts';
+import type { WaiverFile } from '../config/waivers.ts';
 import type { Interruption } from '../transport/stop.ts';
 
 export type { GateStatus } from './gate.ts';

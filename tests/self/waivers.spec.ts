@@ -20,7 +20,7 @@ import {
   resolveWaiverFile,
   WaiverError,
   type Waiver,
-} from '../../reporter/waivers.ts';
+} from '../../config/waivers.ts';
 import { verdicts } from '../../engine/verdicts.ts';
 
 const NOW = new Date('2026-03-15T12:00:00Z');
