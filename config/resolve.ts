@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
 import { escapeControls } from '../exchange/escape.ts';
-import { parseStrict } from '../reporter/gate.ts';
+import { parseRequireExercised, parseStrict, type RequireExercised } from './gate.ts';
 import { loadWaivers } from './waivers.ts';
 import { HEADER_PREFIX, SECRET_HEADER_PREFIX, headerVariable } from './headers.ts';
 import { POLITENESS_VARIABLE_NAMES } from './config.ts';
@@ -146,23 +146,10 @@ export interface RunFlags extends SelectionFlags {
   replayCase?: string;
 }
 
-/** Which levels must all be exercised for the gate to pass: MUST ones, or every one. */
-export type RequireExercised = 'must' | 'all';
-
 /** One case of one property: its name (engine/property.ts PropertySpec.name) and fast-check path. */
 export interface ReplayCase {
   property: string;
   path: string;
-}
-
-/** CONFORMANCE_REQUIRE_EXERCISED / --require-exercised: must or all; unset or empty: off. */
-export function parseRequireExercised(value: string | undefined): RequireExercised | null {
-  const v = value?.trim().toLowerCase() ?? '';
-  if (v === '') return null;
-  if (v === 'must' || v === 'all') return v;
-  throw new ConfigError(
-    `CONFORMANCE_REQUIRE_EXERCISED (--require-exercised) must be must or all, got '${value}'`,
-  );
 }
 
 /** --case: '<property name>@<fast-check path>', the path digits separated by colons. */

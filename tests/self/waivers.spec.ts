@@ -10,7 +10,8 @@ import { expect, test } from '@playwright/test';
 import type { Finding, ProbeOutcome } from '../../engine/types.ts';
 import { ConfigError } from '../../config/error.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
-import { applyWaivers, isExpired, parseStrict } from '../../reporter/gate.ts';
+import { parseStrict } from '../../config/gate.ts';
+import { applyWaivers, isExpired } from '../../reporter/gate.ts';
 import { buildRecord, formatSummary } from '../../reporter/summary.ts';
 import {
   DEFAULT_WAIVER_FILE,
