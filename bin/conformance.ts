@@ -15,13 +15,8 @@
  */
 import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import {
-  dotenvLine,
-  invocationDirectory,
-  playwrightEnv,
-  resolveRun,
-  type ResolvedRun,
-} from '../config/resolve.ts';
+import { playwrightEnv, resolveRun, type ResolvedRun } from '../config/resolve.ts';
+import { dotenvLine, invocationDirectory } from '../config/sources.ts';
 import { harOfExchanges } from '../exchange/har.ts';
 import { checkOwnPaths, REPORT_PATHS, RESULTS_PATHS } from '../reporter/report-set.ts';
 import { buildRecord } from '../reporter/summary.ts';

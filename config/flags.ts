@@ -11,7 +11,7 @@
  * the environment or .env only), and CONFORMANCE_STRICT is the switch --strict, which can only
  * turn strict mode on.
  */
-import { CONFIG_VARIABLES } from './resolve.ts';
+import { CONFIG_VARIABLES } from './sources.ts';
 
 export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
 

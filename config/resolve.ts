@@ -8,63 +8,24 @@
  * .env, no raw variable. So what the first line of a run says (its target, its mode) is what
  * its requests obey.
  */
-import { realpathSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parse as parseDotenv } from 'dotenv';
-import { escapeControls } from '../exchange/escape.ts';
+import { join, resolve } from 'node:path';
 import { parseRequireExercised, parseStrict, type RequireExercised } from './gate.ts';
 import { loadWaivers } from './waivers.ts';
-import { HEADER_PREFIX, SECRET_HEADER_PREFIX, headerVariable } from './headers.ts';
+import { headerVariable } from './headers.ts';
 import { POLITENESS_VARIABLE_NAMES } from './config.ts';
-import { entryExists, INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
 import { parseConfig, type EmbeddedTarget, type SuiteConfig } from './config.ts';
 import { ConfigError, type Env } from './error.ts';
-import { resolveSelection, type Selection, type SelectionFlags } from './selection.ts';
+import {
+  parseReplayCase,
+  resolveSelection,
+  type ReplayCase,
+  type Selection,
+  type SelectionFlags,
+} from './selection.ts';
+import { CONFIG_VARIABLES, isConfigVariable, invocationDirectory, readDotenv } from './sources.ts';
 
 /** The environment variable holding the resolved configuration (JSON) for the Playwright processes. */
 export const RESOLVED_VARIABLE = 'CONFORMANCE_RESOLVED_CONFIG';
-
-/** The project's root (its package.json tells `npm run` of this project from another's). */
-export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-/**
- * Every variable the configuration is read from. The Playwright processes get none of them, only
- * the resolved configuration.
- */
-export const CONFIG_VARIABLES = [
-  'API_BASE_URL',
-  'API_TOKEN',
-  'COUNTERPARTY_REF',
-  'WRITABLE_COUNTERPARTY_REF',
-  'ACCOUNT_FIXTURE',
-  'CONFORMANCE_ACCOUNT_BUDGET',
-  'CONFORMANCE_SETTLE_MS',
-  'CONFORMANCE_SEED',
-  'CONFORMANCE_RUNS',
-  'CONFORMANCE_REPORTS_DIR',
-  'CONFORMANCE_RESULTS_DIR',
-  'CONFORMANCE_WAIVERS',
-  'CONFORMANCE_STRICT',
-  'CONFORMANCE_RPS',
-  'CONFORMANCE_CONCURRENCY',
-  'CONFORMANCE_TIMEOUT_MS',
-  'CONFORMANCE_MAX_REQUESTS',
-  'CONFORMANCE_RETRIES',
-  'CONFORMANCE_MAX_RETRY_WAIT_MS',
-  'CONFORMANCE_MAX_RESPONSE_BYTES',
-  'CONFORMANCE_RUN_TIMEOUT_MS',
-  'CONFORMANCE_REQUIRE_EXERCISED',
-] as const;
-
-/** Whether the configuration is read from `name`: one of CONFIG_VARIABLES, or an extra header's. */
-export function isConfigVariable(name: string): boolean {
-  return (
-    (CONFIG_VARIABLES as readonly string[]).includes(name) ||
-    name.startsWith(HEADER_PREFIX) ||
-    name.startsWith(SECRET_HEADER_PREFIX)
-  );
-}
 
 export interface ResolvedRun {
   /** The directory the run was started from: its .env was read, relative paths resolve against it. */
@@ -98,41 +59,6 @@ export interface ResolvedRun {
   state?: { dir: string; deadline: number; processes: number };
 }
 
-/**
- * The directory the user ran the command from, whatever started it. npm runs a script in the
- * root of the package that declares it (the directory of npm_package_json), and names the
- * directory it was started from in INIT_CWD: under `npm run` of this project or of a user's
- * project that calls the installed command, from a subdirectory too, that is where the user was.
- * npx runs in the directory it was started from (INIT_CWD is that too). A script that changes
- * directory before running the command (`cd ci && payflow-conformance run`) chose that directory:
- * the working directory, as for the Action, the image and a plain shell.
- */
-export function invocationDirectory(env: Env = process.env, cwd: string = process.cwd()): string {
-  const manifest = env.npm_package_json;
-  if (env.INIT_CWD && manifest && sameDirectory(dirname(manifest), cwd)) return resolve(cwd, env.INIT_CWD);
-  return cwd;
-}
-
-function sameDirectory(a: string, b: string): boolean {
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return resolve(a) === resolve(b);
-  }
-}
-
-/** The .env file of `dir`, if there is one (a dangling link is none), and the variables it sets. */
-export function readDotenv(dir: string): { file: string | null; values: Env } {
-  const file = join(dir, '.env');
-  if (!entryExists(file)) return { file: null, values: {} };
-  try {
-    return { file, values: parseDotenv(readInputFile(file, 'the .env file', INPUT_CAPS.env)) };
-  } catch (error) {
-    if (error instanceof InputFileError) throw new ConfigError(error.message);
-    throw error;
-  }
-}
-
 export interface RunFlags extends SelectionFlags {
   /** --strict */
   strict?: boolean;
@@ -144,24 +70,6 @@ export interface RunFlags extends SelectionFlags {
   requireExercised?: string;
   /** --case '<property>@<fast-check path>' */
   replayCase?: string;
-}
-
-/** One case of one property: its name (engine/property.ts PropertySpec.name) and fast-check path. */
-export interface ReplayCase {
-  property: string;
-  path: string;
-}
-
-/** --case: '<property name>@<fast-check path>', the path digits separated by colons. */
-export function parseReplayCase(value: string): ReplayCase {
-  const at = value.lastIndexOf('@');
-  const property = value.slice(0, at).trim();
-  const path = value.slice(at + 1).trim();
-  if (at < 0 || property === '' || !/^\d+(:\d+)*$/.test(path))
-    throw new ConfigError(
-      `--case must be '<property name>@<fast-check path>' (as a finding's replay line writes it), got '${value}'`,
-    );
-  return { property, path };
 }
 
 /** The variables of the run's limits: a replay line repeats the ones that were set. */
@@ -252,11 +160,6 @@ export function resolveRun(
     replayCase: flags.replayCase === undefined ? null : parseReplayCase(flags.replayCase),
     settings: replaySettings(config, strict, inputs),
   };
-}
-
-/** Which .env a run read, for the first line it prints: its path, or that the directory has none. */
-export function dotenvLine(run: Pick<ResolvedRun, 'dir' | 'envFile'>): string {
-  return escapeControls(run.envFile ? `.env read: ${run.envFile}` : `no .env read (none in ${run.dir})`);
 }
 
 export function encodeRun(run: ResolvedRun): string {

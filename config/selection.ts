@@ -28,6 +28,24 @@ export interface SelectionFlags {
   grep?: string;
 }
 
+/** One case of one property: its name (engine/property.ts PropertySpec.name) and fast-check path. */
+export interface ReplayCase {
+  property: string;
+  path: string;
+}
+
+/** --case: '<property name>@<fast-check path>', the path digits separated by colons. */
+export function parseReplayCase(value: string): ReplayCase {
+  const at = value.lastIndexOf('@');
+  const property = value.slice(0, at).trim();
+  const path = value.slice(at + 1).trim();
+  if (at < 0 || property === '' || !/^\d+(:\d+)*$/.test(path))
+    throw new ConfigError(
+      `--case must be '<property name>@<fast-check path>' (as a finding's replay line writes it), got '${value}'`,
+    );
+  return { property, path };
+}
+
 export interface Selection {
   /** The probes that run, in the registry's order. */
   probes: string[];

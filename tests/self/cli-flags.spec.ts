@@ -15,7 +15,8 @@ import { mergeUsage } from '../../bin/merge-shards.ts';
 import { validateUsage } from '../../bin/validate.ts';
 import type { Env } from '../../config/error.ts';
 import { flagOf, variableFlags } from '../../config/flags.ts';
-import { CONFIG_VARIABLES, resolveRun } from '../../config/resolve.ts';
+import { resolveRun } from '../../config/resolve.ts';
+import { CONFIG_VARIABLES } from '../../config/sources.ts';
 import { removeTemporaryDirectories, ROOT, temporaryDirectory } from './cli-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);

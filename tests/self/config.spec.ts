@@ -8,14 +8,13 @@ import { expect, test } from '@playwright/test';
 import { DEFAULT_RUNS, parseConfig } from '../../config/config.ts';
 import { ConfigError } from '../../config/error.ts';
 import {
-  invocationDirectory,
   playwrightEnv,
-  PROJECT_ROOT,
   RESOLVED_VARIABLE,
   resolvedRun,
   resolveOnce,
   resolveRun,
 } from '../../config/resolve.ts';
+import { invocationDirectory, PROJECT_ROOT } from '../../config/sources.ts';
 
 const embedded = { token: 'embedded-token', counterpartyRef: 'embedded-ref' };
 const remote = { API_BASE_URL: 'https://sandbox.example.com/', API_TOKEN: 'tok', COUNTERPARTY_REF: 'ACME-1' };

@@ -6,7 +6,7 @@
 import { expect, test } from '@playwright/test';
 import { ConfigError } from '../../config/error.ts';
 import { parseRequireExercised } from '../../config/gate.ts';
-import { parseReplayCase } from '../../config/resolve.ts';
+import { parseReplayCase } from '../../config/selection.ts';
 import { PROBE_OPERATIONS, resolveSelection } from '../../config/selection.ts';
 import { RunContext, emptyOutcome, runProbe } from '../../engine/run.ts';
 import type { Finding, ProbeOutcome } from '../../engine/types.ts';
