@@ -4,7 +4,7 @@
  * the configuration first and turns the verdict into the exit status.
  *
  * Every Playwright process of the run (this runner, global setup, the workers, the reporter)
- * reads the configuration resolved once (config/resolve.ts), never .env or a raw variable. Run
+ * reads the configuration resolved once (run/resolve.ts), never .env or a raw variable. Run
  * directly (`npm run conformance:shard`), the runner resolves it here, on its first load, and the
  * workers inherit it.
  */
@@ -13,7 +13,7 @@ import { defineConfig } from '@playwright/test';
 import { suiteLimits } from './config/config.ts';
 import { ConfigError } from './config/error.ts';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
-import { resolveOnce, type ResolvedRun } from './config/resolve.ts';
+import { resolveOnce, type ResolvedRun } from './run/resolve.ts';
 import { escapeControls } from './exchange/escape.ts';
 import { InputFileError } from './config/input-files.ts';
 import {

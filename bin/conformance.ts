@@ -1,6 +1,6 @@
 /**
  * payflow-conformance run (bin/cli.ts), npm run conformance: resolves the configuration once
- * (config/resolve.ts: flags, then the
+ * (run/resolve.ts: flags, then the
  * environment, then the .env of the directory it was run from) and validates it, the waiver file
  * too; takes the reports directory (writable, and no other run in it); checks that the target
  * can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
@@ -15,7 +15,7 @@
  */
 import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { playwrightEnv, resolveRun, type ResolvedRun } from '../config/resolve.ts';
+import { playwrightEnv, resolveRun, type ResolvedRun } from '../run/resolve.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
 import { harOfExchanges } from '../exchange/har.ts';
 import { checkOwnPaths, REPORT_PATHS, RESULTS_PATHS } from '../reporter/report-set.ts';

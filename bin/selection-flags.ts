@@ -8,7 +8,7 @@
  * known ones).
  */
 import { ConfigError } from '../config/error.ts';
-import type { RunFlags } from '../config/resolve.ts';
+import type { RunFlags } from '../run/resolve.ts';
 import { parseLevel, type Level } from '../config/selection.ts';
 import { UsageError, type Flag } from './args.ts';
 

@@ -18,7 +18,7 @@
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { ConfigError, type Env } from '../config/error.ts';
 import type { ConfigVariable } from '../config/flags.ts';
-import { resolveRun, type ResolvedRun } from '../config/resolve.ts';
+import { resolveRun, type ResolvedRun } from '../run/resolve.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
 import {
   redactExchange,

@@ -1,5 +1,5 @@
 /**
- * The suite's configuration, parsed from a map of variables (config/resolve.ts builds that map
+ * The suite's configuration, parsed from a map of variables (run/resolve.ts builds that map
  * once per run, from the flags, the real environment and a .env file). Every problem is a
  * ConfigError with one line saying what to fix, which never echoes a secret.
  */

@@ -1,6 +1,6 @@
 /**
  * Where a run's settings come from: the variables the configuration is read from, the directory
- * the user ran the command from, and the .env file there (config/resolve.ts resolves them into
+ * the user ran the command from, and the .env file there (run/resolve.ts resolves them into
  * one configuration, flags first). Also the project's own root, which a replay line names.
  */
 import { realpathSync } from 'node:fs';

@@ -4,7 +4,7 @@
  * (conformance.json, conformance.html, junit.xml) and prints the summary. It reads only
  * attachments, so it works the same on merged shard reports (npx playwright merge-reports).
  *
- * Its configuration is the run's, resolved once (config/resolve.ts): the waiver file, strict
+ * Its configuration is the run's, resolved once (run/resolve.ts): the waiver file, strict
  * mode, the token (redacted wherever it would appear), the probes the run is limited to, and the
  * target, mode and seed as global setup (or bin/merge-shards.ts) completed them.
  *
@@ -23,7 +23,7 @@ import type {
   TestCase,
   TestResult,
 } from '@playwright/test/reporter';
-import { resolvedRun } from '../config/resolve.ts';
+import { resolvedRun } from '../run/resolve.ts';
 import { coverageOf } from '../engine/coverage.ts';
 import type { ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { Exchange } from '../exchange/exchange.ts';

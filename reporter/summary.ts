@@ -141,7 +141,7 @@ export function buildRecord(input: {
   selection?: SelectedRequirements;
   /** --require-exercised: the gate fails when a selected requirement of that level was not exercised. */
   requireExercised?: 'must' | 'all';
-  /** Every setting of the run but the token, for the replay lines (config/resolve.ts). */
+  /** Every setting of the run but the token, for the replay lines (run/resolve.ts). */
   settings?: Record<string, string>;
   /** "Today", for waiver expiry (default: now). */
   now?: Date;

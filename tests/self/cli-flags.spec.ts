@@ -15,7 +15,7 @@ import { mergeUsage } from '../../bin/merge-shards.ts';
 import { validateUsage } from '../../bin/validate.ts';
 import type { Env } from '../../config/error.ts';
 import { flagOf, variableFlags } from '../../config/flags.ts';
-import { resolveRun } from '../../config/resolve.ts';
+import { resolveRun } from '../../run/resolve.ts';
 import { CONFIG_VARIABLES } from '../../config/sources.ts';
 import { removeTemporaryDirectories, ROOT, temporaryDirectory } from './cli-fixtures.ts';
 

@@ -16,7 +16,7 @@ import { expect, test } from '@playwright/test';
 import { ConfigError } from '../../config/error.ts';
 import { EMBEDDED_TARGET } from '../../config/embedded.ts';
 import { ensureDirectory, INPUT_CAPS, InputFileError, readInputFile } from '../../config/input-files.ts';
-import { resolveRun } from '../../config/resolve.ts';
+import { resolveRun } from '../../run/resolve.ts';
 import { TrafficValidation } from '../../engine/validate.ts';
 import { hasControls } from '../../exchange/escape.ts';
 import { decodeHar, exchangesOfHar, HarError, LONG_URL_CHARS, parseHar } from '../../exchange/har.ts';

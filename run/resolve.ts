@@ -9,20 +9,20 @@
  * its requests obey.
  */
 import { join, resolve } from 'node:path';
-import { parseRequireExercised, parseStrict, type RequireExercised } from './gate.ts';
-import { loadWaivers } from './waivers.ts';
-import { headerVariable } from './headers.ts';
-import { POLITENESS_VARIABLE_NAMES } from './config.ts';
-import { parseConfig, type EmbeddedTarget, type SuiteConfig } from './config.ts';
-import { ConfigError, type Env } from './error.ts';
+import { parseRequireExercised, parseStrict, type RequireExercised } from '../config/gate.ts';
+import { loadWaivers } from '../config/waivers.ts';
+import { headerVariable } from '../config/headers.ts';
+import { POLITENESS_VARIABLE_NAMES } from '../config/config.ts';
+import { parseConfig, type EmbeddedTarget, type SuiteConfig } from '../config/config.ts';
+import { ConfigError, type Env } from '../config/error.ts';
 import {
   parseReplayCase,
   resolveSelection,
   type ReplayCase,
   type Selection,
   type SelectionFlags,
-} from './selection.ts';
-import { CONFIG_VARIABLES, isConfigVariable, invocationDirectory, readDotenv } from './sources.ts';
+} from '../config/selection.ts';
+import { CONFIG_VARIABLES, isConfigVariable, invocationDirectory, readDotenv } from '../config/sources.ts';
 
 /** The environment variable holding the resolved configuration (JSON) for the Playwright processes. */
 export const RESOLVED_VARIABLE = 'CONFORMANCE_RESOLVED_CONFIG';
