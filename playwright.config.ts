@@ -13,7 +13,8 @@ import { defineConfig } from '@playwright/test';
 import { suiteLimits } from './config/config.ts';
 import { ConfigError } from './config/error.ts';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
-import { resolveOnce, type ResolvedRun } from './run/resolve.ts';
+import type { ResolvedRun } from './run/resolve.ts';
+import { resolveOnce } from './run/hand-down.ts';
 import { escapeControls } from './exchange/escape.ts';
 import { InputFileError } from './config/input-files.ts';
 import {

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
-import { resolveOnce } from './run/resolve.ts';
+import { resolveOnce } from './run/hand-down.ts';
 import { PLAYWRIGHT_REPORT_DIR, REPORTS_STAGING_ENV, stagingFromEnv } from './reporter/report-set.ts';
 
 const run = resolveOnce(EMBEDDED_TARGET);

@@ -15,7 +15,8 @@
  */
 import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { playwrightEnv, resolveRun, type ResolvedRun } from '../run/resolve.ts';
+import { resolveRun, type ResolvedRun } from '../run/resolve.ts';
+import { playwrightEnv } from '../run/hand-down.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
 import { harOfExchanges } from '../exchange/har.ts';
 import { checkOwnPaths, REPORT_PATHS, RESULTS_PATHS } from '../reporter/report-set.ts';

@@ -12,7 +12,8 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { playwrightEnv, resolveRun } from '../run/resolve.ts';
+import { resolveRun } from '../run/resolve.ts';
+import { playwrightEnv } from '../run/hand-down.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { checkOwnPaths, createStaging, REPORT_PATHS } from '../reporter/report-set.ts';

@@ -23,7 +23,7 @@ import type {
   TestCase,
   TestResult,
 } from '@playwright/test/reporter';
-import { resolvedRun } from '../run/resolve.ts';
+import { resolvedRun } from '../run/hand-down.ts';
 import { coverageOf } from '../engine/coverage.ts';
 import type { ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { Exchange } from '../exchange/exchange.ts';

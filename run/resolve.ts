@@ -3,8 +3,7 @@
  * or the Playwright runner of `npm run conformance:shard`, or the merge): flags, then the real
  * environment, then the .env file of the directory the run was started from; a variable set to
  * the empty string counts as set. Relative paths are resolved against that directory too. The
- * result travels to every Playwright process (the runner, global setup, the workers, the
- * reporter) as one JSON value in CONFORMANCE_RESOLVED_CONFIG, and they read nothing else: no
+ * result travels to every Playwright process (run/hand-down.ts), and they read nothing else: no
  * .env, no raw variable. So what the first line of a run says (its target, its mode) is what
  * its requests obey.
  */
@@ -22,10 +21,7 @@ import {
   type Selection,
   type SelectionFlags,
 } from '../config/selection.ts';
-import { CONFIG_VARIABLES, isConfigVariable, invocationDirectory, readDotenv } from '../config/sources.ts';
-
-/** The environment variable holding the resolved configuration (JSON) for the Playwright processes. */
-export const RESOLVED_VARIABLE = 'CONFORMANCE_RESOLVED_CONFIG';
+import { CONFIG_VARIABLES, readDotenv } from '../config/sources.ts';
 
 export interface ResolvedRun {
   /** The directory the run was started from: its .env was read, relative paths resolve against it. */
@@ -160,66 +156,4 @@ export function resolveRun(
     replayCase: flags.replayCase === undefined ? null : parseReplayCase(flags.replayCase),
     settings: replaySettings(config, strict, inputs),
   };
-}
-
-export function encodeRun(run: ResolvedRun): string {
-  return JSON.stringify(run);
-}
-
-/** The resolved configuration handed down in `env`, or undefined if there is none. */
-export function decodeRun(env: Env = process.env): ResolvedRun | undefined {
-  const text = env[RESOLVED_VARIABLE];
-  if (text === undefined || text === '') return undefined;
-  let run: ResolvedRun;
-  try {
-    run = JSON.parse(text) as ResolvedRun;
-  } catch {
-    throw new Error(`${RESOLVED_VARIABLE} does not hold a resolved configuration (not JSON)`);
-  }
-  if (
-    typeof run !== 'object' ||
-    run === null ||
-    typeof run.dir !== 'string' ||
-    typeof run.config !== 'object'
-  )
-    throw new Error(`${RESOLVED_VARIABLE} does not hold a resolved configuration`);
-  return run;
-}
-
-/** The resolved configuration of this process; it must have been handed down. */
-export function resolvedRun(env: Env = process.env): ResolvedRun {
-  const run = decodeRun(env);
-  if (run === undefined)
-    throw new Error(`${RESOLVED_VARIABLE} is not set: run the suite through npm run conformance`);
-  return run;
-}
-
-/** Hands `run` down to this process's children (global setup, workers, the reporter). */
-export function handDown(run: ResolvedRun, env: NodeJS.ProcessEnv = process.env): void {
-  env[RESOLVED_VARIABLE] = encodeRun(run);
-}
-
-/**
- * The environment of a Playwright process: `env` without any configuration variable, with the
- * resolved configuration.
- */
-export function playwrightEnv(run: ResolvedRun, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env };
-  for (const name of Object.keys(out)) if (isConfigVariable(name)) delete out[name];
-  out[RESOLVED_VARIABLE] = encodeRun(run);
-  return out;
-}
-
-/**
- * For the Playwright configuration: the configuration handed down (by the CLI, or by the first
- * load of the configuration in this run), or, when there is none (`npm run conformance:shard`
- * runs Playwright directly), the configuration resolved here, once, and handed down.
- */
-export function resolveOnce(embedded: EmbeddedTarget, env: NodeJS.ProcessEnv = process.env): ResolvedRun {
-  const given = decodeRun(env);
-  if (given !== undefined) return given;
-  const run = resolveRun(env, invocationDirectory(env), embedded);
-  for (const name of Object.keys(env)) if (isConfigVariable(name)) delete env[name];
-  handDown(run, env);
-  return run;
 }

@@ -9,7 +9,7 @@ import { assignLanes, laneTarget, type Lane } from '../../engine/lanes.ts';
 import { runProbe } from '../../engine/run.ts';
 import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../../engine/types.ts';
 import { PROBES, probesIn } from '../../probes/index.ts';
-import { resolvedRun } from '../../run/resolve.ts';
+import { resolvedRun } from '../../run/hand-down.ts';
 import { headerSecrets, redactText, type SecretInput } from '../../reporter/redact.ts';
 import { replayLine } from '../../reporter/replay.ts';
 import { writeRoundTrips } from '../../probes/round-trips.ts';

@@ -18,7 +18,7 @@ import type { FullConfig } from '@playwright/test';
 import { FileLedger, PACE_ENV, TargetSession } from '../../transport/session.ts';
 import { recoverDeadWriters, RECOVERY_ENV } from '../../probes/recovery.ts';
 import { describePoliteness } from '../../config/config.ts';
-import { handDown, resolvedRun } from '../../run/resolve.ts';
+import { handDown, resolvedRun } from '../../run/hand-down.ts';
 import { INTERRUPTED_ENV, readStop, requestStop } from '../../transport/stop.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
 

@@ -16,7 +16,7 @@ import { FileBaselines } from '../../engine/baseline.ts';
 import { RunContext } from '../../engine/run.ts';
 import type { TargetConfig } from '../../engine/types.ts';
 import { FileLedger, MemoryLedger, TargetSession } from '../../transport/session.ts';
-import { resolvedRun } from '../../run/resolve.ts';
+import { resolvedRun } from '../../run/hand-down.ts';
 
 export function targetFromEnv(env: Record<string, string | undefined> = process.env): TargetConfig {
   const { config, replayCase } = resolvedRun(env);

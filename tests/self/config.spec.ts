@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { DEFAULT_RUNS, parseConfig } from '../../config/config.ts';
 import { ConfigError } from '../../config/error.ts';
-import { playwrightEnv, RESOLVED_VARIABLE, resolvedRun, resolveOnce, resolveRun } from '../../run/resolve.ts';
+import { resolveRun } from '../../run/resolve.ts';
+import { playwrightEnv, RESOLVED_VARIABLE, resolvedRun, resolveOnce } from '../../run/hand-down.ts';
 import { invocationDirectory, PROJECT_ROOT } from '../../config/sources.ts';
 
 const embedded = { token: 'embedded-token', counterpartyRef: 'embedded-ref' };
