@@ -14,7 +14,7 @@
 import { describeResponse } from '../exchange/describe.ts';
 import type { Probe } from '../engine/types.ts';
 import { finiteClassCases } from '../generators/finite-classes.ts';
-import { PLACEHOLDER_FIXTURE, sendRefusedInBatches } from './counterparty-patch.ts';
+import { PLACEHOLDER_FIXTURE, sendRefusedInBatches } from './write-lane.ts';
 
 /** PATCHes sent together before one read. */
 export const FINITE_BATCH = 32;

@@ -22,7 +22,7 @@ import {
 import { labelled, type Labelled } from '../generators/labelled.ts';
 import { invalidPatchBody, validDetailsBody, validDetailsBodyExamples } from '../generators/patch-body.ts';
 import type { Violation } from '../oracles/types.ts';
-import { PLACEHOLDER_FIXTURE, patchRequest } from './counterparty-patch.ts';
+import { PLACEHOLDER_FIXTURE, patchRequest } from './write-lane.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { refusedValidToken } from './references.ts';
 

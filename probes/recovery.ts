@@ -15,7 +15,7 @@ import { HttpClient } from '../transport/client.ts';
 import type { TargetSession } from '../transport/session.ts';
 import { requestStop } from '../transport/stop.ts';
 import type { ExtraHeader } from '../exchange/extra-headers.ts';
-import { restoreRequest } from './counterparty-patch.ts';
+import { restoreRequest } from './write-lane.ts';
 
 /** The environment variable carrying the restores of a recovery from global teardown to the reporter. */
 export const RECOVERY_ENV = 'CONFORMANCE_RECOVERY';

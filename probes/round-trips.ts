@@ -13,12 +13,11 @@ import {
 import {
   ACCOUNT_RUNS,
   INVALID_BATCH,
-  PLACEHOLDER_FIXTURE,
-  READ_EVERY,
   patchInvalidBodies,
   patchValidAccounts,
   patchValidDetails,
 } from './counterparty-patch.ts';
+import { PLACEHOLDER_FIXTURE, READ_EVERY } from './write-lane.ts';
 import { FINITE_BATCH, patchFiniteClasses } from './finite-classes.ts';
 
 /** A write probe not on the writable counterparty's chain. */
