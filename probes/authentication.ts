@@ -12,8 +12,7 @@
 import { basicPassword, nearMisses } from '../exchange/credentials.ts';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
-import { requestKey, runCases } from '../engine/property.ts';
-import type { Probe, ProbeContext } from '../engine/types.ts';
+import { type Probe, type ProbeContext, requestKey, runCases } from '../engine/probe-api.ts';
 import type { Violation } from '../oracles/types.ts';
 import { spec, type Operation } from '../spec/index.ts';
 import type { Auth, HttpRequest } from '../transport/client.ts';

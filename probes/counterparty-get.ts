@@ -8,8 +8,7 @@ import { describeResponse } from '../exchange/describe.ts';
 import { counterpartyPath } from '../exchange/paths.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
-import { runCases } from '../engine/property.ts';
-import type { Probe } from '../engine/types.ts';
+import { type Probe, runCases } from '../engine/probe-api.ts';
 
 export const knownCounterparty: Probe = {
   id: 'known-counterparty',

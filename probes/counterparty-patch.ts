@@ -15,8 +15,7 @@
 import fc from 'fast-check';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
-import { runProperty } from '../engine/property.ts';
-import type { Probe, ProbeContext } from '../engine/types.ts';
+import { type Probe, type ProbeContext, runProperty } from '../engine/probe-api.ts';
 import { DEFAULT_ACCOUNT_BUDGET, identifierKey, withAccountFixture } from '../generators/account-fixture.ts';
 import { labelled, type Labelled } from '../generators/labelled.ts';
 import {

@@ -12,7 +12,7 @@
  * and the counterparty read once more, so that a change that appears late is found too.
  */
 import { describeResponse } from '../exchange/describe.ts';
-import type { Probe } from '../engine/types.ts';
+import type { Probe } from '../engine/probe-api.ts';
 import { finiteClassCases } from '../generators/finite-classes.ts';
 import { PLACEHOLDER_FIXTURE, sendRefusedInBatches } from './write-lane.ts';
 

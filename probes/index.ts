@@ -1,5 +1,5 @@
 /** The registry of every probe of the suite. */
-import type { Probe } from '../engine/types.ts';
+import type { Probe } from '../engine/probe-api.ts';
 import { AUTHENTICATION_PROBES } from './authentication.ts';
 import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';

@@ -16,8 +16,7 @@ import type { Arbitrary } from 'fast-check';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { fillPath } from '../exchange/paths.ts';
-import { requestKey, runCases, runProperty } from '../engine/property.ts';
-import type { Probe, ProbeContext } from '../engine/types.ts';
+import { type Probe, type ProbeContext, requestKey, runCases, runProperty } from '../engine/probe-api.ts';
 import {
   badBody,
   badBodyExamples,

@@ -9,8 +9,7 @@ import fc from 'fast-check';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { counterpartyPath, rawSlashCounterpartyPath } from '../exchange/paths.ts';
-import { requestKey, runProperty } from '../engine/property.ts';
-import type { Probe } from '../engine/types.ts';
+import { type Probe, requestKey, runProperty } from '../engine/probe-api.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import {
   invalidReference,

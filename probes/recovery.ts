@@ -6,8 +6,13 @@
  * kept in the run-state directory since before the run's first PATCH of it. Run by global
  * teardown, in Playwright's runner, while the target (the embedded server too) is still up.
  */
-import { clearWriter, deadWriterInterruption, deadWriters, storedBaseline } from '../engine/baseline.ts';
-import type { RestoreRecord } from '../engine/types.ts';
+import {
+  clearWriter,
+  deadWriterInterruption,
+  deadWriters,
+  type RestoreRecord,
+  storedBaseline,
+} from '../engine/probe-api.ts';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { ExchangeLog } from '../exchange/log.ts';

@@ -12,8 +12,7 @@
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { COUNTERPARTIES, counterpartyPath } from '../exchange/paths.ts';
-import { runCases } from '../engine/property.ts';
-import type { Probe } from '../engine/types.ts';
+import { type Probe, runCases } from '../engine/probe-api.ts';
 
 /** Latin letters and their Cyrillic or Greek look-alikes. */
 export const HOMOGLYPHS: Readonly<Record<string, string>> = {

@@ -17,8 +17,7 @@ import {
 import { describeResponse } from '../exchange/describe.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { COUNTERPARTIES, counterpartyPath, rawSlashCounterpartyPath } from '../exchange/paths.ts';
-import { requestKey, runProperty } from '../engine/property.ts';
-import type { Probe } from '../engine/types.ts';
+import { type Probe, requestKey, runProperty } from '../engine/probe-api.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import type { HttpRequest } from '../transport/client.ts';

@@ -3,7 +3,7 @@
  * write probes across lanes by it): one per accepted case, two per batch of refused cases. The
  * other write probes send a few dozen requests, mostly not on the writable counterparty.
  */
-import type { RoundTrips } from '../engine/lanes.ts';
+import type { RoundTrips } from '../engine/probe-api.ts';
 import { finiteClassCases } from '../generators/finite-classes.ts';
 import {
   invalidPatchBodyExamples,

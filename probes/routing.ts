@@ -3,8 +3,7 @@
  * and must be routed. Their answers are judged by the oracles too (media type, lifecycle headers).
  */
 import { describeResponse } from '../exchange/describe.ts';
-import { runCases } from '../engine/property.ts';
-import type { Probe } from '../engine/types.ts';
+import { type Probe, runCases } from '../engine/probe-api.ts';
 import { spec } from '../spec/index.ts';
 import { describeOperation } from './operations.ts';
 

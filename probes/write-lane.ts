@@ -12,10 +12,13 @@ import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { canonicalJson } from '../exchange/canonical-json.ts';
 import { counterpartyPath } from '../exchange/paths.ts';
-import { sendInBatches, type BatchResult } from '../engine/batch.ts';
-import { showsState } from '../engine/judge.ts';
-import { incompleteReason } from '../engine/run.ts';
-import type { ProbeContext } from '../engine/types.ts';
+import {
+  type BatchResult,
+  incompleteReason,
+  type ProbeContext,
+  sendInBatches,
+  showsState,
+} from '../engine/probe-api.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Labelled } from '../generators/labelled.ts';
 import { MALFORMED_JSON } from '../generators/patch-body.ts';
