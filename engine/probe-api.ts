@@ -12,4 +12,3 @@ export { sendInBatches, type BatchResult } from './batch.ts';
 export { showsState } from './judge.ts';
 export { incompleteReason } from './run.ts';
 export { clearWriter, deadWriterInterruption, deadWriters, storedBaseline } from './baseline.ts';
-export type { RoundTrips } from './lanes.ts';

@@ -216,14 +216,18 @@ export interface Probe {
   requirements: RequirementId[];
   /** The requirements it judges itself (a subset of `requirements`); the engine refuses others. */
   judges: RequirementId[];
-  /** Which spec file of the suite runs it. */
-  group:
-    | 'counterparty-get'
-    | 'references'
-    | 'authentication'
-    | 'routing'
-    | 'counterparty-patch'
-    | 'other-operations';
+  /**
+   * The operations it sends requests to, as spec/openapi.yaml names them (operationId):
+   * --operation selects by them, and tests/self/selection.spec.ts holds them against what the
+   * probe sends to the reference server.
+   */
+  operations: readonly string[];
+  /**
+   * The part of the interface it checks, which names the spec file of the suite a read probe
+   * runs in (<group>.spec.ts; the write probes run in the write lanes): probes/index.ts derives
+   * the spec file, and --grep matches it.
+   */
+  group: string;
   /** 'write' probes send PATCH/POST/DELETE and only run with WRITABLE_COUNTERPARTY_REF. */
   access: 'read' | 'write';
   /**
@@ -238,5 +242,12 @@ export interface Probe {
    * its share of the cases to its lane's counterparty (TargetConfig.part).
    */
   splitAcrossLanes?: boolean;
+  /**
+   * For a write probe of the lanes, its cost model: the round trips it makes one after another,
+   * roughly (one per accepted case, two per batch of refused cases), by which engine/lanes.ts
+   * places it. A write probe that declares none counts as a few dozen requests, most of them not
+   * on the writable counterparty.
+   */
+  roundTrips?(target: TargetConfig): number;
   run(ctx: ProbeContext): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { counterpartyPath } from '../exchange/paths.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import { type Probe, runCases } from '../engine/probe-api.ts';
+import { family } from './family.ts';
 
 export const knownCounterparty: Probe = {
   id: 'known-counterparty',
@@ -21,6 +22,7 @@ export const knownCounterparty: Probe = {
     'json-well-formed',
   ],
   judges: ['get-known-counterparty-200'],
+  operations: ['getCounterparty'],
   group: 'counterparty-get',
   access: 'read',
   async run(ctx) {
@@ -47,4 +49,4 @@ export const knownCounterparty: Probe = {
   },
 };
 
-export const COUNTERPARTY_GET_PROBES: Probe[] = [knownCounterparty];
+export const COUNTERPARTY_GET_PROBES = family(import.meta.url, [knownCounterparty]);

@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { type Probe, type ProbeContext, runProperty } from '../engine/probe-api.ts';
+import { family } from './family.ts';
 import { DEFAULT_ACCOUNT_BUDGET, identifierKey, withAccountFixture } from '../generators/account-fixture.ts';
 import { labelled, type Labelled } from '../generators/labelled.ts';
 import {
@@ -32,9 +33,11 @@ import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-resp
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import type { Violation } from '../oracles/types.ts';
 import {
+  acceptedRoundTrips,
   PLACEHOLDER_FIXTURE,
   patchRequest,
   readWritable,
+  refusedRoundTrips,
   restoreDetails,
   ROLE,
   sendRefusedInBatches,
@@ -82,9 +85,11 @@ export const patchValidDetails: Probe = {
   title: 'valid detail patches: each field alone and combined, bounds, every allowed character',
   requirements: [...UPDATE_REQUIREMENTS, ...COUNTERPARTY_RESPONSE_REQUIREMENTS, ...LIFECYCLE_REQUIREMENTS],
   judges: ['patch-valid-accepted'],
+  operations: ['getCounterparty', 'patchCounterparty'],
   group: 'counterparty-patch',
   access: 'write',
   splitAcrossLanes: true,
+  roundTrips: (target) => acceptedRoundTrips(validDetailsBodyExamples().length + target.runs),
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const { original } = await startWriting(ctx, ref);
@@ -117,8 +122,15 @@ export const patchValidAccounts: Probe = {
     ...LIFECYCLE_REQUIREMENTS,
   ],
   judges: ['patch-valid-accepted'],
+  operations: ['getCounterparty', 'patchCounterparty'],
   group: 'counterparty-patch',
   access: 'write',
+  roundTrips: (target) =>
+    target.accountFixture
+      ? acceptedRoundTrips(
+          validAccountsBodyExamples(target.accountFixture).length + Math.min(target.runs, ACCOUNT_RUNS),
+        )
+      : 0,
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture;
@@ -209,8 +221,14 @@ export const patchInvalidBodies: Probe = {
   title: 'patch bodies breaking one rule each: refused with a 4xx, and nothing changed',
   requirements: ['patch-invalid-rejected', 'patch-rejected-unchanged'],
   judges: ['patch-invalid-rejected'],
+  operations: ['getCounterparty', 'patchCounterparty'],
   group: 'counterparty-patch',
   access: 'write',
+  roundTrips: (target) =>
+    refusedRoundTrips(
+      invalidPatchBodyExamples(target.accountFixture ?? PLACEHOLDER_FIXTURE).length + target.runs,
+      INVALID_BATCH,
+    ),
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture ?? PLACEHOLDER_FIXTURE;
@@ -265,4 +283,8 @@ export const patchInvalidBodies: Probe = {
   },
 };
 
-export const COUNTERPARTY_PATCH_PROBES: Probe[] = [patchValidDetails, patchValidAccounts, patchInvalidBodies];
+export const COUNTERPARTY_PATCH_PROBES = family(import.meta.url, [
+  patchValidDetails,
+  patchValidAccounts,
+  patchInvalidBodies,
+]);

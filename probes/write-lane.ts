@@ -4,7 +4,8 @@
  * the settle window (CONFORMANCE_SETTLE_MS); cases that must be refused go in concurrent batches
  * with one read each (sendRefusedInBatches, engine/batch.ts); and what a probe changed is put back
  * to the run's original state as housekeeping, sent even after the run was interrupted
- * (restoreDetails). probes/counterparty-patch.ts, probes/finite-classes.ts and
+ * (restoreDetails); and what such probes cost the lane they run in (acceptedRoundTrips,
+ * refusedRoundTrips). probes/counterparty-patch.ts, probes/finite-classes.ts and
  * probes/patch-other-references.ts use it; probes/recovery.ts restores with restoreRequest after a
  * worker died.
  */
@@ -74,6 +75,22 @@ export async function readWritable(
 
 /** Accepted PATCHes sent before the counterparty is read again (and at the end). */
 export const READ_EVERY = 16;
+
+/**
+ * The cost model of a probe of accepted PATCHes in order (Probe.roundTrips): one round trip per
+ * case, a read every READ_EVERY of them, and the reads at the start and the restore.
+ */
+export function acceptedRoundTrips(cases: number): number {
+  return cases + Math.ceil(cases / READ_EVERY) + 2;
+}
+
+/**
+ * The cost model of a probe of cases that must be refused (Probe.roundTrips): two round trips
+ * per batch of `size` (the batch together, then a read), and the reads at the start and the end.
+ */
+export function refusedRoundTrips(cases: number, size: number): number {
+  return 2 * Math.ceil(cases / size) + 2;
+}
 
 const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
 

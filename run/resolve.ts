@@ -22,6 +22,7 @@ import {
   type SelectionFlags,
 } from '../config/selection.ts';
 import { CONFIG_VARIABLES, readDotenv } from '../config/sources.ts';
+import { SELECTABLE } from '../probes/index.ts';
 
 export interface ResolvedRun {
   /** The directory the run was started from: its .env was read, relative paths resolve against it. */
@@ -125,7 +126,7 @@ export function resolveRun(
   const config = parseConfig(inputs, embedded, dir, flags.headers ?? []);
   const strict = (flags.strict ?? false) || parseStrict(inputs.CONFORMANCE_STRICT);
   const { file } = loadWaivers(inputs, dir);
-  const selection = resolveSelection(flags);
+  const selection = resolveSelection(flags, SELECTABLE);
   // A case is of one property of one probe: replaying it across probes would skip the others' properties.
   if (flags.replayCase !== undefined && selection?.probes.length !== 1)
     throw new ConfigError(

@@ -8,11 +8,10 @@ import { test as base, expect } from '@playwright/test';
 import { assignLanes, laneTarget, type Lane } from '../../engine/lanes.ts';
 import { runProbe } from '../../engine/run.ts';
 import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../../engine/types.ts';
-import { PROBES, probesIn } from '../../probes/index.ts';
+import { PROBES, readProbesIn, testTags, testTitle } from '../../probes/index.ts';
 import { resolvedRun } from '../../run/hand-down.ts';
 import { headerSecrets, redactText, type SecretInput } from '../../reporter/redact.ts';
 import { replayLine } from '../../reporter/replay.ts';
-import { writeRoundTrips } from '../../probes/round-trips.ts';
 import { provenance } from '../../reporter/summary.ts';
 import { requirement } from '../../spec/requirements.ts';
 import { runContextFromEnv, sessionFromEnv, targetFromEnv } from './target.ts';
@@ -83,15 +82,11 @@ function attachmentSecrets(target: TargetConfig): SecretInput[] {
 }
 
 function defineProbe(probe: Probe, lane?: Lane): void {
-  const tags = [
-    `@${probe.access}`,
-    ...new Set(probe.requirements.map((id) => `@${requirement(id).level.toLowerCase()}`)),
-  ];
   const part = lane?.parts?.get(probe);
   test(
-    `${probe.id}: ${probe.title}${part ? ` (part ${part.index + 1} of ${part.count}, on ${lane!.ref})` : ''}`,
+    testTitle(probe, part && { ...part, ref: lane!.ref }),
     {
-      tag: tags,
+      tag: testTags(probe),
       annotation: probe.requirements.map((id) => ({ type: 'requirement', description: id })),
     },
     async ({ target }) => {
@@ -142,8 +137,10 @@ export function defineElsewhereWriteProbes(): void {
 }
 
 /** Defines one test per read probe of `group`; they may run in parallel with anything. */
-export function defineProbes(group: Probe['group']): void {
-  for (const probe of probesIn(group).filter((p) => p.access === 'read')) defineProbe(probe);
+export function defineProbes(group: string): void {
+  const probes = readProbesIn(group);
+  if (probes.length === 0) throw new Error(`no read probe has the group '${group}' (probes/index.ts)`);
+  for (const probe of probes) defineProbe(probe);
 }
 
 /** The lanes of the write probes: one per writable counterparty (engine/lanes.ts). */
@@ -156,7 +153,7 @@ function writeLanes(): Lane[] {
     // Not resolved (a listing of the tests without a run): one lane.
     return [{ ref: '', probes, estimate: 0 }];
   }
-  return assignLanes(probes, target, writeRoundTrips);
+  return assignLanes(probes, target);
 }
 
 /**
