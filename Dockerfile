@@ -30,6 +30,7 @@ COPY reporter/ reporter/
 COPY run/ run/
 COPY servers/reference.ts servers/
 COPY spec/ spec/
+COPY suite/ suite/
 COPY transport/ transport/
 COPY tests/conformance/ tests/conformance/
 COPY playwright.config.ts playwright.merge.config.ts ./

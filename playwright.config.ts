@@ -62,7 +62,7 @@ const { run, staging, resultsStaging } = resolved();
 // One worker per request in flight (CONFORMANCE_CONCURRENCY); the run's own time budget ends a
 // check before Playwright's timeout could.
 const limits = suiteLimits(run.config.politeness, run.config.writableRefs?.length ?? 1);
-/** The test titles of the probes a run is limited to: "<probe id>: <title>" (tests/conformance/define.ts). */
+/** The test titles of the probes a run is limited to: "<probe id>: <title>" (suite/define.ts). */
 const only =
   run.probes === null
     ? undefined
@@ -72,7 +72,7 @@ const only =
 
 export default defineConfig({
   testDir: './tests/conformance',
-  globalSetup: './tests/conformance/global-setup.ts',
+  globalSetup: './suite/global-setup.ts',
   outputDir: resultsStaging,
   fullyParallel: true,
   forbidOnly: true,
@@ -84,7 +84,7 @@ export default defineConfig({
   // then the summary: Playwright's list reporter would say the same with less.
   reporter: [
     ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
+    ['./suite/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
   ],
   use: {
     trace: 'off',

@@ -19,6 +19,6 @@ export default defineConfig({
   testDir: './tests/conformance',
   reporter: [
     ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
+    ['./suite/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
   ],
 });

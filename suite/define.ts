@@ -5,15 +5,15 @@
  * the test, SHOULD findings are annotated as warnings.
  */
 import { test as base, expect } from '@playwright/test';
-import { assignLanes, laneTarget, type Lane } from '../../engine/lanes.ts';
-import { runProbe } from '../../engine/run.ts';
-import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../../engine/types.ts';
-import { PROBES, readProbesIn, testTags, testTitle } from '../../probes/index.ts';
-import { resolvedRun } from '../../run/hand-down.ts';
-import { headerSecrets, redactText, type SecretInput } from '../../reporter/redact.ts';
-import { replayLine } from '../../reporter/replay.ts';
-import { provenance } from '../../reporter/summary.ts';
-import { requirement } from '../../spec/requirements.ts';
+import { assignLanes, laneTarget, type Lane } from '../engine/lanes.ts';
+import { runProbe } from '../engine/run.ts';
+import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../engine/types.ts';
+import { PROBES, readProbesIn, testTags, testTitle } from '../probes/index.ts';
+import { resolvedRun } from '../run/hand-down.ts';
+import { headerSecrets, redactText, type SecretInput } from '../reporter/redact.ts';
+import { replayLine } from '../reporter/replay.ts';
+import { provenance } from '../reporter/summary.ts';
+import { requirement } from '../spec/requirements.ts';
 import { runContextFromEnv, sessionFromEnv, targetFromEnv } from './target.ts';
 
 export const OUTCOME_ATTACHMENT = 'conformance-outcome';
@@ -22,7 +22,7 @@ export const OUTCOME_ATTACHMENT = 'conformance-outcome';
  * conformance reporter lists the probe as incomplete (the gate fails) instead of judging it.
  */
 export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
-/** The exchanges the check sent (reporter/conformance-reporter.ts EXCHANGES_ATTACHMENT). */
+/** The exchanges the check sent (suite/conformance-reporter.ts EXCHANGES_ATTACHMENT). */
 export const EXCHANGES_ATTACHMENT = 'conformance-exchanges';
 
 /** The probe this worker is running, until it returns. */

@@ -34,10 +34,10 @@ import { interruptionFromEnv, requestStop, type Interruption } from '../transpor
 import { RECOVERY_ENV } from '../probes/recovery.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import { PACE_ENV } from '../transport/session.ts';
-import { headerSecrets, redactText, secretsFromEnv } from './redact.ts';
-import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
+import { headerSecrets, redactText, secretsFromEnv } from '../reporter/redact.ts';
+import { buildRecord, formatSummary, type IncompleteCheck } from '../reporter/summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from '../config/waivers.ts';
-import { writeReports } from './write-reports.ts';
+import { writeReports } from '../reporter/write-reports.ts';
 
 export const OUTCOME_ATTACHMENT = 'conformance-outcome';
 /** The outcome of a check that could not complete: its findings count, and the check is incomplete. */
@@ -197,7 +197,7 @@ export default class ConformanceReporter implements Reporter {
         reason: this.interruption?.reason ?? 'Playwright was interrupted',
       };
     const exchanges = inCompletionOrder([...this.exchanges.values()]);
-    // Handed over by global teardown, which ran before this (tests/conformance/global-setup.ts).
+    // Handed over by global teardown, which ran before this (suite/global-setup.ts).
     const paceText = process.env[PACE_ENV];
     const pace = paceText ? (JSON.parse(paceText) as PolitenessReport) : undefined;
     // The same way: restores of probes whose worker died before theirs.

@@ -12,11 +12,11 @@
  * define.ts stops it, and waits for the restore, when Playwright abandons a test whose probe is
  * still running.
  */
-import { FileBaselines } from '../../engine/baseline.ts';
-import { RunContext } from '../../engine/run.ts';
-import type { TargetConfig } from '../../engine/types.ts';
-import { FileLedger, MemoryLedger, TargetSession } from '../../transport/session.ts';
-import { resolvedRun } from '../../run/hand-down.ts';
+import { FileBaselines } from '../engine/baseline.ts';
+import { RunContext } from '../engine/run.ts';
+import type { TargetConfig } from '../engine/types.ts';
+import { FileLedger, MemoryLedger, TargetSession } from '../transport/session.ts';
+import { resolvedRun } from '../run/hand-down.ts';
 
 export function targetFromEnv(env: Record<string, string | undefined> = process.env): TargetConfig {
   const { config, replayCase } = resolvedRun(env);

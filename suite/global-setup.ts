@@ -15,12 +15,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { FileLedger, PACE_ENV, TargetSession } from '../../transport/session.ts';
-import { recoverDeadWriters, RECOVERY_ENV } from '../../probes/recovery.ts';
-import { describePoliteness } from '../../config/config.ts';
-import { handDown, resolvedRun } from '../../run/hand-down.ts';
-import { INTERRUPTED_ENV, readStop, requestStop } from '../../transport/stop.ts';
-import { ReferenceServer } from '../../servers/reference.ts';
+import { FileLedger, PACE_ENV, TargetSession } from '../transport/session.ts';
+import { recoverDeadWriters, RECOVERY_ENV } from '../probes/recovery.ts';
+import { describePoliteness } from '../config/config.ts';
+import { handDown, resolvedRun } from '../run/hand-down.ts';
+import { INTERRUPTED_ENV, readStop, requestStop } from '../transport/stop.ts';
+import { ReferenceServer } from '../servers/reference.ts';
 
 export default async function globalSetup(fullConfig: FullConfig): Promise<() => Promise<void>> {
   const run = resolvedRun();
