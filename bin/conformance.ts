@@ -209,13 +209,12 @@ function writeStoppedReport(
   const record = buildRecord({
     outcomes: [],
     incomplete: [],
-    env: {
-      API_BASE_URL: config.baseURL,
-      API_TOKEN: config.token,
-      CONFORMANCE_TARGET_KIND: 'configured deployment',
-      WRITABLE_COUNTERPARTY_REF: config.writableRef,
-      CONFORMANCE_SEED: String(config.seed),
-      CONFORMANCE_RUNS: String(config.runs),
+    run: {
+      baseURL: config.baseURL,
+      token: config.token,
+      writableRef: config.writableRef,
+      seed: config.seed,
+      runs: config.runs,
     },
     startedAt,
     durationMs: Date.now() - startedAt.getTime(),

@@ -196,7 +196,7 @@ function report(
   const record = buildRecord({
     outcomes: [outcome],
     incomplete: [],
-    env: { API_BASE_URL: traffic.source, CONFORMANCE_TARGET_KIND: kindOf(traffic) },
+    run: { baseURL: traffic.source, targetKind: kindOf(traffic) },
     startedAt,
     durationMs: Date.now() - startedAt.getTime(),
     waivers: { ...waivers, file: waivers.file && displayPath(waivers.file, run.dir) },

@@ -250,7 +250,7 @@ test.describe('the gate', () => {
 
   const base = {
     incomplete: [],
-    env: { API_BASE_URL: 'http://127.0.0.1:9', CONFORMANCE_SEED: '7', CONFORMANCE_RUNS: '10' },
+    run: { baseURL: 'http://127.0.0.1:9', seed: 7, runs: 10 },
     startedAt: NOW,
     durationMs: 1234,
     now: NOW,
