@@ -15,7 +15,8 @@
 import { FileBaselines } from '../engine/baseline.ts';
 import { RunContext } from '../engine/run.ts';
 import type { TargetConfig } from '../engine/types.ts';
-import { FileLedger, MemoryLedger, TargetSession } from '../transport/session.ts';
+import { FileLedger, MemoryLedger } from '../transport/ledger.ts';
+import { TargetSession } from '../transport/session.ts';
 import { resolvedRun } from '../run/hand-down.ts';
 
 export function targetFromEnv(env: Record<string, string | undefined> = process.env): TargetConfig {

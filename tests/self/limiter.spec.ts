@@ -21,7 +21,8 @@ import {
   SLOW_START_UNTIL,
 } from '../../transport/limiter.ts';
 import { parseRateLimitHeaders } from '../../transport/ratelimit-headers.ts';
-import { FileLedger, TargetSession } from '../../transport/session.ts';
+import { FileLedger } from '../../transport/ledger.ts';
+import { TargetSession } from '../../transport/session.ts';
 import { FAKE_EPOCH, fakeClock, scriptedTarget, type Script } from './fake-clock.ts';
 
 /** A limiter of one process, and a fake clock (epoch ms) to drive it. */

@@ -12,10 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
+import { ACTIVE_WINDOW_MS, FileLedger } from '../../transport/ledger.ts';
 import {
-  ACTIVE_WINDOW_MS,
   BREAKER_THRESHOLD,
-  FileLedger,
   retryAfterMs,
   TargetSession,
   TargetUnavailable,
