@@ -29,7 +29,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Politeness } from './politeness.ts';
 import { FileLedger, MemoryLedger, type Ledger } from './ledger.ts';
-import type { RecordedRequest } from '../exchange/exchange.ts';
 import {
   AdaptiveLimiter,
   RATE_DECREASE,
@@ -42,11 +41,22 @@ import { systemClock, type Clock } from './clock.ts';
 import { hasRateLimitHeaders, parseRateLimitHeaders } from './ratelimit-headers.ts';
 import { processAlive, type Interruption } from './stop.ts';
 import {
+  clearToSend,
+  countRequest,
+  failed,
+  halt,
+  rateLimitedWait,
+  seconds,
+  TargetUnavailable,
+  timeoutWithin,
+  type AttemptGround,
+  type ExchangeOptions,
+} from './attempt.ts';
+import {
   createPool,
   transmit,
   TransportFailure,
   type RawResponse,
-  type TransportFailureKind,
   type WireOptions,
   type WirePool,
 } from './wire.ts';
@@ -60,29 +70,16 @@ export type Transmit = (
   options: WireOptions,
 ) => Promise<RawResponse>;
 
+export {
+  BREAKER_THRESHOLD,
+  retryAfterMs,
+  TargetUnavailable,
+  type ExchangeOptions,
+  type UnavailableKind,
+} from './attempt.ts';
+
 /** Where global teardown hands the run's pace (a PolitenessReport, JSON) to the reporter. */
 export const PACE_ENV = 'CONFORMANCE_PACE_REPORT';
-
-/** Requests in a row without a judgeable answer after which the run stops sending. */
-export const BREAKER_THRESHOLD = 3;
-
-export type UnavailableKind =
-  TransportFailureKind | 'rate-limited' | 'stopped' | 'budget' | 'deadline' | 'interrupted';
-
-/** A request could not be judged: the target is unreachable, rate-limited, or the run stopped. */
-export class TargetUnavailable extends Error {
-  override readonly name = 'TargetUnavailable';
-  /** Filled in by the HTTP client: the request, for a curl command. */
-  request: RecordedRequest | undefined;
-  /** How many times the request went out before it was given up (retries included). */
-  attempts = 0;
-  constructor(
-    readonly kind: UnavailableKind,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface SessionOptions {
   politeness: Politeness;
@@ -106,33 +103,8 @@ export interface SessionOptions {
   transmit?: Transmit;
 }
 
-/** What a request is for, beyond what it carries. */
-export interface ExchangeOptions {
-  /**
-   * Housekeeping: putting back what the run changed (the restore of the writable counterparty's
-   * details). It is still sent after the run was interrupted.
-   */
-  housekeeping?: boolean;
-}
-
-/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, in milliseconds from now. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** The first wait after a 429 that names none (then twice as long each time). */
-const NO_RETRY_AFTER_WAIT_MS = 250;
-
 /** How often a wait looks whether the run was interrupted meanwhile. */
 const INTERRUPT_POLL_MS = 100;
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
-}
 
 /** The outcome of one request: the response and how many requests it took (retries included). */
 export interface SessionResponse {
@@ -167,6 +139,8 @@ export class TargetSession {
   private nextSlot = 0;
   private readonly reportKey = `${process.pid}-${++sessions}`;
   private reportKeptAt = 0;
+  /** What the steps of an attempt (transport/attempt.ts) read and change of this session. */
+  private readonly ground: AttemptGround;
 
   constructor(options: SessionOptions) {
     const p = options.politeness;
@@ -182,6 +156,15 @@ export class TargetSession {
     this.limiter = new AdaptiveLimiter({ adaptive: p.adaptive, maxConcurrency: cap, processes });
     this.slots = pLimit(this.limiter.concurrency());
     this.pool = createPool(cap, p.maxResponseBytes);
+    this.ground = {
+      politeness: p,
+      ledger: this.ledger,
+      deadline: this.deadline,
+      clock: this.clock,
+      stats: this.stats,
+      interruption: () => this.interruption(),
+      nap: (ms, options) => this.nap(ms, options),
+    };
     // A Playwright worker's session is never closed: its last report is kept as the process ends.
     if (this.ledger instanceof FileLedger) process.once('exit', this.keepReportAtExit);
   }
@@ -218,17 +201,6 @@ export class TargetSession {
     this.ledger.interrupt(interruption);
   }
 
-  /** Throws when the run was interrupted, unless the request is housekeeping. */
-  private checkInterrupted(what: string, options: ExchangeOptions): void {
-    if (options.housekeeping) return;
-    const interruption = this.interruption();
-    if (interruption === undefined) return;
-    throw this.unavailable(
-      'interrupted',
-      `${what} not sent: the run was interrupted${interruption.signal ? ` (${interruption.signal})` : ''}: ${interruption.reason}`,
-    );
-  }
-
   /** Sleeps `ms`, waking early when the run is interrupted (housekeeping sleeps it out). */
   private async nap(ms: number, options: ExchangeOptions): Promise<void> {
     const until = this.clock.now() + ms;
@@ -245,27 +217,6 @@ export class TargetSession {
     this.pool.close();
     process.off('exit', this.keepReportAtExit);
     this.keepReportAtExit();
-  }
-
-  private unavailable(kind: UnavailableKind, message: string): TargetUnavailable {
-    return new TargetUnavailable(kind, message);
-  }
-
-  /** Stops the run's sending and returns the error of this request. */
-  private halt(kind: UnavailableKind, reason: string): TargetUnavailable {
-    this.ledger.stop(reason);
-    return this.unavailable(kind, reason);
-  }
-
-  /** A request got no judgeable answer: counts it, and opens the circuit after too many in a row. */
-  private failed(kind: UnavailableKind, message: string): TargetUnavailable {
-    const inARow = this.ledger.failure();
-    if (inARow >= BREAKER_THRESHOLD) {
-      this.ledger.stop(
-        `target unreachable: ${inARow} requests in a row got no judgeable answer (the last: ${message}); the run sends nothing more`,
-      );
-    }
-    return this.unavailable(kind, message);
   }
 
   /** The run's rate now (requests/s): the least of CONFORMANCE_RPS and a learned rate; 0: none. */
@@ -403,6 +354,11 @@ export class TargetSession {
     }
   }
 
+  /**
+   * One request, retried after a rate-limited answer: through the gate of the run
+   * (transport/attempt.ts clearToSend) before it waits for a slot and again once it holds one,
+   * at its share of the run's rate, within the deadline and the request budget.
+   */
   private async attempt(
     method: string,
     url: URL,
@@ -412,77 +368,35 @@ export class TargetSession {
     options: ExchangeOptions,
   ): Promise<RawResponse> {
     const p = this.politeness;
+    const g = this.ground;
     const what = `${method} ${url.pathname.length > 100 ? `${url.pathname.slice(0, 100)}…` : url.pathname}`;
     const idempotent = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
     let resetRetried = false;
     for (let retry = 0; ; retry++) {
-      this.checkInterrupted(what, options);
-      const stopped = this.ledger.stopped();
-      if (stopped !== undefined) throw this.unavailable('stopped', `${what} not sent: ${stopped}`);
-      // The target asked for a pause (Retry-After): nothing goes out before it ends, from any check.
-      const pause = this.ledger.pausedUntil() - this.clock.now();
-      if (pause > 0) {
-        if (this.deadline !== undefined && this.clock.now() + pause >= this.deadline) {
-          throw this.halt(
-            'deadline',
-            `the target asked for a pause (Retry-After) that ends after the run's time budget (CONFORMANCE_RUN_TIMEOUT_MS); ${what} and the rest are not sent`,
-          );
-        }
-        this.stats.waitedMs += pause;
-        await this.nap(pause, options);
-        this.checkInterrupted(what, options);
-      }
+      await clearToSend(g, what, options);
       const step = { deadlineBound: false, sentAt: 0, saturated: false };
       let response: RawResponse;
       try {
         response = await this.slots(async () => {
           if (!(await this.paced(options))) {
-            throw this.halt(
+            throw halt(
+              g,
               'deadline',
               `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) ends before the rate limit lets ${what} go`,
             );
           }
-          // The target may have asked for a pause while this request waited for its slot (another
-          // request was answered 429 meanwhile): it waits the pause out too, holding its slot.
-          const pausedFor = this.ledger.pausedUntil() - this.clock.now();
-          if (pausedFor > 0) {
-            this.stats.waitedMs += pausedFor;
-            await this.nap(pausedFor, options);
-          }
-          // Another check (or worker) may have stopped the run while this one waited for its slot.
-          this.checkInterrupted(what, options);
-          const stoppedMeanwhile = this.ledger.stopped();
-          if (stoppedMeanwhile !== undefined) {
-            throw this.unavailable('stopped', `${what} not sent: ${stoppedMeanwhile}`);
-          }
-          // The exchange may take the time left before the deadline, no more.
-          let timeoutMs = p.timeoutMs;
-          if (this.deadline !== undefined) {
-            const left = this.deadline - this.clock.now();
-            if (left <= 0) {
-              throw this.halt(
-                'deadline',
-                `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) is spent; ${what} and the rest are not sent`,
-              );
-            }
-            if (left < timeoutMs) {
-              timeoutMs = left;
-              step.deadlineBound = true;
-            }
-          }
-          const n = this.ledger.record();
-          if (n > p.maxRequests) {
-            throw this.halt(
-              'budget',
-              `the run's request budget of ${p.maxRequests} (CONFORMANCE_MAX_REQUESTS) is spent; ${what} and the rest are not sent`,
-            );
-          }
+          // Another request may have been answered 429, or another check (or worker) may have
+          // stopped the run, while this one waited for its slot: the same gate, holding the slot.
+          await clearToSend(g, what, options);
+          const within = timeoutWithin(g, what);
+          step.deadlineBound = within.deadlineBound;
+          countRequest(g, what);
           sent.attempts++;
           step.sentAt = this.clock.now();
           step.saturated = this.limiter.sent(step.sentAt);
           try {
             return await this.transmit(url, method, headers, body, {
-              timeoutMs,
+              timeoutMs: within.timeoutMs,
               maxResponseBytes: p.maxResponseBytes,
               pool: this.pool,
             });
@@ -499,12 +413,13 @@ export class TargetSession {
           continue;
         }
         if (error.kind === 'timeout' && step.deadlineBound) {
-          throw this.halt(
+          throw halt(
+            g,
             'deadline',
             `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) ran out during ${what}`,
           );
         }
-        throw this.failed(error.kind, `${what}: ${error.message}`);
+        throw failed(g, error.kind, `${what}: ${error.message}`);
       }
       const now = this.clock.now();
       this.heedRateLimitHeaders(response, now);
@@ -516,18 +431,7 @@ export class TargetSession {
         this.ledger.success();
         return response;
       }
-      const header = response.headers['retry-after'];
-      const asked = retryAfterMs(header, now);
-      const wait = asked ?? NO_RETRY_AFTER_WAIT_MS * 2 ** retry;
-      const answered = `${what} was answered ${response.status}${header !== undefined ? ` with Retry-After: ${header}` : ''}`;
-      if (wait > p.maxRetryWaitMs) {
-        // Honouring the wait means sending nothing more in this run.
-        this.ledger.failure();
-        throw this.halt(
-          'rate-limited',
-          `rate-limited: ${answered}, a wait of ${seconds(wait)}, more than ${seconds(p.maxRetryWaitMs)} (CONFORMANCE_MAX_RETRY_WAIT_MS); the run sends nothing more`,
-        );
-      }
+      const { wait, asked, header, answered } = rateLimitedWait(g, response, retry, what, now);
       // Whether retried or given up, the next request of the run waits it out.
       this.ledger.pause(now + wait);
       this.overloaded(
@@ -538,7 +442,8 @@ export class TargetSession {
         now + wait,
       );
       if (retry >= p.retries) {
-        throw this.failed(
+        throw failed(
+          g,
           'rate-limited',
           `rate-limited: ${answered} ${sent.attempts} time(s); gave up after ${p.retries} retries (CONFORMANCE_RETRIES)`,
         );
