@@ -27,8 +27,10 @@ COPY generators/ generators/
 COPY oracles/*.ts oracles/
 COPY probes/ probes/
 COPY reporter/ reporter/
+COPY run/ run/
 COPY servers/reference.ts servers/
 COPY spec/ spec/
+COPY suite/ suite/
 COPY transport/ transport/
 COPY tests/conformance/ tests/conformance/
 COPY playwright.config.ts playwright.merge.config.ts ./

@@ -4,15 +4,17 @@
  * the configuration first and turns the verdict into the exit status.
  *
  * Every Playwright process of the run (this runner, global setup, the workers, the reporter)
- * reads the configuration resolved once (config/resolve.ts), never .env or a raw variable. Run
+ * reads the configuration resolved once (run/resolve.ts), never .env or a raw variable. Run
  * directly (`npm run conformance:shard`), the runner resolves it here, on its first load, and the
  * workers inherit it.
  */
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
-import { ConfigError, suiteLimits } from './config/config.ts';
+import { suiteLimits } from './config/config.ts';
+import { ConfigError } from './config/error.ts';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
-import { resolveOnce, type ResolvedRun } from './config/resolve.ts';
+import type { ResolvedRun } from './run/resolve.ts';
+import { resolveOnce } from './run/hand-down.ts';
 import { escapeControls } from './exchange/escape.ts';
 import { InputFileError } from './config/input-files.ts';
 import {
@@ -60,7 +62,7 @@ const { run, staging, resultsStaging } = resolved();
 // One worker per request in flight (CONFORMANCE_CONCURRENCY); the run's own time budget ends a
 // check before Playwright's timeout could.
 const limits = suiteLimits(run.config.politeness, run.config.writableRefs?.length ?? 1);
-/** The test titles of the probes a run is limited to: "<probe id>: <title>" (tests/conformance/define.ts). */
+/** The test titles of the probes a run is limited to: "<probe id>: <title>" (suite/define.ts). */
 const only =
   run.probes === null
     ? undefined
@@ -70,7 +72,7 @@ const only =
 
 export default defineConfig({
   testDir: './tests/conformance',
-  globalSetup: './tests/conformance/global-setup.ts',
+  globalSetup: './suite/global-setup.ts',
   outputDir: resultsStaging,
   fullyParallel: true,
   forbidOnly: true,
@@ -82,7 +84,7 @@ export default defineConfig({
   // then the summary: Playwright's list reporter would say the same with less.
   reporter: [
     ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
+    ['./suite/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
   ],
   use: {
     trace: 'off',

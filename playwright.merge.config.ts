@@ -1,13 +1,13 @@
 /**
  * Merges the blob reports of a sharded conformance run (npx playwright test --shard=i/n
  * --reporter=blob) into the same reports a single run writes. Use `npm run conformance:merge`,
- * which resolves and validates the configuration first (config/resolve.ts) and turns the
+ * which resolves and validates the configuration first (run/resolve.ts) and turns the
  * verdict into the exit status.
  */
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
-import { resolveOnce } from './config/resolve.ts';
+import { resolveOnce } from './run/hand-down.ts';
 import { PLAYWRIGHT_REPORT_DIR, REPORTS_STAGING_ENV, stagingFromEnv } from './reporter/report-set.ts';
 
 const run = resolveOnce(EMBEDDED_TARGET);
@@ -19,6 +19,6 @@ export default defineConfig({
   testDir: './tests/conformance',
   reporter: [
     ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
+    ['./suite/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
   ],
 });

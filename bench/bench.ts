@@ -28,12 +28,9 @@
  *
  * Not part of npm test. Figures are of this machine and whatever else runs on it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { Agent, request as httpRequest } from 'node:http';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import { RunContext, runProbe } from '../engine/run.ts';
 import { ExchangeLog } from '../exchange/log.ts';
@@ -51,105 +48,11 @@ import {
 import { REMOTE_POLITENESS } from '../config/config.ts';
 import { startDelayingProxy } from './latency-proxy.ts';
 import { timingRows } from './timing.ts';
+import { PLAYWRIGHT, ROOT, run, startServer, TSX } from './processes.ts';
+import { PROXY_ROUNDS, proxyLatency, proxyMix, proxyRow } from './proxy-latency.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-const PLAYWRIGHT = join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 const SEED = '20261122';
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
-
-/** The resident memory of a process tree, sampled: the largest sum seen, in bytes (Linux /proc). */
-class TreeMemory {
-  peak = 0;
-  private timer: NodeJS.Timeout | undefined;
-  readonly supported = process.platform === 'linux';
-
-  constructor(private readonly root: number) {}
-
-  start(everyMs = 50): void {
-    if (!this.supported) return;
-    this.sample();
-    this.timer = setInterval(() => this.sample(), everyMs);
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
-
-  private sample(): void {
-    const parent = new Map<number, number>();
-    const rss = new Map<number, number>();
-    for (const name of readdirSync('/proc')) {
-      if (!/^\d+$/.test(name)) continue;
-      try {
-        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-        // Fields after the command (which may hold spaces): state, ppid, ...
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        parent.set(Number(name), Number(fields[1]));
-        const pages = Number(readFileSync(`/proc/${name}/statm`, 'utf8').split(' ')[1]);
-        rss.set(Number(name), pages * 4096);
-      } catch {
-        // The process ended between the listing and the read.
-      }
-    }
-    let total = 0;
-    for (const [pid, bytes] of rss) {
-      for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) {
-        if (p === this.root) {
-          total += bytes;
-          break;
-        }
-      }
-    }
-    this.peak = Math.max(this.peak, total);
-  }
-}
-
-interface Timed {
-  code: number;
-  ms: number;
-  stdout: string;
-  peakBytes?: number;
-}
-
-/** Runs a command to its end, with its output kept, its wall time and its tree's peak memory. */
-function run(args: string[], env: NodeJS.ProcessEnv, measureMemory = false): Promise<Timed> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const memory = measureMemory ? new TreeMemory(child.pid!) : undefined;
-    memory?.start();
-    let stdout = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.on('close', (code) => {
-      memory?.stop();
-      resolve({
-        code: code ?? -1,
-        ms: performance.now() - started,
-        stdout,
-        ...(memory?.supported ? { peakBytes: memory.peak } : {}),
-      });
-    });
-  });
-}
-
-/** Starts the reference server in its own process; resolves its URL and the process. */
-function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TSX, join(ROOT, 'bench', 'serve-reference.ts')], {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve({ url: m[1]!, child });
-    });
-    child.on('exit', (code) => reject(new Error(`the reference server exited (${code})`)));
-  });
-}
 
 /** Requests per second of the suite's own HTTP client, one at a time, cycling through `mix`. */
 async function suiteClientRate(
@@ -203,92 +106,6 @@ async function allChecks(baseURL: string): Promise<{ requests: number; ms: numbe
   }
 }
 
-/** One GET over `agent`, its body read; resolves the time it took in milliseconds. */
-function timedGet(url: string, headers: Record<string, string>, agent: Agent): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = httpRequest(url, { headers, agent }, (res) => {
-      res.on('data', () => undefined);
-      res.on('end', () => resolve(performance.now() - started));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/**
- * The validating proxy in its own process in front of `serverURL`: the median time of a request
- * of `mix` directly and through the proxy, alternating, one at a time; and the proxy's exit status.
- */
-async function proxyLatency(
-  serverURL: string,
-  mix: { path: string; headers: Record<string, string> }[],
-  rounds: number,
-): Promise<{ direct: number; proxied: number; code: number; judged: string }> {
-  const work = mkdtempSync(join(tmpdir(), 'payflow-bench-proxy-'));
-  // One process, as `npm run validate` runs it (node --import tsx).
-  const loader = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-  const child = spawn(
-    process.execPath,
-    ['--import', loader, join(ROOT, 'bin', 'validate.ts'), '--proxy', '--port', '0'],
-    {
-      cwd: work,
-      env: {
-        ...process.env,
-        API_BASE_URL: serverURL,
-        API_TOKEN: REFERENCE_TOKEN,
-        CONFORMANCE_REPORTS_DIR: join(work, 'reports'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const proxyURL = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`the proxy exited (${code}): ${out}`)));
-  });
-  const closed = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const direct: number[] = [];
-  const proxied: number[] = [];
-  try {
-    // Warm both paths (connections, JIT) before measuring.
-    for (let i = 0; i < 200; i++) {
-      const m = mix[i % mix.length]!;
-      await timedGet(`${serverURL}${m.path}`, m.headers, agent);
-      await timedGet(`${proxyURL}${m.path}`, m.headers, agent);
-    }
-    for (let i = 0; i < rounds; i++) {
-      const m = mix[i % mix.length]!;
-      direct.push(await timedGet(`${serverURL}${m.path}`, m.headers, agent));
-      proxied.push(await timedGet(`${proxyURL}${m.path}`, m.headers, agent));
-    }
-  } finally {
-    agent.destroy();
-    child.kill('SIGTERM');
-  }
-  const code = await closed;
-  const judged = /(\d+) exchange\(s\): (\d+) judged/.exec(out);
-  rmSync(work, { recursive: true, force: true });
-  return {
-    direct: median(direct),
-    proxied: median(proxied),
-    code,
-    judged: judged ? `${judged[2]} of ${judged[1]} exchanges judged` : 'no summary',
-  };
-}
-
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -300,25 +117,6 @@ function mib(bytes: number | undefined): string {
 function table(rows: [string, string][]): string {
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');
-}
-
-const PROXY_ROUNDS = Number(process.env.BENCH_PROXY_ROUNDS ?? 2000);
-
-/** The GET mix the proxy is measured with: 200, 404, 400, 401. */
-function proxyMix(auth: Record<string, string>): { path: string; headers: Record<string, string> }[] {
-  return [
-    { path: `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`, headers: auth },
-    { path: '/api/v1/counterparties/unknown-reference-0001', headers: auth },
-    { path: '/api/v1/counterparties/a', headers: auth },
-    { path: `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`, headers: {} },
-  ];
-}
-
-function proxyRow(p: { direct: number; proxied: number; code: number; judged: string }): [string, string] {
-  return [
-    'validating proxy, median added latency',
-    `${(p.proxied - p.direct).toFixed(3)} ms (median ${p.direct.toFixed(3)} ms direct, ${p.proxied.toFixed(3)} ms through the proxy; ${p.judged}; proxy exit ${p.code})`,
-  ];
 }
 
 /** The latency of the remote case, per request (BENCH_LATENCY_MS). */

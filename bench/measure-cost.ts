@@ -8,7 +8,8 @@
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { EMBEDDED_POLITENESS, REMOTE_POLITENESS, type Politeness } from '../config/config.ts';
+import { EMBEDDED_POLITENESS, REMOTE_POLITENESS } from '../config/config.ts';
+import type { Politeness } from '../transport/politeness.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN } from '../servers/reference.ts';
 import { TargetSession } from '../transport/session.ts';
 

@@ -9,7 +9,7 @@
  * A switch takes no value.
  */
 import { VARIABLE_HELP, variableFlags, type ConfigVariable, type FlagGroup } from '../config/flags.ts';
-import type { Env } from '../config/config.ts';
+import type { Env } from '../config/error.ts';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';

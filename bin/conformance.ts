@@ -1,6 +1,6 @@
 /**
  * payflow-conformance run (bin/cli.ts), npm run conformance: resolves the configuration once
- * (config/resolve.ts: flags, then the
+ * (run/resolve.ts: flags, then the
  * environment, then the .env of the directory it was run from) and validates it, the waiver file
  * too; takes the reports directory (writable, and no other run in it); checks that the target
  * can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
@@ -15,17 +15,13 @@
  */
 import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import {
-  dotenvLine,
-  invocationDirectory,
-  playwrightEnv,
-  resolveRun,
-  type ResolvedRun,
-} from '../config/resolve.ts';
+import { resolveRun, type ResolvedRun } from '../run/resolve.ts';
+import { playwrightEnv } from '../run/hand-down.ts';
+import { dotenvLine, invocationDirectory } from '../config/sources.ts';
 import { harOfExchanges } from '../exchange/har.ts';
 import { checkOwnPaths, REPORT_PATHS, RESULTS_PATHS } from '../reporter/report-set.ts';
 import { buildRecord } from '../reporter/summary.ts';
-import { displayPath, loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
+import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { PROBES } from '../probes/index.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
@@ -44,7 +40,7 @@ import {
   UsageError,
   type Flag,
 } from './args.ts';
-import type { Env } from '../config/config.ts';
+import type { Env } from '../config/error.ts';
 import { selectionFlags, type SelectionFlagValues } from './selection-flags.ts';
 
 /** The flags of `run`: the configuration variables', --strict and --probe. */
@@ -214,13 +210,12 @@ function writeStoppedReport(
   const record = buildRecord({
     outcomes: [],
     incomplete: [],
-    env: {
-      API_BASE_URL: config.baseURL,
-      API_TOKEN: config.token,
-      CONFORMANCE_TARGET_KIND: 'configured deployment',
-      WRITABLE_COUNTERPARTY_REF: config.writableRef,
-      CONFORMANCE_SEED: String(config.seed),
-      CONFORMANCE_RUNS: String(config.runs),
+    run: {
+      baseURL: config.baseURL,
+      token: config.token,
+      writableRef: config.writableRef,
+      seed: config.seed,
+      runs: config.runs,
     },
     startedAt,
     durationMs: Date.now() - startedAt.getTime(),

@@ -91,7 +91,7 @@ export class RunGuard {
     for (const signal of SIGNALS) process.on(signal, this.onSignal);
     // However the CLI ends (an unexpected error included), its temporary files go, and a
     // Playwright still running is told to stop: SIGTERM, which its workers turn into a stop of
-    // the run (tests/conformance/target.ts), restoring what the running check changed.
+    // the run (suite/target.ts), restoring what the running check changed.
     process.on('exit', () => {
       if (this.child?.pid !== undefined && !this.childEnded) {
         try {

@@ -12,7 +12,9 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { dotenvLine, invocationDirectory, playwrightEnv, resolveRun } from '../config/resolve.ts';
+import { resolveRun } from '../run/resolve.ts';
+import { playwrightEnv } from '../run/hand-down.ts';
+import { dotenvLine, invocationDirectory } from '../config/sources.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { checkOwnPaths, createStaging, REPORT_PATHS } from '../reporter/report-set.ts';
 import { headerSecrets, secretsFromEnv } from '../reporter/redact.ts';
@@ -27,7 +29,7 @@ import {
   UsageError,
   type Flag,
 } from './args.ts';
-import type { Env } from '../config/config.ts';
+import type { Env } from '../config/error.ts';
 
 interface Flags {
   strict: boolean;

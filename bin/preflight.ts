@@ -12,7 +12,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import { ConfigError } from '../config/config.ts';
+import { ConfigError } from '../config/error.ts';
 
 export interface PreflightTarget {
   baseURL: string;

@@ -7,7 +7,7 @@
  */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../config/config.ts';
+import { ConfigError } from '../config/error.ts';
 import { ensureDirectory, shownPath } from '../config/input-files.ts';
 
 export const LOCK_FILE = '.conformance.lock';

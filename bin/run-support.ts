@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ConfigError } from '../config/config.ts';
+import { ConfigError } from '../config/error.ts';
 import { escapeControls } from '../exchange/escape.ts';
 import { RedactingStream, redactorOf, type SecretInput } from '../reporter/redact.ts';
 import type { ConformanceRecord } from '../reporter/summary.ts';

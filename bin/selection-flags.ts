@@ -7,8 +7,8 @@
  * Whether an id is known is checked when the configuration is resolved (exit 2, listing the
  * known ones).
  */
-import { ConfigError } from '../config/config.ts';
-import type { RunFlags } from '../config/resolve.ts';
+import { ConfigError } from '../config/error.ts';
+import type { RunFlags } from '../run/resolve.ts';
 import { parseLevel, type Level } from '../config/selection.ts';
 import { UsageError, type Flag } from './args.ts';
 

@@ -16,9 +16,10 @@
  * strict mode), 2 configuration or usage error, or a malformed HAR file (one line says where and why).
  */
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { ConfigError, type Env } from '../config/config.ts';
+import { ConfigError, type Env } from '../config/error.ts';
 import type { ConfigVariable } from '../config/flags.ts';
-import { dotenvLine, invocationDirectory, resolveRun, type ResolvedRun } from '../config/resolve.ts';
+import { resolveRun, type ResolvedRun } from '../run/resolve.ts';
+import { dotenvLine, invocationDirectory } from '../config/sources.ts';
 import {
   redactExchange,
   TrafficValidation,
@@ -35,7 +36,7 @@ import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { resolve } from 'node:path';
 import { buildRecord, formatSummary } from '../reporter/summary.ts';
-import { displayPath, loadWaivers, NO_WAIVERS } from '../reporter/waivers.ts';
+import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { spec } from '../spec/index.ts';
 import { ValidatingProxy } from '../transport/proxy.ts';
@@ -195,7 +196,7 @@ function report(
   const record = buildRecord({
     outcomes: [outcome],
     incomplete: [],
-    env: { API_BASE_URL: traffic.source, CONFORMANCE_TARGET_KIND: kindOf(traffic) },
+    run: { baseURL: traffic.source, targetKind: kindOf(traffic) },
     startedAt,
     durationMs: Date.now() - startedAt.getTime(),
     waivers: { ...waivers, file: waivers.file && displayPath(waivers.file, run.dir) },

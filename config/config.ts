@@ -1,19 +1,22 @@
 /**
- * The suite's configuration, parsed from a map of variables (config/resolve.ts builds that map
+ * The suite's configuration, parsed from a map of variables (run/resolve.ts builds that map
  * once per run, from the flags, the real environment and a .env file). Every problem is a
  * ConfigError with one line saying what to fix, which never echoes a secret.
  */
 import { resolve } from 'node:path';
-import { parseAccountFixtures, type AccountFixture } from '../generators/account-fixture.ts';
+import {
+  DEFAULT_ACCOUNT_BUDGET,
+  parseAccountFixtures,
+  type AccountFixture,
+} from '../generators/account-fixture.ts';
 import { spec } from '../spec/index.ts';
 import { INITIAL_IN_FLIGHT } from '../transport/limiter.ts';
+import type { Politeness } from '../transport/politeness.ts';
 import { escapeControls } from '../exchange/escape.ts';
-import { parseExtraHeaders, type ExtraHeader } from './headers.ts';
+import type { ExtraHeader } from '../exchange/extra-headers.ts';
+import { ConfigError, type Env } from './error.ts';
+import { parseExtraHeaders } from './headers.ts';
 import { INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
-
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
 
 export interface SuiteConfig {
   /** The deployment under test; undefined: the embedded reference server. */
@@ -43,35 +46,6 @@ export interface SuiteConfig {
   politeness: Politeness;
   /** Headers sent on every request besides the token (config/headers.ts). */
   extraHeaders: ExtraHeader[];
-}
-
-/**
- * How gently a run treats its target (rate, concurrency, request budget) and how long it waits
- * for it (per request, per Retry-After, per run). See transport/session.ts for what each one does.
- */
-export interface Politeness {
-  /**
-   * Learn the pace from the target's answers (a deployment): start with a few requests in flight,
-   * grow while latency holds, back off on 429/503, rising latency and RateLimit headers, within
-   * the caps below (transport/limiter.ts). false: the caps are the limits (the embedded server).
-   */
-  adaptive: boolean;
-  /** The most requests per second across the run (CONFORMANCE_RPS); 0: no cap. */
-  rps: number;
-  /** The most requests in flight at once across the run (CONFORMANCE_CONCURRENCY). */
-  concurrency: number;
-  /** The most one exchange may take, from connecting to the last byte (CONFORMANCE_TIMEOUT_MS). */
-  timeoutMs: number;
-  /** The most requests a run sends, retries included (CONFORMANCE_MAX_REQUESTS). */
-  maxRequests: number;
-  /** Retries of a 429, or a 503 with Retry-After, before the request counts as rate-limited (CONFORMANCE_RETRIES). */
-  retries: number;
-  /** The longest Retry-After the run waits out (CONFORMANCE_MAX_RETRY_WAIT_MS). */
-  maxRetryWaitMs: number;
-  /** The largest response body read (CONFORMANCE_MAX_RESPONSE_BYTES). */
-  maxResponseBytes: number;
-  /** The whole run's time budget (CONFORMANCE_RUN_TIMEOUT_MS). */
-  runTimeoutMs: number;
 }
 
 /** Shared by both kinds of target. */
@@ -178,7 +152,6 @@ export function parsePoliteness(env: Env, remote: boolean): Politeness {
 
 export const DEFAULT_RUNS = 100;
 export const MAX_RUNS = 100_000;
-export const DEFAULT_ACCOUNT_BUDGET = 40;
 /**
  * CONFORMANCE_SETTLE_MS: the document does not promise that a read shows an accepted PATCH at
  * once (a replica may trail), so a read that does not is repeated, with back-off, for this long.
@@ -196,8 +169,6 @@ export interface EmbeddedTarget {
   /** The accounts it accepts, the first being `accountFixture`. */
   accountFixtures?: readonly AccountFixture[];
 }
-
-export type Env = Record<string, string | undefined>;
 
 function nonEmpty(value: string | undefined): string | undefined {
   const v = value?.trim();

@@ -1,17 +1,17 @@
 /**
  * A flag for every configuration variable, derived from the one list of them (CONFIG_VARIABLES
- * in config/resolve.ts): API_BASE_URL is --base-url, CONFORMANCE_SEED is --seed, and a variable
+ * in run/resolve.ts): API_BASE_URL is --base-url, CONFORMANCE_SEED is --seed, and a variable
  * added to the list gets its flag by the same rule (its name without CONFORMANCE_ or API_, in
  * lower case, with dashes). VARIABLE_HELP is typed over that list, so a new variable does not
  * compile until it has its --help line.
  *
  * A flag sets its variable for the run, over the environment and the .env file (flags, then the
- * environment, then .env: config/resolve.ts). Two are not value flags: API_TOKEN has none at all
+ * environment, then .env: run/resolve.ts). Two are not value flags: API_TOKEN has none at all
  * (a token on the command line lands in shell history and in every process list: it is read from
  * the environment or .env only), and CONFORMANCE_STRICT is the switch --strict, which can only
  * turn strict mode on.
  */
-import { CONFIG_VARIABLES } from './resolve.ts';
+import { CONFIG_VARIABLES } from './sources.ts';
 
 export type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
 

@@ -18,22 +18,11 @@
  * given, so its value never reaches a report.
  */
 import { isCredentialName } from '../exchange/credentials.ts';
-import type { Secret } from '../exchange/redact.ts';
-import { ConfigError, type Env } from './config.ts';
+import type { ExtraHeader } from '../exchange/extra-headers.ts';
+import { ConfigError, type Env } from './error.ts';
 
 export const HEADER_PREFIX = 'CONFORMANCE_HEADER_';
 export const SECRET_HEADER_PREFIX = 'CONFORMANCE_SECRET_HEADER_';
-
-export interface ExtraHeader {
-  /** As sent, e.g. X-Api-Key. */
-  name: string;
-  value: string;
-  /** Shown as `$<variable>` everywhere the suite writes what it sent. */
-  secret: boolean;
-  /** The variable it was given in (for a --header, the one it could be given in): a secret's
-   * value is read from it in a curl command. */
-  variable: string;
-}
 
 /** Headers the suite sets itself, or that would change what a request means. */
 const RESERVED = new Set([
@@ -112,11 +101,4 @@ export function parseExtraHeaders(env: Env, flags: readonly string[] = []): Extr
     add(flag.slice(0, colon).trim(), flag.slice(colon + 1).trim(), false, undefined);
   }
   return [...byName.values()];
-}
-
-/** The values to redact wherever they appear (the secret headers'), each shown as its variable. */
-export function headerSecrets(headers: readonly ExtraHeader[]): Secret[] {
-  return headers
-    .filter((h) => h.secret)
-    .map((h) => ({ value: h.value, shownAs: `$${h.variable}`, everywhere: true }));
 }

@@ -7,11 +7,9 @@
  * selected"; one an oracle judged on the selected probes' traffic anyway is reported as judged,
  * since it was (engine/verdicts.ts).
  */
-import { PROBES } from '../probes/index.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
-import type { Probe } from '../engine/types.ts';
-import { ConfigError } from './config.ts';
+import { ConfigError } from './error.ts';
 
 export type Level = 'MUST' | 'SHOULD';
 
@@ -28,6 +26,24 @@ export interface SelectionFlags {
   grep?: string;
 }
 
+/** One case of one property: its name (engine/property.ts PropertySpec.name) and fast-check path. */
+export interface ReplayCase {
+  property: string;
+  path: string;
+}
+
+/** --case: '<property name>@<fast-check path>', the path digits separated by colons. */
+export function parseReplayCase(value: string): ReplayCase {
+  const at = value.lastIndexOf('@');
+  const property = value.slice(0, at).trim();
+  const path = value.slice(at + 1).trim();
+  if (at < 0 || property === '' || !/^\d+(:\d+)*$/.test(path))
+    throw new ConfigError(
+      `--case must be '<property name>@<fast-check path>' (as a finding's replay line writes it), got '${value}'`,
+    );
+  return { property, path };
+}
+
 export interface Selection {
   /** The probes that run, in the registry's order. */
   probes: string[];
@@ -38,70 +54,17 @@ export interface Selection {
 }
 
 /**
- * The operations each probe sends requests to. tests/self/selection.spec.ts compares it with the
- * traffic of a run against the reference server, so a probe that starts calling another operation
- * fails a test until it is listed here.
+ * A probe as the selection sees it. The selection does not know the probes: the probe registry
+ * (probes/index.ts SELECTABLE) hands each in, as the run is composed (run/resolve.ts).
  */
-export const PROBE_OPERATIONS: Record<string, readonly string[]> = {
-  'known-counterparty': ['getCounterparty'],
-  'valid-references': ['getCounterparty'],
-  'invalid-references': ['getCounterparty'],
-  'slash-references': ['getCounterparty'],
-  'encoded-slash-references': ['getCounterparty'],
-  'patch-invalid-references': ['patchCounterparty'],
-  'patch-slash-references': ['patchCounterparty'],
-  'reads-require-authentication': [
-    'getBill',
-    'getCounterparty',
-    'getDirectDebit',
-    'getMandate',
-    'listBills',
-    'listDirectDebits',
-    'listMandates',
-  ],
-  'writes-require-authentication': [
-    'cancelMandate',
-    'createDirectDebit',
-    'createMandate',
-    'ingestBill',
-    'patchCounterparty',
-    'updateBill',
-    'uploadBillDocument',
-  ],
-  'collections-routed': ['listBills', 'listDirectDebits', 'listMandates'],
-  'patch-valid-details': ['getCounterparty', 'patchCounterparty'],
-  'patch-valid-accounts': ['getCounterparty', 'patchCounterparty'],
-  'patch-invalid-bodies': ['getCounterparty', 'patchCounterparty'],
-  'patch-unknown-counterparty': ['getCounterparty', 'patchCounterparty'],
-  'bill-list-filters': ['listBills'],
-  'bill-list-pagination': ['listBills'],
-  'lists-without-query': ['listDirectDebits', 'listMandates'],
-  'invalid-item-references': ['getDirectDebit', 'getMandate'],
-  'unknown-item-references': ['getBill', 'getDirectDebit', 'getMandate'],
-  'malformed-write-bodies': [
-    'createDirectDebit',
-    'createMandate',
-    'ingestBill',
-    'updateBill',
-    'uploadBillDocument',
-  ],
-  'patch-finite-classes': ['getCounterparty', 'patchCounterparty'],
-  'reference-variants': ['getCounterparty'],
-};
-
-/**
- * The text --grep is matched against, as Playwright matches it: the spec file, the test title
- * ("<probe id>: <title>", tests/conformance/define.ts) and the tags.
- */
-export function grepTitle(probe: Probe): string {
-  const file =
-    probe.access === 'read'
-      ? `${probe.group}.spec.ts`
-      : probe.elsewhere
-        ? 'writes-elsewhere.spec.ts'
-        : 'writes.spec.ts';
-  const levels = [...new Set(probe.requirements.map((id) => `@${requirement(id).level.toLowerCase()}`))];
-  return `${file} ${probe.id}: ${probe.title} @${probe.access} ${levels.join(' ')}`;
+export interface SelectableProbe {
+  id: string;
+  /** The requirements it aims at. */
+  requirements: readonly RequirementId[];
+  /** The operations it sends requests to (operationIds), which --operation selects by. */
+  operations: readonly string[];
+  /** What --grep is matched against, as Playwright matches it: the spec file, the test title, the tags. */
+  grepTitle: string;
 }
 
 /** The operationId an --operation value names (an operationId, or "METHOD /path"). */
@@ -128,8 +91,14 @@ export function parseLevel(value: string): Level {
   throw new ConfigError(`unknown level '${value}' (--level); known levels: must, should`);
 }
 
-/** The selection the flags make; null when they select nothing in particular (every probe). */
-export function resolveSelection(flags: SelectionFlags): Selection | null {
+/**
+ * The selection the flags make among `probes` (the registry, in its order); null when they select
+ * nothing in particular (every probe).
+ */
+export function resolveSelection(
+  flags: SelectionFlags,
+  probes: readonly SelectableProbe[],
+): Selection | null {
   const probeIds = flags.probes ?? [];
   const reqIds = flags.requirements ?? [];
   const opValues = flags.operations ?? [];
@@ -143,7 +112,7 @@ export function resolveSelection(flags: SelectionFlags): Selection | null {
     grep === undefined
   )
     return null;
-  const knownProbes = PROBES.map((p) => p.id);
+  const knownProbes = probes.map((p) => p.id);
   for (const id of probeIds)
     if (!knownProbes.includes(id))
       throw new ConfigError(`unknown probe '${id}' (--probe); known probes: ${knownProbes.join(', ')}`);
@@ -164,13 +133,13 @@ export function resolveSelection(flags: SelectionFlags): Selection | null {
   }
   const inLevel = (id: RequirementId): boolean =>
     levels.length === 0 || levels.includes(requirement(id).level as Level);
-  const probes = PROBES.filter(
+  const chosen = probes.filter(
     (p) =>
       (probeIds.length === 0 || probeIds.includes(p.id)) &&
       (reqIds.length === 0 || p.requirements.some((id) => reqIds.includes(id))) &&
-      (operations.length === 0 || (PROBE_OPERATIONS[p.id] ?? []).some((op) => operations.includes(op))) &&
+      (operations.length === 0 || p.operations.some((op) => operations.includes(op))) &&
       p.requirements.some(inLevel) &&
-      (pattern === undefined || pattern.test(grepTitle(p))),
+      (pattern === undefined || pattern.test(p.grepTitle)),
   );
   const label = [
     ...probeIds.map((id) => `--probe ${id}`),
@@ -179,11 +148,11 @@ export function resolveSelection(flags: SelectionFlags): Selection | null {
     ...levels.map((l) => `--level ${l.toLowerCase()}`),
     ...(grep !== undefined ? [`--grep ${grep}`] : []),
   ].join(' ');
-  if (probes.length === 0)
+  if (chosen.length === 0)
     throw new ConfigError(`no probe matches the selection ${label}; known probes: ${knownProbes.join(', ')}`);
-  const aimed = new Set(probes.flatMap((p) => p.requirements));
+  const aimed = new Set(chosen.flatMap((p) => p.requirements));
   const requirements = REQUIREMENTS.map((r) => r.id as RequirementId).filter(
     (id) => aimed.has(id) && (reqIds.length === 0 || reqIds.includes(id)) && inLevel(id),
   );
-  return { probes: probes.map((p) => p.id), requirements, label };
+  return { probes: chosen.map((p) => p.id), requirements, label };
 }

@@ -12,7 +12,7 @@
 import { escapeControls } from '../exchange/escape.ts';
 import { route } from '../exchange/route.ts';
 import type { RequirementId } from '../spec/requirements.ts';
-import type { Finding } from './types.ts';
+import type { Cause, CauseCount, Finding } from './types.ts';
 
 /** Findings kept per cause and probe; the rest are counted, with their inputs. */
 export const MAX_FINDINGS_PER_CAUSE = 3;
@@ -20,27 +20,6 @@ export const MAX_FINDINGS_PER_CAUSE = 3;
 export const MAX_CAUSES_PER_REQUIREMENT = 20;
 /** Distinct inputs listed per cause. */
 export const MAX_INPUTS_PER_CAUSE = 10;
-
-/** What the findings of one cause share. */
-export interface Cause {
-  requirement: RequirementId;
-  /** The operationId called, or "<METHOD> (no operation)" / "<METHOD> outside the interface". */
-  operation: string;
-  /** The status answered (0: no answer). */
-  status: number;
-  /** The received text with its strings and numbers left out. */
-  shape: string;
-}
-
-/** A cause as a probe counted it. */
-export interface CauseCount extends Cause {
-  /** Every finding of the cause in the probe, kept or not. */
-  count: number;
-  /** The distinct inputs (or requests, where the input was not generated), at most MAX_INPUTS_PER_CAUSE. */
-  inputs: string[];
-  /** Distinct inputs beyond those listed. */
-  moreInputs: number;
-}
 
 /** The shape of a received text: strings other than keys become "…", numbers 0, runs of space one. */
 export function shapeOf(received: string): string {

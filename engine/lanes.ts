@@ -14,6 +14,12 @@ import type { Probe, TargetConfig } from './types.ts';
  */
 export type RoundTrips = (probe: Probe, target: TargetConfig) => number;
 
+/** A write probe that declares no cost model: a few dozen requests, mostly not on the writable counterparty. */
+export const OTHER_WRITE_PROBE = 20;
+
+/** The round trips a probe declares (Probe.roundTrips), else OTHER_WRITE_PROBE. */
+export const probeRoundTrips: RoundTrips = (probe, target) => probe.roundTrips?.(target) ?? OTHER_WRITE_PROBE;
+
 /** The lanes of a run: the probes of each, in the order given, and the counterparty it writes. */
 export interface Lane {
   ref: string;
@@ -28,7 +34,11 @@ export interface Lane {
  * Splits `probes` across one lane per writable counterparty. With one counterparty (or none: a
  * read-only run), one lane holds them all, in order.
  */
-export function assignLanes(probes: readonly Probe[], target: TargetConfig, roundTrips: RoundTrips): Lane[] {
+export function assignLanes(
+  probes: readonly Probe[],
+  target: TargetConfig,
+  roundTrips: RoundTrips = probeRoundTrips,
+): Lane[] {
   const refs = target.writableRefs ?? (target.writableRef ? [target.writableRef] : ['']);
   const lanes: Lane[] = refs.map((ref) => ({ ref, probes: [], estimate: 0 }));
   // A probe of ordered accepted PATCHes goes to every lane, a part each: its cases are the long

@@ -5,9 +5,8 @@
  * token is wrong, so it must not succeed"). Everything else about the answers it gets is judged
  * by the oracles (oracles/), which see every exchange of the run whoever sent it.
  */
-import type { ExtraHeader } from '../config/headers.ts';
+import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import type { RecordedRequest } from '../exchange/exchange.ts';
-import type { CauseCount } from './finding-groups.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
@@ -92,6 +91,27 @@ export interface Finding {
   curl?: string;
   /** The other exchanges of a sequence the finding rests on, in order. */
   context?: FindingContext[];
+}
+
+/** What the findings of one cause share. */
+export interface Cause {
+  requirement: RequirementId;
+  /** The operationId called, or "<METHOD> (no operation)" / "<METHOD> outside the interface". */
+  operation: string;
+  /** The status answered (0: no answer). */
+  status: number;
+  /** The received text with its strings and numbers left out. */
+  shape: string;
+}
+
+/** A cause as a probe counted it. */
+export interface CauseCount extends Cause {
+  /** Every finding of the cause in the probe, kept or not. */
+  count: number;
+  /** The distinct inputs (or requests, where the input was not generated), at most MAX_INPUTS_PER_CAUSE (engine/finding-groups.ts). */
+  inputs: string[];
+  /** Distinct inputs beyond those listed. */
+  moreInputs: number;
 }
 
 /** A restore of what a probe changed (the writable counterparty's details), and how it went. */
@@ -196,14 +216,18 @@ export interface Probe {
   requirements: RequirementId[];
   /** The requirements it judges itself (a subset of `requirements`); the engine refuses others. */
   judges: RequirementId[];
-  /** Which spec file of the suite runs it. */
-  group:
-    | 'counterparty-get'
-    | 'references'
-    | 'authentication'
-    | 'routing'
-    | 'counterparty-patch'
-    | 'other-operations';
+  /**
+   * The operations it sends requests to, as spec/openapi.yaml names them (operationId):
+   * --operation selects by them, and tests/self/selection.spec.ts holds them against what the
+   * probe sends to the reference server.
+   */
+  operations: readonly string[];
+  /**
+   * The part of the interface it checks, which names the spec file of the suite a read probe
+   * runs in (<group>.spec.ts; the write probes run in the write lanes): probes/index.ts derives
+   * the spec file, and --grep matches it.
+   */
+  group: string;
   /** 'write' probes send PATCH/POST/DELETE and only run with WRITABLE_COUNTERPARTY_REF. */
   access: 'read' | 'write';
   /**
@@ -218,5 +242,12 @@ export interface Probe {
    * its share of the cases to its lane's counterparty (TargetConfig.part).
    */
   splitAcrossLanes?: boolean;
+  /**
+   * For a write probe of the lanes, its cost model: the round trips it makes one after another,
+   * roughly (one per accepted case, two per batch of refused cases), by which engine/lanes.ts
+   * places it. A write probe that declares none counts as a few dozen requests, most of them not
+   * on the writable counterparty.
+   */
+  roundTrips?(target: TargetConfig): number;
   run(ctx: ProbeContext): Promise<void>;
 }

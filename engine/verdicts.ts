@@ -15,8 +15,8 @@
 import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
 import { INTERRUPTED_REASON } from './run.ts';
-import { causeKey, causeOf, inputOf, MAX_INPUTS_PER_CAUSE, type Cause } from './finding-groups.ts';
-import type { Finding, ProbeOutcome } from './types.ts';
+import { causeKey, causeOf, inputOf, MAX_INPUTS_PER_CAUSE } from './finding-groups.ts';
+import type { Cause, Finding, ProbeOutcome } from './types.ts';
 
 export type VerdictStatus = 'passed' | 'failed' | 'warned' | 'not-exercised' | 'not-selected';
 

@@ -22,6 +22,13 @@ export interface AccountFixture {
 }
 
 /**
+ * The most accounts a run may add to the writable counterparty when CONFORMANCE_ACCOUNT_BUDGET
+ * does not say (an account a PATCH adds cannot be removed again): the default of the configuration
+ * and of the account-adding probe alike, so it sits below both.
+ */
+export const DEFAULT_ACCOUNT_BUDGET = 40;
+
+/**
  * The account of the embedded reference server, which accepts any identifier object: neither
  * country nor currency is pinned, so runs against it exercise every listed country and currency.
  */

@@ -3,6 +3,7 @@
  * break, so a failing conformance check can say which rule of the interface document it exercised.
  */
 import type { Arbitrary } from 'fast-check';
+import { canonicalJson } from '../exchange/canonical-json.ts';
 
 /** The rule a generated value was built to keep or break. */
 export interface Rule {
@@ -34,21 +35,6 @@ export function keeps(field: string, keyword: string, description: string): Rule
 /** A rule the value breaks. */
 export function breaks(field: string, keyword: string, description: string): Rule {
   return { field, keyword, keeps: false, description };
-}
-
-/**
- * A canonical JSON text of a value: object keys sorted, so two values that differ only in key
- * order compare equal. Used by the unmappers to check that a decomposition rebuilds the value.
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const sorted: Record<string, unknown> = {};
-      for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-      return sorted;
-    }
-    return v;
-  });
 }
 
 /** Whether two labelled values carry the same value and the same rule. */

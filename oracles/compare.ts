@@ -3,7 +3,7 @@
  * without the account fields the service may change on its own. Shared by the PATCH oracles;
  * tested directly in tests/self/compare.spec.ts.
  */
-import { canonicalJson } from '../generators/labelled.ts';
+import { canonicalJson } from '../exchange/canonical-json.ts';
 import { spec } from '../spec/index.ts';
 
 export type Obj = Record<string, unknown>;

@@ -12,8 +12,8 @@
 import { basicPassword, nearMisses } from '../exchange/credentials.ts';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
-import { requestKey, runCases } from '../engine/property.ts';
-import type { Probe, ProbeContext } from '../engine/types.ts';
+import { type Probe, type ProbeContext, requestKey, runCases } from '../engine/probe-api.ts';
+import { family } from './family.ts';
 import type { Violation } from '../oracles/types.ts';
 import { spec, type Operation } from '../spec/index.ts';
 import type { Auth, HttpRequest } from '../transport/client.ts';
@@ -175,6 +175,15 @@ export const readsRequireAuth: Probe = {
     'every listed read operation, without a token, with empty ones, other schemes and near misses of the token; the token under "bearer"',
   requirements: [...REQUIREMENTS, 'auth-scheme-case-insensitive', 'auth-401-bearer-challenge'],
   judges: [...REQUIREMENTS, 'auth-scheme-case-insensitive'],
+  operations: [
+    'getBill',
+    'getCounterparty',
+    'getDirectDebit',
+    'getMandate',
+    'listBills',
+    'listDirectDebits',
+    'listMandates',
+  ],
   group: 'authentication',
   access: 'read',
   run: (ctx) =>
@@ -193,9 +202,18 @@ export const writesRequireAuth: Probe = {
     'every listed write operation, without a token, with empty ones, other schemes and near misses of the token',
   requirements: [...REQUIREMENTS, 'auth-401-bearer-challenge'],
   judges: [...REQUIREMENTS],
+  operations: [
+    'cancelMandate',
+    'createDirectDebit',
+    'createMandate',
+    'ingestBill',
+    'patchCounterparty',
+    'updateBill',
+    'uploadBillDocument',
+  ],
   group: 'authentication',
   access: 'write',
   run: (ctx) => probeOperations(ctx, spec().operations().filter(isWrite), false),
 };
 
-export const AUTHENTICATION_PROBES: Probe[] = [readsRequireAuth, writesRequireAuth];
+export const AUTHENTICATION_PROBES = family(import.meta.url, [readsRequireAuth, writesRequireAuth]);

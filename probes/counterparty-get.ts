@@ -8,8 +8,8 @@ import { describeResponse } from '../exchange/describe.ts';
 import { counterpartyPath } from '../exchange/paths.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
-import { runCases } from '../engine/property.ts';
-import type { Probe } from '../engine/types.ts';
+import { type Probe, runCases } from '../engine/probe-api.ts';
+import { family } from './family.ts';
 
 export const knownCounterparty: Probe = {
   id: 'known-counterparty',
@@ -22,6 +22,7 @@ export const knownCounterparty: Probe = {
     'json-well-formed',
   ],
   judges: ['get-known-counterparty-200'],
+  operations: ['getCounterparty'],
   group: 'counterparty-get',
   access: 'read',
   async run(ctx) {
@@ -48,4 +49,4 @@ export const knownCounterparty: Probe = {
   },
 };
 
-export const COUNTERPARTY_GET_PROBES: Probe[] = [knownCounterparty];
+export const COUNTERPARTY_GET_PROBES = family(import.meta.url, [knownCounterparty]);

@@ -12,9 +12,10 @@
  * and the counterparty read once more, so that a change that appears late is found too.
  */
 import { describeResponse } from '../exchange/describe.ts';
-import type { Probe } from '../engine/types.ts';
+import type { Probe } from '../engine/probe-api.ts';
+import { family } from './family.ts';
 import { finiteClassCases } from '../generators/finite-classes.ts';
-import { PLACEHOLDER_FIXTURE, sendRefusedInBatches } from './counterparty-patch.ts';
+import { PLACEHOLDER_FIXTURE, refusedRoundTrips, sendRefusedInBatches } from './write-lane.ts';
 
 /** PATCHes sent together before one read. */
 export const FINITE_BATCH = 32;
@@ -25,9 +26,12 @@ export const patchFiniteClasses: Probe = {
     'every member of each finite class (forbidden characters, look-alikes, bounds, types, enum near misses), refused and changing nothing',
   requirements: ['patch-invalid-rejected', 'patch-rejected-unchanged'],
   judges: ['patch-invalid-rejected'],
+  operations: ['getCounterparty', 'patchCounterparty'],
   group: 'counterparty-patch',
   access: 'write',
   splitAcrossLanes: true,
+  roundTrips: (target) =>
+    refusedRoundTrips(finiteClassCases(target.accountFixture ?? PLACEHOLDER_FIXTURE).length, FINITE_BATCH),
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture ?? PLACEHOLDER_FIXTURE;
@@ -61,4 +65,4 @@ export const patchFiniteClasses: Probe = {
   },
 };
 
-export const FINITE_CLASS_PROBES: Probe[] = [patchFiniteClasses];
+export const FINITE_CLASS_PROBES = family(import.meta.url, [patchFiniteClasses]);

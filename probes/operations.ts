@@ -5,7 +5,7 @@
 import { spec, type Operation } from '../spec/index.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { fillPath } from '../exchange/paths.ts';
-import type { TargetConfig } from '../engine/types.ts';
+import type { TargetConfig } from '../engine/probe-api.ts';
 
 /** Invented references for resources the suite does not know; each keeps its 1.3.0 pattern. */
 export const PROBE_VALUES: Record<string, string> = {

@@ -16,8 +16,8 @@ import type { Arbitrary } from 'fast-check';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { fillPath } from '../exchange/paths.ts';
-import { requestKey, runCases, runProperty } from '../engine/property.ts';
-import type { Probe, ProbeContext } from '../engine/types.ts';
+import { type Probe, type ProbeContext, requestKey, runCases, runProperty } from '../engine/probe-api.ts';
+import { family } from './family.ts';
 import {
   badBody,
   badBodyExamples,
@@ -117,6 +117,7 @@ export const billListFilters: Probe = {
   title: 'GET /api/v1/bills with every documented filter value, alone and combined: not 400',
   requirements: ['bill-list-filters-accepted', 'no-server-error'],
   judges: ['bill-list-filters-accepted'],
+  operations: ['listBills'],
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
@@ -138,6 +139,7 @@ export const billListPagination: Probe = {
   title: 'GET /api/v1/bills with page and pageSize from their minimum 0: not 400',
   requirements: ['bill-list-pagination-zero-accepted', 'no-server-error'],
   judges: ['bill-list-pagination-zero-accepted'],
+  operations: ['listBills'],
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
@@ -156,6 +158,7 @@ export const listsWithoutQuery: Probe = {
   title: 'GET /api/v1/mandates and /api/v1/direct-debit without a query: not 400',
   requirements: ['list-without-query-accepted', 'no-server-error'],
   judges: ['list-without-query-accepted'],
+  operations: ['listDirectDebits', 'listMandates'],
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
@@ -189,6 +192,7 @@ export const invalidItemReferences: Probe = {
     'GET of a mandate and a collection by references breaking the 1.3.0 pattern (every forbidden character, very long): not 2xx',
   requirements: ['item-reference-pattern-not-success', 'no-server-error'],
   judges: ['item-reference-pattern-not-success'],
+  operations: ['getDirectDebit', 'getMandate'],
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
@@ -227,6 +231,7 @@ export const unknownItemReferences: Probe = {
     'GET of a bill, a mandate and a collection by invented well-formed references (up to 4096 characters): never 2xx with a body for another reference',
   requirements: ['item-unknown-reference-not-another', 'no-server-error'],
   judges: ['item-unknown-reference-not-another'],
+  operations: ['getBill', 'getDirectDebit', 'getMandate'],
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
@@ -271,6 +276,7 @@ export const malformedWriteBodies: Probe = {
     'POST bills, PATCH a bill, POST a document, POST mandates and direct debits with bodies that are empty, not JSON, a JSON scalar or very large: not 2xx',
   requirements: ['write-body-malformed-not-success', 'no-server-error'],
   judges: ['write-body-malformed-not-success'],
+  operations: ['createDirectDebit', 'createMandate', 'ingestBill', 'updateBill', 'uploadBillDocument'],
   group: 'other-operations',
   access: 'write',
   elsewhere: true,
@@ -314,11 +320,11 @@ export const malformedWriteBodies: Probe = {
   },
 };
 
-export const OTHER_OPERATION_PROBES: Probe[] = [
+export const OTHER_OPERATION_PROBES = family(import.meta.url, [
   billListFilters,
   billListPagination,
   listsWithoutQuery,
   invalidItemReferences,
   unknownItemReferences,
   malformedWriteBodies,
-];
+]);

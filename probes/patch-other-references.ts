@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { counterpartyPath, rawSlashCounterpartyPath } from '../exchange/paths.ts';
-import { requestKey, runProperty } from '../engine/property.ts';
-import type { Probe } from '../engine/types.ts';
+import { type Probe, requestKey, runProperty } from '../engine/probe-api.ts';
+import { family } from './family.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import {
   invalidReference,
@@ -22,7 +22,7 @@ import {
 import { labelled, type Labelled } from '../generators/labelled.ts';
 import { invalidPatchBody, validDetailsBody, validDetailsBodyExamples } from '../generators/patch-body.ts';
 import type { Violation } from '../oracles/types.ts';
-import { PLACEHOLDER_FIXTURE, patchRequest } from './counterparty-patch.ts';
+import { PLACEHOLDER_FIXTURE, patchRequest } from './write-lane.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { refusedValidToken } from './references.ts';
 
@@ -44,6 +44,7 @@ export const patchInvalidReferences: Probe = {
   title: 'PATCH with a valid body of references breaking the length or the pattern, without a slash',
   requirements: ['reference-invalid-400'],
   judges: ['reference-invalid-400'],
+  operations: ['patchCounterparty'],
   group: 'references',
   access: 'write',
   elsewhere: true,
@@ -70,6 +71,7 @@ export const patchSlashReferences: Probe = {
   title: 'PATCH with a valid body of references holding a raw "/"',
   requirements: ['reference-slash-404'],
   judges: ['reference-slash-404'],
+  operations: ['patchCounterparty'],
   group: 'references',
   access: 'write',
   elsewhere: true,
@@ -107,6 +109,7 @@ export const patchUnknownCounterparty: Probe = {
   title: 'PATCH of invented references that do not exist: not a success, and nothing created',
   requirements: ['patch-unknown-not-created'],
   judges: ['patch-unknown-not-created'],
+  operations: ['getCounterparty', 'patchCounterparty'],
   group: 'counterparty-patch',
   access: 'write',
   elsewhere: true,
@@ -173,8 +176,8 @@ export const patchUnknownCounterparty: Probe = {
   },
 };
 
-export const PATCH_OTHER_REFERENCE_PROBES: Probe[] = [
+export const PATCH_OTHER_REFERENCE_PROBES = family(import.meta.url, [
   patchInvalidReferences,
   patchSlashReferences,
   patchUnknownCounterparty,
-];
+]);

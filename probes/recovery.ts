@@ -6,16 +6,21 @@
  * kept in the run-state directory since before the run's first PATCH of it. Run by global
  * teardown, in Playwright's runner, while the target (the embedded server too) is still up.
  */
-import { clearWriter, deadWriterInterruption, deadWriters, storedBaseline } from '../engine/baseline.ts';
-import type { RestoreRecord } from '../engine/types.ts';
+import {
+  clearWriter,
+  deadWriterInterruption,
+  deadWriters,
+  type RestoreRecord,
+  storedBaseline,
+} from '../engine/probe-api.ts';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { ExchangeLog } from '../exchange/log.ts';
 import { HttpClient } from '../transport/client.ts';
 import type { TargetSession } from '../transport/session.ts';
 import { requestStop } from '../transport/stop.ts';
-import type { ExtraHeader } from '../config/headers.ts';
-import { restoreRequest } from './counterparty-patch.ts';
+import type { ExtraHeader } from '../exchange/extra-headers.ts';
+import { restoreRequest } from './write-lane.ts';
 
 /** The environment variable carrying the restores of a recovery from global teardown to the reporter. */
 export const RECOVERY_ENV = 'CONFORMANCE_RECOVERY';

@@ -12,8 +12,8 @@
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { COUNTERPARTIES, counterpartyPath } from '../exchange/paths.ts';
-import { runCases } from '../engine/property.ts';
-import type { Probe } from '../engine/types.ts';
+import { type Probe, runCases } from '../engine/probe-api.ts';
+import { family } from './family.ts';
 
 /** Latin letters and their Cyrillic or Greek look-alikes. */
 export const HOMOGLYPHS: Readonly<Record<string, string>> = {
@@ -110,6 +110,7 @@ export const referenceVariantsProbe: Probe = {
     'reference-valid-not-400',
   ],
   judges: ['reference-percent-encoding-equivalent'],
+  operations: ['getCounterparty'],
   group: 'references',
   access: 'read',
   async run(ctx) {
@@ -162,4 +163,4 @@ export const referenceVariantsProbe: Probe = {
   },
 };
 
-export const REFERENCE_VARIANT_PROBES: Probe[] = [referenceVariantsProbe];
+export const REFERENCE_VARIANT_PROBES = family(import.meta.url, [referenceVariantsProbe]);

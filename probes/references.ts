@@ -17,8 +17,8 @@ import {
 import { describeResponse } from '../exchange/describe.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { COUNTERPARTIES, counterpartyPath, rawSlashCounterpartyPath } from '../exchange/paths.ts';
-import { requestKey, runProperty } from '../engine/property.ts';
-import type { Probe } from '../engine/types.ts';
+import { type Probe, requestKey, runProperty } from '../engine/probe-api.ts';
+import { family } from './family.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import type { HttpRequest } from '../transport/client.ts';
@@ -54,6 +54,7 @@ export const validReferences: Probe = {
   title: 'GET of generated valid references (3 to 90 of [-_a-zA-Z0-9], every allowed character)',
   requirements: ['reference-valid-not-400'],
   judges: [],
+  operations: ['getCounterparty'],
   group: 'references',
   access: 'read',
   async run(ctx) {
@@ -75,6 +76,7 @@ export const invalidReferences: Probe = {
   title: 'GET of references breaking the length or the pattern, without a slash',
   requirements: ['reference-invalid-400'],
   judges: ['reference-invalid-400'],
+  operations: ['getCounterparty'],
   group: 'references',
   access: 'read',
   async run(ctx) {
@@ -100,6 +102,7 @@ export const slashReferences: Probe = {
   title: 'GET of references holding a raw "/"',
   requirements: ['reference-slash-404'],
   judges: ['reference-slash-404'],
+  operations: ['getCounterparty'],
   group: 'references',
   access: 'read',
   async run(ctx) {
@@ -125,6 +128,7 @@ export const encodedSlashReferences: Probe = {
   title: 'GET of references holding a percent-encoded slash (%2F), the known one split by it first',
   requirements: ['reference-encoded-slash-not-success'],
   judges: [],
+  operations: ['getCounterparty'],
   group: 'references',
   access: 'read',
   async run(ctx) {
@@ -157,9 +161,9 @@ export const encodedSlashReferences: Probe = {
   },
 };
 
-export const REFERENCE_PROBES: Probe[] = [
+export const REFERENCE_PROBES = family(import.meta.url, [
   validReferences,
   invalidReferences,
   slashReferences,
   encodedSlashReferences,
-];
+]);

@@ -3,8 +3,8 @@
  * and must be routed. Their answers are judged by the oracles too (media type, lifecycle headers).
  */
 import { describeResponse } from '../exchange/describe.ts';
-import { runCases } from '../engine/property.ts';
-import type { Probe } from '../engine/types.ts';
+import { type Probe, runCases } from '../engine/probe-api.ts';
+import { family } from './family.ts';
 import { spec } from '../spec/index.ts';
 import { describeOperation } from './operations.ts';
 
@@ -15,6 +15,7 @@ export const collectionsRouted: Probe = {
   title: 'GET /api/v1/bills, /mandates and /direct-debit with a valid token: not 404, 405 or 501',
   requirements: ['collection-routed', 'response-json-media-type'],
   judges: ['collection-routed'],
+  operations: ['listBills', 'listDirectDebits', 'listMandates'],
   group: 'routing',
   access: 'read',
   async run(ctx) {
@@ -42,4 +43,4 @@ export const collectionsRouted: Probe = {
   },
 };
 
-export const ROUTING_PROBES: Probe[] = [collectionsRouted];
+export const ROUTING_PROBES = family(import.meta.url, [collectionsRouted]);

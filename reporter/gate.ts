@@ -9,9 +9,8 @@
  * again), stale (the requirement now passes: remove the waiver) or unused (the requirement was
  * not exercised in this run).
  */
-import { ConfigError } from '../config/config.ts';
 import type { Verdict, VerdictStatus } from '../engine/verdicts.ts';
-import type { Waiver } from './waivers.ts';
+import type { Waiver } from '../config/waivers.ts';
 
 export type GateStatus = VerdictStatus | 'waived';
 export type WaiverStatus = 'applied' | 'expired' | 'stale' | 'unused';
@@ -20,14 +19,6 @@ export interface JudgedWaiver extends Waiver {
   status: WaiverStatus;
   /** One line: what the status means for this waiver. */
   note: string;
-}
-
-/** CONFORMANCE_STRICT: 1/true/yes turns strict mode on; unset, empty, 0/false/no leave it off. */
-export function parseStrict(value: string | undefined): boolean {
-  const v = value?.trim().toLowerCase() ?? '';
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['', '0', 'false', 'no', 'off'].includes(v)) return false;
-  throw new ConfigError(`CONFORMANCE_STRICT must be 1 or 0 (or true/false), got '${value}'`);
 }
 
 /** The UTC calendar day of `now`, YYYY-MM-DD. */

@@ -4,7 +4,7 @@
  * HTTP client applies to what the target sends), with every form of the token and the values of
  * the secret extra headers.
  */
-import { headerSecrets } from '../config/headers.ts';
+import { headerSecrets } from '../exchange/extra-headers.ts';
 import { Redactor, RedactingStream, tokenForms, type Secret } from '../exchange/redact.ts';
 
 export { headerSecrets, RedactingStream };

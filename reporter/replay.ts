@@ -8,7 +8,7 @@
  * where it is pasted cannot change the run.
  */
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../config/resolve.ts';
+import { PROJECT_ROOT } from '../config/sources.ts';
 import type { Finding } from '../engine/types.ts';
 import { shellQuote } from '../exchange/curl.ts';
 

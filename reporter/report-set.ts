@@ -28,7 +28,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
-import { ConfigError } from '../config/config.ts';
+import { ConfigError } from '../config/error.ts';
 import { ensureDirectory, readInputFile, shownPath } from '../config/input-files.ts';
 import { REPORT_FILES } from './files.ts';
 

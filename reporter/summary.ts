@@ -18,7 +18,7 @@ import { setupHints } from './hints.ts';
 import { envAssignments, replayLine, replayPrefix } from './replay.ts';
 import { redactValue, secretsFromEnv } from './redact.ts';
 import { sectionTitle } from './sections.ts';
-import type { WaiverFile } from './waivers.ts';
+import type { WaiverFile } from '../config/waivers.ts';
 import type { Interruption } from '../transport/stop.ts';
 
 export type { GateStatus } from './gate.ts';
@@ -119,10 +119,28 @@ export interface ConformanceRecord {
   pace?: PolitenessReport;
 }
 
+/**
+ * The run a record is of, typed, as the configuration resolved it (run/resolve.ts) and global
+ * setup completed it (the embedded server's URL, the kind of target); for traffic the suite did
+ * not send, its source.
+ */
+export interface RecordRun {
+  /** The target's base URL, or the traffic's source. */
+  baseURL?: string;
+  /** What the target is (default: a configured deployment). */
+  targetKind?: string;
+  /** The token: redacted wherever the record would hold it. */
+  token?: string;
+  /** The writable counterparty: a run with one is in write mode. */
+  writableRef?: string;
+  seed?: number;
+  runs?: number;
+}
+
 export function buildRecord(input: {
   outcomes: ProbeOutcome[];
   incomplete: IncompleteCheck[];
-  env: Record<string, string | undefined>;
+  run: RecordRun;
   startedAt: Date;
   durationMs: number;
   /** The waivers of the run (default: none). */
@@ -141,7 +159,7 @@ export function buildRecord(input: {
   selection?: SelectedRequirements;
   /** --require-exercised: the gate fails when a selected requirement of that level was not exercised. */
   requireExercised?: 'must' | 'all';
-  /** Every setting of the run but the token, for the replay lines (config/resolve.ts). */
+  /** Every setting of the run but the token, for the replay lines (run/resolve.ts). */
   settings?: Record<string, string>;
   /** "Today", for waiver expiry (default: now). */
   now?: Date;
@@ -213,7 +231,7 @@ export function buildRecord(input: {
     reasons.push(
       `the traffic held no exchange of the interface (${input.traffic.exchanges} exchange(s), none below /api/v1/): nothing was judged`,
     );
-  const mode = input.mode ?? (input.env.WRITABLE_COUNTERPARTY_REF ? 'write' : 'read-only');
+  const mode = input.mode ?? (input.run.writableRef ? 'write' : 'read-only');
   const interrupted =
     input.interrupted &&
     interruptionRecord(
@@ -233,12 +251,12 @@ export function buildRecord(input: {
     tool: 'payflow-conformance',
     interfaceVersion: spec().version,
     target: {
-      baseURL: input.env.API_BASE_URL ?? '',
-      kind: input.env.CONFORMANCE_TARGET_KIND ?? 'configured deployment',
+      baseURL: input.run.baseURL ?? '',
+      kind: input.run.targetKind ?? 'configured deployment',
     },
     mode,
-    seed: Number(input.env.CONFORMANCE_SEED ?? 0),
-    runs: Number(input.env.CONFORMANCE_RUNS ?? 0),
+    seed: input.run.seed ?? 0,
+    runs: input.run.runs ?? 0,
     startedAt: input.startedAt.toISOString(),
     durationMs: Math.round(input.durationMs),
     verdict: reasons.length === 0 ? 'pass' : 'fail',
@@ -264,7 +282,7 @@ export function buildRecord(input: {
   // A server may echo the token back (in a body, a header, an error): never let it through. Nor
   // its control characters: the outcomes were escaped where they were made (engine/run.ts), and
   // this holds for outcomes from elsewhere (merged shards) and for Playwright's error texts.
-  return escapeControlsIn(redactValue(record, secretsFromEnv(input.env)));
+  return escapeControlsIn(redactValue(record, secretsFromEnv({ API_TOKEN: input.run.token })));
 }
 
 /** The interruption with the restore sent after it, summed up from the probes' restores. */

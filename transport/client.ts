@@ -21,7 +21,7 @@ import {
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
 import type { Clock } from './clock.ts';
 import type { Interruption } from './stop.ts';
-import { headerSecrets, type ExtraHeader } from '../config/headers.ts';
+import { headerSecrets, type ExtraHeader } from '../exchange/extra-headers.ts';
 
 export { TargetUnavailable } from './session.ts';
 

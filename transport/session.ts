@@ -1,8 +1,8 @@
 /**
  * What the suite owes the target it calls, and what it does when the target cannot be judged.
  * One session serves every check of a run in a process; a ledger shared by the processes of a
- * run (the Playwright workers) counts the run's requests, the run of consecutive failures, and
- * why the run stopped sending, if it did.
+ * run (the Playwright workers; transport/ledger.ts) counts the run's requests, the run of
+ * consecutive failures, and why the run stopped sending, if it did.
  *
  *   - Politeness: at most `rps` requests per second and `concurrency` in flight across the run
  *     (each of `processes` processes takes its share), at most `maxRequests` requests in all.
@@ -26,41 +26,37 @@
  *     counterparty's details). A request already on the wire is let finish, so that nothing the
  *     run sent lands after the restore; waits (the rate, a Retry-After pause) end early.
  */
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  ftruncateSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { join } from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { Politeness } from '../config/config.ts';
-import type { RecordedRequest } from '../exchange/exchange.ts';
+import type { Politeness } from './politeness.ts';
+import { FileLedger, MemoryLedger, type Ledger } from './ledger.ts';
 import {
   AdaptiveLimiter,
-  mergePolitenessReports,
   RATE_DECREASE,
   rateAt,
   type Backoff,
   type BackoffReason,
-  type LearnedRate,
   type PolitenessReport,
 } from './limiter.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { hasRateLimitHeaders, parseRateLimitHeaders } from './ratelimit-headers.ts';
-import { processAlive, readStop, requestStop, type Interruption } from './stop.ts';
+import { processAlive, type Interruption } from './stop.ts';
+import {
+  clearToSend,
+  countRequest,
+  failed,
+  halt,
+  rateLimitedWait,
+  seconds,
+  TargetUnavailable,
+  timeoutWithin,
+  type AttemptGround,
+  type ExchangeOptions,
+} from './attempt.ts';
 import {
   createPool,
   transmit,
   TransportFailure,
   type RawResponse,
-  type TransportFailureKind,
   type WireOptions,
   type WirePool,
 } from './wire.ts';
@@ -74,275 +70,16 @@ export type Transmit = (
   options: WireOptions,
 ) => Promise<RawResponse>;
 
+export {
+  BREAKER_THRESHOLD,
+  retryAfterMs,
+  TargetUnavailable,
+  type ExchangeOptions,
+  type UnavailableKind,
+} from './attempt.ts';
+
 /** Where global teardown hands the run's pace (a PolitenessReport, JSON) to the reporter. */
 export const PACE_ENV = 'CONFORMANCE_PACE_REPORT';
-
-/** Requests in a row without a judgeable answer after which the run stops sending. */
-export const BREAKER_THRESHOLD = 3;
-
-export type UnavailableKind =
-  TransportFailureKind | 'rate-limited' | 'stopped' | 'budget' | 'deadline' | 'interrupted';
-
-/** A request could not be judged: the target is unreachable, rate-limited, or the run stopped. */
-export class TargetUnavailable extends Error {
-  override readonly name = 'TargetUnavailable';
-  /** Filled in by the HTTP client: the request, for a curl command. */
-  request: RecordedRequest | undefined;
-  /** How many times the request went out before it was given up (retries included). */
-  attempts = 0;
-  constructor(
-    readonly kind: UnavailableKind,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** The run-wide counts. `record` and `failure` return the count including the one just added. */
-export interface Ledger {
-  record(): number;
-  count(): number;
-  failure(): number;
-  success(): void;
-  /** Why the run stopped sending, once it did (the first reason wins). */
-  stopped(): string | undefined;
-  stop(reason: string): void;
-  /** Until when (epoch ms) the target asked the run to send nothing (Retry-After); 0: no pause. */
-  pausedUntil(): number;
-  pause(until: number): void;
-  /** Whether the run was interrupted, and why (the first interruption wins). */
-  interrupted(): Interruption | undefined;
-  interrupt(interruption: Interruption): void;
-  /** The run's rate learned from the target (a 429, a RateLimit quota); undefined: none. */
-  learnedRate(): LearnedRate | undefined;
-  learnRate(rate: LearnedRate): void;
-  /** Keeps a session's politeness report (`key` unique in the run), for the end of the run. */
-  keepReport(key: string, report: PolitenessReport): void;
-  /**
-   * Says that this process is sending (epoch ms `now`), and returns how many processes of the run
-   * sent within the last ACTIVE_WINDOW_MS, this one included: the processes a learned rate is
-   * shared among, so that a worker left alone at the end of a run gets all of it.
-   */
-  active(now: number): number;
-}
-
-/** A process that sent within this long counts as sharing the run's learned rate. */
-export const ACTIVE_WINDOW_MS = 1000;
-
-/** How often a process of a FileLedger says it is sending, and reads who else is. */
-const ACTIVE_BEAT_MS = 200;
-
-/** How often a process reads the run's learned rate from a FileLedger. */
-const RATE_READ_MS = 100;
-
-/** The file name prefix of the politeness reports a FileLedger keeps, one per session. */
-const REPORT_PREFIX = 'politeness-';
-
-/** A ledger for one process (the gallery, the benchmark). */
-export class MemoryLedger implements Ledger {
-  private requests = 0;
-  private failures = 0;
-  private reason: string | undefined;
-  private until = 0;
-  private interruption: Interruption | undefined;
-  private rate: LearnedRate | undefined;
-  learnedRate(): LearnedRate | undefined {
-    return this.rate;
-  }
-  learnRate(rate: LearnedRate): void {
-    this.rate = rate;
-  }
-  active(): number {
-    return 1;
-  }
-  keepReport(): void {
-    // One process: the session's own report is all there is.
-  }
-  record(): number {
-    return ++this.requests;
-  }
-  interrupted(): Interruption | undefined {
-    return this.interruption;
-  }
-  interrupt(interruption: Interruption): void {
-    this.interruption ??= interruption;
-  }
-  pausedUntil(): number {
-    return this.until;
-  }
-  pause(until: number): void {
-    this.until = Math.max(this.until, until);
-  }
-  count(): number {
-    return this.requests;
-  }
-  failure(): number {
-    return ++this.failures;
-  }
-  success(): void {
-    this.failures = 0;
-  }
-  stopped(): string | undefined {
-    return this.reason;
-  }
-  stop(reason: string): void {
-    this.reason ??= reason;
-  }
-}
-
-/**
- * A ledger in a directory shared by the processes of a run. Counts are file sizes: one byte is
- * appended (O_APPEND, atomic) per request or failure, so no lock is needed; the stop reason is a
- * file created once. It survives a Playwright worker being replaced after a failed test.
- */
-export class FileLedger implements Ledger {
-  private readonly requestsFd: number;
-  private readonly failuresFd: number;
-  private readonly stopFile: string;
-  private readonly pauseFile: string;
-  private readonly rateFile: string;
-  private reason: string | undefined;
-  private interruption: Interruption | undefined;
-  private rate: { value: LearnedRate | undefined; readAt: number } = { value: undefined, readAt: -Infinity };
-  private beat = { at: -Infinity, active: 1 };
-
-  constructor(readonly dir: string) {
-    this.requestsFd = openSync(join(dir, 'requests'), 'a');
-    this.failuresFd = openSync(join(dir, 'failures'), 'a');
-    this.stopFile = join(dir, 'stopped');
-    this.pauseFile = join(dir, 'paused-until');
-    this.rateFile = join(dir, 'learned-rate');
-  }
-
-  /**
-   * The politeness of a run whose processes kept their reports in `dir`, summed: the effective
-   * rate over the run's sending time, the requests in flight reached (added up), every back-off.
-   */
-  static politenessReport(dir: string): PolitenessReport | undefined {
-    let names: string[];
-    try {
-      names = readdirSync(dir).filter((n) => n.startsWith(REPORT_PREFIX) && n.endsWith('.json'));
-    } catch {
-      return undefined;
-    }
-    const reports: PolitenessReport[] = [];
-    for (const name of names) {
-      try {
-        reports.push(JSON.parse(readFileSync(join(dir, name), 'utf8')) as PolitenessReport);
-      } catch {
-        // A report being written as the run ends: the others still count.
-      }
-    }
-    return reports.length ? mergePolitenessReports(reports) : undefined;
-  }
-
-  /** Read at most every RATE_READ_MS: a learned rate changes rarely, and every request asks. */
-  learnedRate(): LearnedRate | undefined {
-    const now = performance.now();
-    if (now - this.rate.readAt < RATE_READ_MS) return this.rate.value;
-    let value: LearnedRate | undefined;
-    try {
-      value = JSON.parse(readFileSync(this.rateFile, 'utf8')) as LearnedRate;
-    } catch {
-      value = undefined;
-    }
-    this.rate = { value, readAt: now };
-    return value;
-  }
-  learnRate(rate: LearnedRate): void {
-    // Written whole and renamed over: a reader sees the old rate or the new, never half of one.
-    const temporary = `${this.rateFile}.${process.pid}`;
-    writeFileSync(temporary, JSON.stringify(rate));
-    renameSync(temporary, this.rateFile);
-    this.rate = { value: rate, readAt: performance.now() };
-  }
-  /**
-   * Each process keeps a file `active-<pid>` holding when it last sent, written and read at most
-   * every ACTIVE_BEAT_MS (a learned rate is slow: at 40 requests/s a beat is every 8th request).
-   */
-  active(now: number): number {
-    if (now - this.beat.at < ACTIVE_BEAT_MS) return this.beat.active;
-    let active = 1;
-    try {
-      writeFileSync(join(this.dir, `active-${process.pid}`), String(now));
-      for (const name of readdirSync(this.dir)) {
-        if (!name.startsWith('active-') || name === `active-${process.pid}`) continue;
-        const at = Number(readFileSync(join(this.dir, name), 'utf8'));
-        if (now - at < ACTIVE_WINDOW_MS) active++;
-      }
-    } catch {
-      // The run's directory is gone, or a file was being written: this beat counts this process.
-    }
-    this.beat = { at: now, active };
-    return active;
-  }
-  keepReport(key: string, report: PolitenessReport): void {
-    try {
-      writeFileSync(join(this.dir, `${REPORT_PREFIX}${key}.json`), JSON.stringify(report));
-    } catch {
-      // The run's directory is gone (the run ended): nothing left to report to.
-    }
-  }
-
-  /** The requests a run recorded in `dir` (for the end of the run). */
-  static count(dir: string): number {
-    try {
-      return readFileSync(join(dir, 'requests')).length;
-    } catch {
-      return 0;
-    }
-  }
-
-  record(): number {
-    writeSync(this.requestsFd, '.');
-    return fstatSync(this.requestsFd).size;
-  }
-  count(): number {
-    return fstatSync(this.requestsFd).size;
-  }
-  failure(): number {
-    writeSync(this.failuresFd, '.');
-    return fstatSync(this.failuresFd).size;
-  }
-  success(): void {
-    if (fstatSync(this.failuresFd).size > 0) ftruncateSync(this.failuresFd, 0);
-  }
-  stopped(): string | undefined {
-    if (this.reason === undefined && existsSync(this.stopFile))
-      this.reason = readFileSync(this.stopFile, 'utf8');
-    return this.reason;
-  }
-  stop(reason: string): void {
-    try {
-      writeFileSync(this.stopFile, reason, { flag: 'wx' });
-    } catch {
-      // Another process stopped the run first; its reason stands.
-    }
-  }
-  pausedUntil(): number {
-    if (!existsSync(this.pauseFile)) return 0;
-    try {
-      return Number(readFileSync(this.pauseFile, 'utf8')) || 0;
-    } catch {
-      return 0;
-    }
-  }
-  pause(until: number): void {
-    if (until > this.pausedUntil()) writeFileSync(this.pauseFile, String(until));
-  }
-  interrupted(): Interruption | undefined {
-    this.interruption ??= readStop(this.dir);
-    return this.interruption;
-  }
-  interrupt(interruption: Interruption): void {
-    requestStop(this.dir, interruption);
-    this.interruption ??= readStop(this.dir) ?? interruption;
-  }
-  close(): void {
-    closeSync(this.requestsFd);
-    closeSync(this.failuresFd);
-  }
-}
 
 export interface SessionOptions {
   politeness: Politeness;
@@ -366,33 +103,8 @@ export interface SessionOptions {
   transmit?: Transmit;
 }
 
-/** What a request is for, beyond what it carries. */
-export interface ExchangeOptions {
-  /**
-   * Housekeeping: putting back what the run changed (the restore of the writable counterparty's
-   * details). It is still sent after the run was interrupted.
-   */
-  housekeeping?: boolean;
-}
-
-/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, in milliseconds from now. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** The first wait after a 429 that names none (then twice as long each time). */
-const NO_RETRY_AFTER_WAIT_MS = 250;
-
 /** How often a wait looks whether the run was interrupted meanwhile. */
 const INTERRUPT_POLL_MS = 100;
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
-}
 
 /** The outcome of one request: the response and how many requests it took (retries included). */
 export interface SessionResponse {
@@ -427,6 +139,8 @@ export class TargetSession {
   private nextSlot = 0;
   private readonly reportKey = `${process.pid}-${++sessions}`;
   private reportKeptAt = 0;
+  /** What the steps of an attempt (transport/attempt.ts) read and change of this session. */
+  private readonly ground: AttemptGround;
 
   constructor(options: SessionOptions) {
     const p = options.politeness;
@@ -442,6 +156,15 @@ export class TargetSession {
     this.limiter = new AdaptiveLimiter({ adaptive: p.adaptive, maxConcurrency: cap, processes });
     this.slots = pLimit(this.limiter.concurrency());
     this.pool = createPool(cap, p.maxResponseBytes);
+    this.ground = {
+      politeness: p,
+      ledger: this.ledger,
+      deadline: this.deadline,
+      clock: this.clock,
+      stats: this.stats,
+      interruption: () => this.interruption(),
+      nap: (ms, options) => this.nap(ms, options),
+    };
     // A Playwright worker's session is never closed: its last report is kept as the process ends.
     if (this.ledger instanceof FileLedger) process.once('exit', this.keepReportAtExit);
   }
@@ -478,17 +201,6 @@ export class TargetSession {
     this.ledger.interrupt(interruption);
   }
 
-  /** Throws when the run was interrupted, unless the request is housekeeping. */
-  private checkInterrupted(what: string, options: ExchangeOptions): void {
-    if (options.housekeeping) return;
-    const interruption = this.interruption();
-    if (interruption === undefined) return;
-    throw this.unavailable(
-      'interrupted',
-      `${what} not sent: the run was interrupted${interruption.signal ? ` (${interruption.signal})` : ''}: ${interruption.reason}`,
-    );
-  }
-
   /** Sleeps `ms`, waking early when the run is interrupted (housekeeping sleeps it out). */
   private async nap(ms: number, options: ExchangeOptions): Promise<void> {
     const until = this.clock.now() + ms;
@@ -505,27 +217,6 @@ export class TargetSession {
     this.pool.close();
     process.off('exit', this.keepReportAtExit);
     this.keepReportAtExit();
-  }
-
-  private unavailable(kind: UnavailableKind, message: string): TargetUnavailable {
-    return new TargetUnavailable(kind, message);
-  }
-
-  /** Stops the run's sending and returns the error of this request. */
-  private halt(kind: UnavailableKind, reason: string): TargetUnavailable {
-    this.ledger.stop(reason);
-    return this.unavailable(kind, reason);
-  }
-
-  /** A request got no judgeable answer: counts it, and opens the circuit after too many in a row. */
-  private failed(kind: UnavailableKind, message: string): TargetUnavailable {
-    const inARow = this.ledger.failure();
-    if (inARow >= BREAKER_THRESHOLD) {
-      this.ledger.stop(
-        `target unreachable: ${inARow} requests in a row got no judgeable answer (the last: ${message}); the run sends nothing more`,
-      );
-    }
-    return this.unavailable(kind, message);
   }
 
   /** The run's rate now (requests/s): the least of CONFORMANCE_RPS and a learned rate; 0: none. */
@@ -663,6 +354,11 @@ export class TargetSession {
     }
   }
 
+  /**
+   * One request, retried after a rate-limited answer: through the gate of the run
+   * (transport/attempt.ts clearToSend) before it waits for a slot and again once it holds one,
+   * at its share of the run's rate, within the deadline and the request budget.
+   */
   private async attempt(
     method: string,
     url: URL,
@@ -672,77 +368,35 @@ export class TargetSession {
     options: ExchangeOptions,
   ): Promise<RawResponse> {
     const p = this.politeness;
+    const g = this.ground;
     const what = `${method} ${url.pathname.length > 100 ? `${url.pathname.slice(0, 100)}…` : url.pathname}`;
     const idempotent = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
     let resetRetried = false;
     for (let retry = 0; ; retry++) {
-      this.checkInterrupted(what, options);
-      const stopped = this.ledger.stopped();
-      if (stopped !== undefined) throw this.unavailable('stopped', `${what} not sent: ${stopped}`);
-      // The target asked for a pause (Retry-After): nothing goes out before it ends, from any check.
-      const pause = this.ledger.pausedUntil() - this.clock.now();
-      if (pause > 0) {
-        if (this.deadline !== undefined && this.clock.now() + pause >= this.deadline) {
-          throw this.halt(
-            'deadline',
-            `the target asked for a pause (Retry-After) that ends after the run's time budget (CONFORMANCE_RUN_TIMEOUT_MS); ${what} and the rest are not sent`,
-          );
-        }
-        this.stats.waitedMs += pause;
-        await this.nap(pause, options);
-        this.checkInterrupted(what, options);
-      }
+      await clearToSend(g, what, options);
       const step = { deadlineBound: false, sentAt: 0, saturated: false };
       let response: RawResponse;
       try {
         response = await this.slots(async () => {
           if (!(await this.paced(options))) {
-            throw this.halt(
+            throw halt(
+              g,
               'deadline',
               `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) ends before the rate limit lets ${what} go`,
             );
           }
-          // The target may have asked for a pause while this request waited for its slot (another
-          // request was answered 429 meanwhile): it waits the pause out too, holding its slot.
-          const pausedFor = this.ledger.pausedUntil() - this.clock.now();
-          if (pausedFor > 0) {
-            this.stats.waitedMs += pausedFor;
-            await this.nap(pausedFor, options);
-          }
-          // Another check (or worker) may have stopped the run while this one waited for its slot.
-          this.checkInterrupted(what, options);
-          const stoppedMeanwhile = this.ledger.stopped();
-          if (stoppedMeanwhile !== undefined) {
-            throw this.unavailable('stopped', `${what} not sent: ${stoppedMeanwhile}`);
-          }
-          // The exchange may take the time left before the deadline, no more.
-          let timeoutMs = p.timeoutMs;
-          if (this.deadline !== undefined) {
-            const left = this.deadline - this.clock.now();
-            if (left <= 0) {
-              throw this.halt(
-                'deadline',
-                `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) is spent; ${what} and the rest are not sent`,
-              );
-            }
-            if (left < timeoutMs) {
-              timeoutMs = left;
-              step.deadlineBound = true;
-            }
-          }
-          const n = this.ledger.record();
-          if (n > p.maxRequests) {
-            throw this.halt(
-              'budget',
-              `the run's request budget of ${p.maxRequests} (CONFORMANCE_MAX_REQUESTS) is spent; ${what} and the rest are not sent`,
-            );
-          }
+          // Another request may have been answered 429, or another check (or worker) may have
+          // stopped the run, while this one waited for its slot: the same gate, holding the slot.
+          await clearToSend(g, what, options);
+          const within = timeoutWithin(g, what);
+          step.deadlineBound = within.deadlineBound;
+          countRequest(g, what);
           sent.attempts++;
           step.sentAt = this.clock.now();
           step.saturated = this.limiter.sent(step.sentAt);
           try {
             return await this.transmit(url, method, headers, body, {
-              timeoutMs,
+              timeoutMs: within.timeoutMs,
               maxResponseBytes: p.maxResponseBytes,
               pool: this.pool,
             });
@@ -759,12 +413,13 @@ export class TargetSession {
           continue;
         }
         if (error.kind === 'timeout' && step.deadlineBound) {
-          throw this.halt(
+          throw halt(
+            g,
             'deadline',
             `the run's time budget of ${seconds(p.runTimeoutMs)} (CONFORMANCE_RUN_TIMEOUT_MS) ran out during ${what}`,
           );
         }
-        throw this.failed(error.kind, `${what}: ${error.message}`);
+        throw failed(g, error.kind, `${what}: ${error.message}`);
       }
       const now = this.clock.now();
       this.heedRateLimitHeaders(response, now);
@@ -776,18 +431,7 @@ export class TargetSession {
         this.ledger.success();
         return response;
       }
-      const header = response.headers['retry-after'];
-      const asked = retryAfterMs(header, now);
-      const wait = asked ?? NO_RETRY_AFTER_WAIT_MS * 2 ** retry;
-      const answered = `${what} was answered ${response.status}${header !== undefined ? ` with Retry-After: ${header}` : ''}`;
-      if (wait > p.maxRetryWaitMs) {
-        // Honouring the wait means sending nothing more in this run.
-        this.ledger.failure();
-        throw this.halt(
-          'rate-limited',
-          `rate-limited: ${answered}, a wait of ${seconds(wait)}, more than ${seconds(p.maxRetryWaitMs)} (CONFORMANCE_MAX_RETRY_WAIT_MS); the run sends nothing more`,
-        );
-      }
+      const { wait, asked, header, answered } = rateLimitedWait(g, response, retry, what, now);
       // Whether retried or given up, the next request of the run waits it out.
       this.ledger.pause(now + wait);
       this.overloaded(
@@ -798,7 +442,8 @@ export class TargetSession {
         now + wait,
       );
       if (retry >= p.retries) {
-        throw this.failed(
+        throw failed(
+          g,
           'rate-limited',
           `rate-limited: ${answered} ${sent.attempts} time(s); gave up after ${p.retries} retries (CONFORMANCE_RETRIES)`,
         );

@@ -1,4 +1,4 @@
 /** The listed collection operations are routed: interface.md §4.3. */
-import { defineProbes } from './define.ts';
+import { defineProbes } from '../../suite/define.ts';
 
 defineProbes('routing');

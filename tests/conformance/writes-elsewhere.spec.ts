@@ -4,6 +4,6 @@
  * an invented bill (§4.3). A conforming deployment refuses each, so they run beside anything, as
  * reads do. Skipped, with the reason, in a read-only run.
  */
-import { defineElsewhereWriteProbes } from './define.ts';
+import { defineElsewhereWriteProbes } from '../../suite/define.ts';
 
 defineElsewhereWriteProbes();

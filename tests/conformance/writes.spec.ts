@@ -3,6 +3,6 @@
  * RFC 5789 §2; authentication of the write operations: §5), in order in one worker. Skipped, with
  * the reason, in a read-only run.
  */
-import { defineWriteProbes } from './define.ts';
+import { defineWriteProbes } from '../../suite/define.ts';
 
 defineWriteProbes();

@@ -11,9 +11,9 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ConfigError } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
 import { EMBEDDED_TARGET } from '../../config/embedded.ts';
-import { resolveRun } from '../../config/resolve.ts';
+import { resolveRun } from '../../run/resolve.ts';
 import { PROBES } from '../../probes/index.ts';
 import {
   REFERENCE_COUNTERPARTY,
@@ -262,7 +262,7 @@ test.describe('configuration errors: exit 2, one line, nothing sent', () => {
     ],
   ];
   // Through the CLI for the first two (exit 2, one line, nothing sent: the path every case takes);
-  // the rest are the same resolution (config/resolve.ts) called directly, each a fraction of a
+  // the rest are the same resolution (run/resolve.ts) called directly, each a fraction of a
   // CLI process's cost.
   cases.forEach(([name, env, message, secret], index) => {
     if (index < 2) {

@@ -13,9 +13,10 @@ import { parseArgs, UsageError, configurationFlags, strictFlag } from '../../bin
 import { runUsage } from '../../bin/conformance.ts';
 import { mergeUsage } from '../../bin/merge-shards.ts';
 import { validateUsage } from '../../bin/validate.ts';
-import type { Env } from '../../config/config.ts';
+import type { Env } from '../../config/error.ts';
 import { flagOf, variableFlags } from '../../config/flags.ts';
-import { CONFIG_VARIABLES, resolveRun } from '../../config/resolve.ts';
+import { resolveRun } from '../../run/resolve.ts';
+import { CONFIG_VARIABLES } from '../../config/sources.ts';
 import { removeTemporaryDirectories, ROOT, temporaryDirectory } from './cli-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);

@@ -5,16 +5,11 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { ConfigError, DEFAULT_RUNS, parseConfig } from '../../config/config.ts';
-import {
-  invocationDirectory,
-  playwrightEnv,
-  PROJECT_ROOT,
-  RESOLVED_VARIABLE,
-  resolvedRun,
-  resolveOnce,
-  resolveRun,
-} from '../../config/resolve.ts';
+import { DEFAULT_RUNS, parseConfig } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
+import { resolveRun } from '../../run/resolve.ts';
+import { playwrightEnv, RESOLVED_VARIABLE, resolvedRun, resolveOnce } from '../../run/hand-down.ts';
+import { invocationDirectory, PROJECT_ROOT } from '../../config/sources.ts';
 
 const embedded = { token: 'embedded-token', counterpartyRef: 'embedded-ref' };
 const remote = { API_BASE_URL: 'https://sandbox.example.com/', API_TOKEN: 'tok', COUNTERPARTY_REF: 'ACME-1' };

@@ -90,8 +90,8 @@ const ENTRIES = [
   'bin/merge-shards.ts',
   'playwright.config.ts',
   'playwright.merge.config.ts',
-  'tests/conformance/global-setup.ts',
-  'reporter/conformance-reporter.ts',
+  'suite/global-setup.ts',
+  'suite/conformance-reporter.ts',
   ...readdirSync(join(ROOT, 'tests', 'conformance'))
     .filter((f) => f.endsWith('.spec.ts'))
     .map((f) => `tests/conformance/${f}`),

@@ -163,6 +163,7 @@ test('the property runner shrinks on an oracle verdict and reports its judge, se
     title: 'GET of generated valid references',
     requirements: ['reference-valid-not-400'],
     judges: [],
+    operations: ['getCounterparty'],
     group: 'references',
     access: 'read',
     async run(ctx) {

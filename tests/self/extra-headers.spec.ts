@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { ConfigError } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
 import { parseExtraHeaders } from '../../config/headers.ts';
 import { curlCommand } from '../../exchange/curl.ts';
 import { ExchangeLog } from '../../exchange/log.ts';

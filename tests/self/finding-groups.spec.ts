@@ -94,7 +94,7 @@ function recordOf(run: SuiteRun) {
   return buildRecord({
     outcomes: run.outcomes,
     incomplete: [],
-    env: { API_BASE_URL: 'http://127.0.0.1:9', CONFORMANCE_SEED: '7', CONFORMANCE_RUNS: '30' },
+    run: { baseURL: 'http://127.0.0.1:9', seed: 7, runs: 30 },
     startedAt: new Date(0),
     durationMs: 1,
   });

@@ -17,7 +17,7 @@ import {
   unlistedCountries,
 } from '../../generators/finite-classes.ts';
 import { COUNTRIES } from '../../generators/fields.ts';
-import { canonicalJson as canonicalJsonOf } from '../../generators/labelled.ts';
+import { canonicalJson as canonicalJsonOf } from '../../exchange/canonical-json.ts';
 import { ACCOUNT_CURRENCY, ACCOUNT_NAME } from '../../generators/patch-accounts.ts';
 import {
   ADDRESS_COUNTRY,

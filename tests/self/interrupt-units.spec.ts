@@ -17,8 +17,9 @@ import { renderHtml } from '../../reporter/html.ts';
 import { renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import { commitFiles, createStaging, MANIFEST } from '../../reporter/report-set.ts';
-import { buildRecord, formatSummary } from '../../reporter/summary.ts';
-import { FileLedger, TargetSession, TargetUnavailable } from '../../transport/session.ts';
+import { buildRecord, formatSummary, type RecordRun } from '../../reporter/summary.ts';
+import { FileLedger } from '../../transport/ledger.ts';
+import { TargetSession, TargetUnavailable } from '../../transport/session.ts';
 import { processAlive, readStop, requestStop } from '../../transport/stop.ts';
 import { removeTemporaryDirectories, temporaryDirectory } from './cli-fixtures.ts';
 import { fakeClock, scriptedTarget } from './fake-clock.ts';
@@ -167,7 +168,7 @@ const restored: RestoreRecord = {
 };
 
 test.describe('the record of an interrupted run', () => {
-  const WRITE_ENV = { API_BASE_URL: 'http://127.0.0.1:1', WRITABLE_COUNTERPARTY_REF: 'cp-1' };
+  const WRITE_RUN = { baseURL: 'http://127.0.0.1:1', writableRef: 'cp-1' };
   const interrupted = { signal: 'SIGINT', reason: 'SIGINT received by the CLI' };
   const patch = ['patch-valid-accepted', 'patch-persisted'] as const;
 
@@ -200,8 +201,8 @@ test.describe('the record of an interrupted run', () => {
     expect(vs.get('patch-unknown-not-created')?.reasons).toEqual(['interrupted']);
   });
 
-  const cases: [string, ProbeOutcome[], Record<string, string | undefined>, string][] = [
-    ['restored', [outcome('patch-valid-details', { restores: [restored] })], WRITE_ENV, 'restored'],
+  const cases: [string, ProbeOutcome[], RecordRun, string][] = [
+    ['restored', [outcome('patch-valid-details', { restores: [restored] })], WRITE_RUN, 'restored'],
     [
       'failed',
       [
@@ -209,23 +210,23 @@ test.describe('the record of an interrupted run', () => {
           restores: [{ ...restored, status: 'failed', detail: 'could not restore: 500' }],
         }),
       ],
-      WRITE_ENV,
+      WRITE_RUN,
       'failed',
     ],
     [
       'a restore before the stop is not the one after it',
       [outcome('patch-valid-details', { restores: [{ ...restored, afterInterrupt: false }] })],
-      WRITE_ENV,
+      WRITE_RUN,
       'none-needed',
     ],
-    ['read-only', [], { API_BASE_URL: 'http://127.0.0.1:1' }, 'none-needed'],
+    ['read-only', [], { baseURL: 'http://127.0.0.1:1' }, 'none-needed'],
   ];
-  for (const [name, outcomes, env, status] of cases) {
+  for (const [name, outcomes, run, status] of cases) {
     test(`restore: ${name}`, () => {
       const record = buildRecord({
         outcomes,
         incomplete: [],
-        env,
+        run,
         startedAt: new Date(),
         durationMs: 1,
         interrupted,
@@ -242,7 +243,7 @@ test.describe('the record of an interrupted run', () => {
     const record = buildRecord({
       outcomes: [],
       incomplete: [],
-      env: WRITE_ENV,
+      run: WRITE_RUN,
       startedAt: new Date(),
       durationMs: 1,
       interrupted: { signal: null, reason: 'Playwright stopped a check while it was running' },
@@ -257,7 +258,7 @@ test.describe('the record of an interrupted run', () => {
     const record = buildRecord({
       outcomes: [outcome('patch-valid-details', { restores: [restored] })],
       incomplete: [],
-      env: WRITE_ENV,
+      run: WRITE_RUN,
       startedAt: new Date(),
       durationMs: 1,
       interrupted,
@@ -277,7 +278,7 @@ test.describe('the record of an interrupted run', () => {
     const whole = buildRecord({
       outcomes: [],
       incomplete: [],
-      env: WRITE_ENV,
+      run: WRITE_RUN,
       startedAt: new Date(),
       durationMs: 1,
     });

@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { REMOTE_POLITENESS, type Politeness } from '../../config/config.ts';
+import { REMOTE_POLITENESS } from '../../config/config.ts';
+import type { Politeness } from '../../transport/politeness.ts';
 import {
   AdaptiveLimiter,
   INITIAL_IN_FLIGHT,
@@ -20,7 +21,8 @@ import {
   SLOW_START_UNTIL,
 } from '../../transport/limiter.ts';
 import { parseRateLimitHeaders } from '../../transport/ratelimit-headers.ts';
-import { FileLedger, TargetSession } from '../../transport/session.ts';
+import { FileLedger } from '../../transport/ledger.ts';
+import { TargetSession } from '../../transport/session.ts';
 import { FAKE_EPOCH, fakeClock, scriptedTarget, type Script } from './fake-clock.ts';
 
 /** A limiter of one process, and a fake clock (epoch ms) to drive it. */

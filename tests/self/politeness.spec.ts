@@ -12,10 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
+import { ACTIVE_WINDOW_MS, FileLedger } from '../../transport/ledger.ts';
 import {
-  ACTIVE_WINDOW_MS,
   BREAKER_THRESHOLD,
-  FileLedger,
   retryAfterMs,
   TargetSession,
   TargetUnavailable,
@@ -23,14 +22,14 @@ import {
 import { transmit, TransportFailure } from '../../transport/wire.ts';
 import { fakeClock, scriptedTarget, type FakeClock, type Script } from './fake-clock.ts';
 import {
-  ConfigError,
   EMBEDDED_POLITENESS,
   parseConfig,
   parsePoliteness,
   REMOTE_POLITENESS,
   suiteLimits,
-  type Politeness,
 } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
+import type { Politeness } from '../../transport/politeness.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

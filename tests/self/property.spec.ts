@@ -82,6 +82,7 @@ async function runAgainst(
     title: 'GET of generated valid references',
     requirements: ['reference-valid-not-400'],
     judges: [],
+    operations: ['getCounterparty'],
     group: 'references',
     access: 'read',
     run: body,

@@ -84,12 +84,12 @@ function record(overrides: Partial<Parameters<typeof buildRecord>[0]> = {}): Con
       ]),
     ],
     incomplete: [],
-    env: {
-      API_BASE_URL: 'http://127.0.0.1:9',
-      API_TOKEN: TOKEN,
-      CONFORMANCE_SEED: '7',
-      CONFORMANCE_RUNS: '10',
-      CONFORMANCE_TARGET_KIND: 'configured deployment',
+    run: {
+      baseURL: 'http://127.0.0.1:9',
+      token: TOKEN,
+      seed: 7,
+      runs: 10,
+      targetKind: 'configured deployment',
     },
     startedAt: NOW,
     durationMs: 2500,

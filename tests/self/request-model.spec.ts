@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { HarEntry } from '../../exchange/har.ts';
-import { canonicalJson } from '../../generators/labelled.ts';
+import { canonicalJson } from '../../exchange/canonical-json.ts';
 import { exchangeFrom } from '../../oracles/vectors/format.ts';
 import {
   bodyRuleId,

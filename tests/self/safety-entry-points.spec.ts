@@ -1,6 +1,6 @@
 /**
  * One resolution of the configuration for every entry point, so that read-only means read-only
- * whichever route started the run (config/resolve.ts invocationDirectory, action.yml):
+ * whichever route started the run (config/sources.ts invocationDirectory, action.yml):
  *   - the Action's own run step (taken from action.yml, run by bash as GitHub runs it) with
  *     `writable-counterparty-ref: ''` in a workspace whose .env names a writable counterparty:
  *     an empty input is an empty variable, a read-only run;

@@ -22,7 +22,8 @@ import { recoverDeadWriters } from '../../probes/recovery.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
 import { REFERENCE_TOKEN, ReferenceServer, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
-import { FileLedger, TargetSession } from '../../transport/session.ts';
+import { FileLedger } from '../../transport/ledger.ts';
+import { TargetSession } from '../../transport/session.ts';
 import { readStop } from '../../transport/stop.ts';
 import {
   removeTemporaryDirectories,

@@ -1,17 +1,19 @@
 /**
- * Choosing what runs (config/selection.ts), the "not selected" verdict (engine/verdicts.ts), the
- * stricter gate (--require-exercised, reporter/gate.ts) and the replay line of a finding
- * (reporter/replay.ts), in-process: no CLI (tests/self/selection-cli.spec.ts runs it end to end).
+ * Choosing what runs (config/selection.ts, among the probes of the registry, probes/index.ts),
+ * the "not selected" verdict (engine/verdicts.ts), the stricter gate (--require-exercised,
+ * reporter/gate.ts) and the replay line of a finding (reporter/replay.ts), in-process: no CLI
+ * (tests/self/selection-cli.spec.ts runs it end to end).
  */
 import { expect, test } from '@playwright/test';
-import { ConfigError } from '../../config/config.ts';
-import { parseReplayCase, parseRequireExercised } from '../../config/resolve.ts';
-import { PROBE_OPERATIONS, resolveSelection } from '../../config/selection.ts';
+import { ConfigError } from '../../config/error.ts';
+import { parseRequireExercised } from '../../config/gate.ts';
+import { parseReplayCase } from '../../config/selection.ts';
+import { resolveSelection } from '../../config/selection.ts';
 import { RunContext, emptyOutcome, runProbe } from '../../engine/run.ts';
 import type { Finding, ProbeOutcome } from '../../engine/types.ts';
 import { verdicts } from '../../engine/verdicts.ts';
 import { basePathOf, route } from '../../exchange/route.ts';
-import { PROBES, probe as probeById } from '../../probes/index.ts';
+import { PROBES, probe as probeById, SELECTABLE } from '../../probes/index.ts';
 import { gateReasons } from '../../reporter/gate.ts';
 import { envAssignments, replayLine, replayPrefix } from '../../reporter/replay.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
@@ -27,12 +29,12 @@ function outcome(partial: Partial<ProbeOutcome> & { probe: string }): ProbeOutco
 
 test.describe('resolveSelection', () => {
   test('no selection flag selects everything', () => {
-    expect(resolveSelection({})).toBeNull();
-    expect(resolveSelection({ probes: [], requirements: [] })).toBeNull();
+    expect(resolveSelection({}, SELECTABLE)).toBeNull();
+    expect(resolveSelection({ probes: [], requirements: [] }, SELECTABLE)).toBeNull();
   });
 
   test('--requirement runs the probes that aim at it and selects only it', () => {
-    const s = resolveSelection({ requirements: ['reference-invalid-400'] })!;
+    const s = resolveSelection({ requirements: ['reference-invalid-400'] }, SELECTABLE)!;
     const aiming = PROBES.filter((p) => p.requirements.includes('reference-invalid-400')).map((p) => p.id);
     expect(aiming.length).toBeGreaterThan(0);
     expect(s.probes).toEqual(aiming);
@@ -41,10 +43,13 @@ test.describe('resolveSelection', () => {
   });
 
   test('--operation takes an operationId or "METHOD /path", with or without /api/v1', () => {
-    const byId = resolveSelection({ operations: ['getMandate'] })!;
-    const byRoute = resolveSelection({ operations: ['GET /api/v1/mandates/{mandateReference}'] })!;
-    const short = resolveSelection({ operations: ['get /mandates/{mandateReference}'] })!;
-    const expected = PROBES.filter((p) => PROBE_OPERATIONS[p.id]!.includes('getMandate')).map((p) => p.id);
+    const byId = resolveSelection({ operations: ['getMandate'] }, SELECTABLE)!;
+    const byRoute = resolveSelection(
+      { operations: ['GET /api/v1/mandates/{mandateReference}'] },
+      SELECTABLE,
+    )!;
+    const short = resolveSelection({ operations: ['get /mandates/{mandateReference}'] }, SELECTABLE)!;
+    const expected = PROBES.filter((p) => p.operations.includes('getMandate')).map((p) => p.id);
     expect(byId.probes).toEqual(expected);
     expect(byRoute.probes).toEqual(expected);
     expect(short.probes).toEqual(expected);
@@ -55,36 +60,35 @@ test.describe('resolveSelection', () => {
   });
 
   test('--level must selects only MUST requirements, and the probes aiming at one', () => {
-    const s = resolveSelection({ levels: ['MUST'] })!;
+    const s = resolveSelection({ levels: ['MUST'] }, SELECTABLE)!;
     expect(s.requirements.every((id) => requirement(id).level === 'MUST')).toBe(true);
     expect(s.requirements.length).toBeGreaterThan(10);
-    const should = resolveSelection({ levels: ['SHOULD'] })!;
+    const should = resolveSelection({ levels: ['SHOULD'] }, SELECTABLE)!;
     expect(should.requirements.every((id) => requirement(id).level === 'SHOULD')).toBe(true);
     for (const id of should.probes)
       expect(probeById(id)!.requirements.some((r) => requirement(r).level === 'SHOULD')).toBe(true);
   });
 
   test('--grep matches the test title and tags as Playwright does; kinds of flag narrow each other', () => {
-    expect(resolveSelection({ grep: '^writes\\.spec' })!.probes).toEqual(
+    expect(resolveSelection({ grep: '^writes\\.spec' }, SELECTABLE)!.probes).toEqual(
       PROBES.filter((p) => p.access === 'write' && !p.elsewhere).map((p) => p.id),
     );
-    expect(resolveSelection({ grep: '^writes' })!.probes).toEqual(
+    expect(resolveSelection({ grep: '^writes' }, SELECTABLE)!.probes).toEqual(
       PROBES.filter((p) => p.access === 'write').map((p) => p.id),
     );
-    expect(resolveSelection({ grep: '@read' })!.probes).toEqual(
+    expect(resolveSelection({ grep: '@read' }, SELECTABLE)!.probes).toEqual(
       PROBES.filter((p) => p.access === 'read').map((p) => p.id),
     );
-    const both = resolveSelection({ grep: '@write', operations: ['getCounterparty'] })!;
+    const both = resolveSelection({ grep: '@write', operations: ['getCounterparty'] }, SELECTABLE)!;
     expect(both.probes.length).toBeGreaterThan(0);
     for (const id of both.probes) {
       expect(probeById(id)!.access).toBe('write');
-      expect(PROBE_OPERATIONS[id]).toContain('getCounterparty');
+      expect(probeById(id)!.operations).toContain('getCounterparty');
     }
     // Repeated flags of one kind are a union.
-    expect(resolveSelection({ probes: ['known-counterparty', 'collections-routed'] })!.probes).toEqual([
-      'known-counterparty',
-      'collections-routed',
-    ]);
+    expect(
+      resolveSelection({ probes: ['known-counterparty', 'collections-routed'] }, SELECTABLE)!.probes,
+    ).toEqual(['known-counterparty', 'collections-routed']);
   });
 
   test('an unknown id, level or operation, a bad regex, or a selection of nothing is one ConfigError listing the known ones', () => {
@@ -97,17 +101,21 @@ test.describe('resolveSelection', () => {
       }
       throw new Error('no error');
     };
-    const unknownReq = error(() => resolveSelection({ requirements: ['no-such-requirement'] }));
+    const unknownReq = error(() => resolveSelection({ requirements: ['no-such-requirement'] }, SELECTABLE));
     expect(unknownReq).toMatch(
       /^unknown requirement 'no-such-requirement' \(--requirement\); known requirements: /,
     );
     for (const r of REQUIREMENTS) expect(unknownReq).toContain(r.id);
-    expect(error(() => resolveSelection({ operations: ['frobnicate'] }))).toMatch(
+    expect(error(() => resolveSelection({ operations: ['frobnicate'] }, SELECTABLE))).toMatch(
       /unknown operation 'frobnicate' \(--operation\); known operations: getCounterparty \(GET \/api\/v1\/counterparties\/\{counterpartyReference\}\)/,
     );
-    expect(error(() => resolveSelection({ probes: ['nope'] }))).toMatch(/unknown probe 'nope' \(--probe\)/);
-    expect(error(() => resolveSelection({ grep: '(' }))).toMatch(/--grep '\(' is not a regular expression/);
-    expect(error(() => resolveSelection({ grep: 'matches-no-probe-at-all' }))).toMatch(
+    expect(error(() => resolveSelection({ probes: ['nope'] }, SELECTABLE))).toMatch(
+      /unknown probe 'nope' \(--probe\)/,
+    );
+    expect(error(() => resolveSelection({ grep: '(' }, SELECTABLE))).toMatch(
+      /--grep '\(' is not a regular expression/,
+    );
+    expect(error(() => resolveSelection({ grep: 'matches-no-probe-at-all' }, SELECTABLE))).toMatch(
       /no probe matches the selection --grep matches-no-probe-at-all/,
     );
     expect(error(() => parseReplayCase('no path'))).toMatch(
@@ -122,7 +130,7 @@ test.describe('resolveSelection', () => {
     expect(error(() => parseRequireExercised('some'))).toMatch(/must be must or all, got 'some'/);
   });
 
-  test('PROBE_OPERATIONS is what each probe sends to, on the reference server', async () => {
+  test("each probe's operations are what it sends to, on the reference server", async () => {
     const server = new ReferenceServer();
     const baseURL = await server.start(0);
     try {
@@ -135,9 +143,7 @@ test.describe('resolveSelection', () => {
         seen.set(ex.origin.probe, (seen.get(ex.origin.probe) ?? new Set()).add(id));
       }
       const actual = Object.fromEntries(PROBES.map((p) => [p.id, [...(seen.get(p.id) ?? [])].sort()]));
-      const listed = Object.fromEntries(
-        PROBES.map((p) => [p.id, [...(PROBE_OPERATIONS[p.id] ?? [])].sort()]),
-      );
+      const listed = Object.fromEntries(PROBES.map((p) => [p.id, [...p.operations].sort()]));
       expect(listed).toEqual(actual);
     } finally {
       await server.stop();

@@ -10,12 +10,13 @@ import { RunContext, runProbe } from '../../engine/run.ts';
 import type { ProbeOutcome, TargetConfig } from '../../engine/types.ts';
 import { verdicts, type Verdict } from '../../engine/verdicts.ts';
 import type { Exchange } from '../../exchange/exchange.ts';
-import { PROBES } from '../../probes/index.ts';
+import { PROBES, SELECTABLE } from '../../probes/index.ts';
 import { ORACLES } from '../../oracles/index.ts';
 import { exchangesOfHar, harOfExchanges, parseHar } from '../../exchange/har.ts';
 import { TrafficValidation } from '../../engine/validate.ts';
 import { TargetSession } from '../../transport/session.ts';
-import { EMBEDDED_POLITENESS, type Politeness } from '../../config/config.ts';
+import { EMBEDDED_POLITENESS } from '../../config/config.ts';
+import type { Politeness } from '../../transport/politeness.ts';
 import type { Clock } from '../../transport/clock.ts';
 import { resolveSelection } from '../../config/selection.ts';
 import type { RequirementId } from '../../spec/requirements.ts';
@@ -192,7 +193,8 @@ export const SENTINEL_PROBES: readonly string[] = [
  * requirements select (config/selection.ts, what `--requirement` selects), and the sentinels.
  */
 export function probesFor(trips: readonly RequirementId[]): string[] {
-  const selected = trips.length > 0 ? (resolveSelection({ requirements: trips })?.probes ?? []) : [];
+  const selected =
+    trips.length > 0 ? (resolveSelection({ requirements: trips }, SELECTABLE)?.probes ?? []) : [];
   const wanted = new Set([...selected, ...SENTINEL_PROBES]);
   return PROBES.map((p) => p.id).filter((id) => wanted.has(id));
 }

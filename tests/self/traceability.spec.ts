@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ORACLES, oracleFile } from '../../oracles/index.ts';
-import { PROBES, probeFile } from '../../probes/index.ts';
+import { PROBES, probeFile, specFileOf } from '../../probes/index.ts';
 import { judgeName, provenance } from '../../reporter/summary.ts';
 import { REQUIREMENTS } from '../../spec/requirements.ts';
 
@@ -26,6 +26,14 @@ test('every probe names the file that defines it', () => {
     const file = probeFile(p.id);
     expect(file, p.id).toBeDefined();
     expect(readFileSync(join(ROOT, file!), 'utf8')).toContain(`id: '${p.id}'`);
+  }
+});
+
+test('every probe runs in a spec file of the suite that defines it', () => {
+  for (const p of PROBES) {
+    const file = join(ROOT, 'tests', 'conformance', specFileOf(p));
+    expect(existsSync(file), `${p.id}: ${specFileOf(p)}`).toBe(true);
+    if (p.access === 'read') expect(readFileSync(file, 'utf8')).toContain(`defineProbes('${p.group}')`);
   }
 });
 

@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Finding, ProbeOutcome } from '../../engine/types.ts';
-import { ConfigError } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
-import { applyWaivers, isExpired, parseStrict } from '../../reporter/gate.ts';
+import { parseStrict } from '../../config/gate.ts';
+import { applyWaivers, isExpired } from '../../reporter/gate.ts';
 import { buildRecord, formatSummary } from '../../reporter/summary.ts';
 import {
   DEFAULT_WAIVER_FILE,
@@ -20,7 +21,7 @@ import {
   resolveWaiverFile,
   WaiverError,
   type Waiver,
-} from '../../reporter/waivers.ts';
+} from '../../config/waivers.ts';
 import { verdicts } from '../../engine/verdicts.ts';
 
 const NOW = new Date('2026-03-15T12:00:00Z');
@@ -249,7 +250,7 @@ test.describe('the gate', () => {
 
   const base = {
     incomplete: [],
-    env: { API_BASE_URL: 'http://127.0.0.1:9', CONFORMANCE_SEED: '7', CONFORMANCE_RUNS: '10' },
+    run: { baseURL: 'http://127.0.0.1:9', seed: 7, runs: 10 },
     startedAt: NOW,
     durationMs: 1234,
     now: NOW,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { DEFAULT_SETTLE_MS, parseConfig } from '../../config/config.ts';
 import { Judge } from '../../engine/judge.ts';
-import { assignLanes, laneTarget } from '../../engine/lanes.ts';
+import { assignLanes, laneTarget, probeRoundTrips } from '../../engine/lanes.ts';
 import type { Probe } from '../../engine/types.ts';
 import { RunContext, runProbe } from '../../engine/run.ts';
 import type { Exchange } from '../../exchange/exchange.ts';
@@ -24,7 +24,6 @@ import type { Finding } from '../../engine/types.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { ReferenceServer, WRITABLE_COUNTERPARTIES } from '../../servers/reference.ts';
 import { PROBES } from '../../probes/index.ts';
-import { writeRoundTrips } from '../../probes/round-trips.ts';
 import { duplicateRefusingServer } from '../../servers/gallery/patch.ts';
 import { TargetSession } from '../../transport/session.ts';
 import { EMBEDDED_POLITENESS } from '../../config/config.ts';
@@ -268,7 +267,7 @@ test('lanes: the write probes split by estimated round trips, each lane in the o
   const real = assignLanes(
     PROBES.filter((p) => p.access === 'write'),
     { ...target, runs: 100 },
-    writeRoundTrips,
+    probeRoundTrips,
   );
   // The long chain of accepted details is split: a part of it leads each lane.
   expect(real.map((l) => l.probes[0]!.id)).toEqual(['patch-valid-details', 'patch-valid-details']);
@@ -288,7 +287,7 @@ async function splitDetails(server: ReferenceServer, lanes: string[]): Promise<F
   try {
     const target = { ...galleryTarget(baseURL), writableRefs: lanes };
     const probes = PROBES.filter((p) => p.access === 'write' && !p.elsewhere);
-    const assigned = assignLanes(probes, target, writeRoundTrips);
+    const assigned = assignLanes(probes, target, probeRoundTrips);
     const outcomes = await Promise.all(
       assigned.map((lane) =>
         runProbe(

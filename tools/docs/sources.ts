@@ -12,8 +12,8 @@
  */
 import { VARIABLE_HELP, flagOf } from '../../config/flags.ts';
 import { HEADER_PREFIX, SECRET_HEADER_PREFIX } from '../../config/headers.ts';
-import { CONFIG_VARIABLES, RESOLVED_VARIABLE } from '../../config/resolve.ts';
-import { PROBE_OPERATIONS } from '../../config/selection.ts';
+import { CONFIG_VARIABLES } from '../../config/sources.ts';
+import { RESOLVED_VARIABLE } from '../../run/hand-down.ts';
 import { ORACLES, oracleFile } from '../../oracles/index.ts';
 import { PROBES, probeFile } from '../../probes/index.ts';
 import { RECOVERY_ENV } from '../../probes/recovery.ts';
@@ -175,7 +175,6 @@ export function otherVariables(): OtherVariableRow[] {
       'tests/conformance/target.ts',
       "the CLI's pid: workers stop when it is gone",
     ),
-    internal('CONFORMANCE_TARGET_KIND', 'reporter/summary.ts', "the target's kind, as the report names it"),
     internal(REPORTS_STAGING_ENV, 'playwright.config.ts', "the staging directory of the run's reports"),
     internal(RESULTS_STAGING_ENV, 'playwright.config.ts', "the staging directory of Playwright's results"),
     internal(RECOVERY_ENV, 'reporter/conformance-reporter.ts', "global teardown's restores of a dead worker"),
@@ -240,7 +239,7 @@ export function probes(): ProbeRow[] {
           : p.splitAcrossLanes
             ? 'split across lanes'
             : 'in a lane',
-    operations: PROBE_OPERATIONS[p.id] ?? [],
+    operations: [...p.operations],
     judges: p.judges,
     aims: p.requirements.filter((r) => !(p.judges as readonly string[]).includes(r)),
     title: p.title,

@@ -11,8 +11,8 @@
  */
 import { isAbsolute, relative, resolve } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
-import { ConfigError } from '../config/config.ts';
-import { entryExists, INPUT_CAPS, InputFileError, readInputFile } from '../config/input-files.ts';
+import { ConfigError } from './error.ts';
+import { entryExists, INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
 import { escapeControls } from '../exchange/escape.ts';
 import { isRequirementId } from '../spec/requirements.ts';
 

@@ -5,26 +5,17 @@
  * the test, SHOULD findings are annotated as warnings.
  */
 import { test as base, expect } from '@playwright/test';
-import { assignLanes, laneTarget, type Lane } from '../../engine/lanes.ts';
-import { runProbe } from '../../engine/run.ts';
-import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../../engine/types.ts';
-import { PROBES, probesIn } from '../../probes/index.ts';
-import { resolvedRun } from '../../config/resolve.ts';
-import { headerSecrets, redactText, type SecretInput } from '../../reporter/redact.ts';
-import { replayLine } from '../../reporter/replay.ts';
-import { writeRoundTrips } from '../../probes/round-trips.ts';
-import { provenance } from '../../reporter/summary.ts';
-import { requirement } from '../../spec/requirements.ts';
+import { assignLanes, laneTarget, type Lane } from '../engine/lanes.ts';
+import { runProbe } from '../engine/run.ts';
+import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../engine/types.ts';
+import { PROBES, readProbesIn, testTags, testTitle } from '../probes/index.ts';
+import { resolvedRun } from '../run/hand-down.ts';
+import { headerSecrets, type SecretInput } from '../reporter/redact.ts';
+import { replayLine } from '../reporter/replay.ts';
+import { provenance } from '../reporter/summary.ts';
+import { requirement } from '../spec/requirements.ts';
+import { attachExchanges, attachOutcome } from './attachments.ts';
 import { runContextFromEnv, sessionFromEnv, targetFromEnv } from './target.ts';
-
-export const OUTCOME_ATTACHMENT = 'conformance-outcome';
-/**
- * The outcome of a probe that could not complete. It is not attached as OUTCOME_ATTACHMENT, so the
- * conformance reporter lists the probe as incomplete (the gate fails) instead of judging it.
- */
-export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
-/** The exchanges the check sent (reporter/conformance-reporter.ts EXCHANGES_ATTACHMENT). */
-export const EXCHANGES_ATTACHMENT = 'conformance-exchanges';
 
 /** The probe this worker is running, until it returns. */
 let running: Promise<ProbeOutcome> | undefined;
@@ -83,15 +74,11 @@ function attachmentSecrets(target: TargetConfig): SecretInput[] {
 }
 
 function defineProbe(probe: Probe, lane?: Lane): void {
-  const tags = [
-    `@${probe.access}`,
-    ...new Set(probe.requirements.map((id) => `@${requirement(id).level.toLowerCase()}`)),
-  ];
   const part = lane?.parts?.get(probe);
   test(
-    `${probe.id}: ${probe.title}${part ? ` (part ${part.index + 1} of ${part.count}, on ${lane!.ref})` : ''}`,
+    testTitle(probe, part && { ...part, ref: lane!.ref }),
     {
-      tag: tags,
+      tag: testTags(probe),
       annotation: probe.requirements.map((id) => ({ type: 'requirement', description: id })),
     },
     async ({ target }) => {
@@ -101,25 +88,16 @@ function defineProbe(probe: Probe, lane?: Lane): void {
       const outcome = await running.finally(() => (running = undefined));
       // What it sent, for the run's exchanges.har and coverage (one check at a time per worker).
       // Redacted as it arrived; again here, since Playwright's own report embeds every attachment.
-      await test.info().attach(EXCHANGES_ATTACHMENT, {
-        body: redactText(JSON.stringify(run.log.all.slice(first)), attachmentSecrets(target)),
-        contentType: 'application/json',
-      });
+      await attachExchanges(test.info(), run.log.all.slice(first), attachmentSecrets(target));
+      // An incomplete outcome is attached as such (suite/attachments.ts): its findings count, the check does not.
+      await attachOutcome(test.info(), outcome, attachmentSecrets(target));
       if (outcome.incomplete !== undefined) {
-        await test.info().attach(INCOMPLETE_ATTACHMENT, {
-          body: redactText(JSON.stringify(outcome), attachmentSecrets(target)),
-          contentType: 'application/json',
-        });
         const found = outcome.findings.map((f) => formatFinding(f, probe.id));
         throw new Error(
           `could not complete: ${outcome.incomplete}` +
             (found.length > 0 ? `\nfound before it stopped:\n${found.join('\n\n')}` : ''),
         );
       }
-      await test.info().attach(OUTCOME_ATTACHMENT, {
-        body: redactText(JSON.stringify(outcome), attachmentSecrets(target)),
-        contentType: 'application/json',
-      });
       test.skip(outcome.status === 'skipped', outcome.skipReason);
       for (const f of outcome.findings.filter((f) => requirement(f.requirement).level === 'SHOULD')) {
         test.info().annotations.push({ type: 'warning', description: formatFinding(f, probe.id) });
@@ -142,8 +120,10 @@ export function defineElsewhereWriteProbes(): void {
 }
 
 /** Defines one test per read probe of `group`; they may run in parallel with anything. */
-export function defineProbes(group: Probe['group']): void {
-  for (const probe of probesIn(group).filter((p) => p.access === 'read')) defineProbe(probe);
+export function defineProbes(group: string): void {
+  const probes = readProbesIn(group);
+  if (probes.length === 0) throw new Error(`no read probe has the group '${group}' (probes/index.ts)`);
+  for (const probe of probes) defineProbe(probe);
 }
 
 /** The lanes of the write probes: one per writable counterparty (engine/lanes.ts). */
@@ -156,7 +136,7 @@ function writeLanes(): Lane[] {
     // Not resolved (a listing of the tests without a run): one lane.
     return [{ ref: '', probes, estimate: 0 }];
   }
-  return assignLanes(probes, target, writeRoundTrips);
+  return assignLanes(probes, target);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Completes the configuration resolved once for the run (config/resolve.ts) before the workers
+ * Completes the configuration resolved once for the run (run/resolve.ts) before the workers
  * start: starts the embedded reference server when no API_BASE_URL is configured and puts its
  * URL in the configuration, and fixes the run's shared state (a request ledger shared by the
  * workers, a deadline, the worker count), handed down with the rest. It prints the run's limits,
@@ -15,12 +15,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { FileLedger, PACE_ENV, TargetSession } from '../../transport/session.ts';
-import { recoverDeadWriters, RECOVERY_ENV } from '../../probes/recovery.ts';
-import { describePoliteness } from '../../config/config.ts';
-import { handDown, resolvedRun } from '../../config/resolve.ts';
-import { INTERRUPTED_ENV, readStop, requestStop } from '../../transport/stop.ts';
-import { ReferenceServer } from '../../servers/reference.ts';
+import { FileLedger } from '../transport/ledger.ts';
+import { PACE_ENV, TargetSession } from '../transport/session.ts';
+import { recoverDeadWriters, RECOVERY_ENV } from '../probes/recovery.ts';
+import { describePoliteness } from '../config/config.ts';
+import { handDown, resolvedRun } from '../run/hand-down.ts';
+import { INTERRUPTED_ENV, readStop, requestStop } from '../transport/stop.ts';
+import { ReferenceServer } from '../servers/reference.ts';
 
 export default async function globalSetup(fullConfig: FullConfig): Promise<() => Promise<void>> {
   const run = resolvedRun();

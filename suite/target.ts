@@ -1,6 +1,6 @@
 /**
  * The target of a conformance run, as the configuration resolved once for the run holds it
- * (config/resolve.ts; global setup filled in the embedded server's URL and the run's shared
+ * (run/resolve.ts; global setup filled in the embedded server's URL and the run's shared
  * state), and the session every check of this worker sends through: the run's limits, its
  * shared request ledger and its deadline. Nothing here reads .env or a raw variable.
  *
@@ -12,11 +12,12 @@
  * define.ts stops it, and waits for the restore, when Playwright abandons a test whose probe is
  * still running.
  */
-import { FileBaselines } from '../../engine/baseline.ts';
-import { RunContext } from '../../engine/run.ts';
-import type { TargetConfig } from '../../engine/types.ts';
-import { FileLedger, MemoryLedger, TargetSession } from '../../transport/session.ts';
-import { resolvedRun } from '../../config/resolve.ts';
+import { FileBaselines } from '../engine/baseline.ts';
+import { RunContext } from '../engine/run.ts';
+import type { TargetConfig } from '../engine/types.ts';
+import { FileLedger, MemoryLedger } from '../transport/ledger.ts';
+import { TargetSession } from '../transport/session.ts';
+import { resolvedRun } from '../run/hand-down.ts';
 
 export function targetFromEnv(env: Record<string, string | undefined> = process.env): TargetConfig {
   const { config, replayCase } = resolvedRun(env);

@@ -2,9 +2,10 @@
  * A Playwright reporter that folds each check's outcome (attached to its test as JSON) into
  * requirement verdicts, applies the waivers and strict mode of the gate, writes the reports
  * (conformance.json, conformance.html, junit.xml) and prints the summary. It reads only
- * attachments, so it works the same on merged shard reports (npx playwright merge-reports).
+ * attachments (suite/attachments.ts), so it works the same on merged shard reports (npx
+ * playwright merge-reports).
  *
- * Its configuration is the run's, resolved once (config/resolve.ts): the waiver file, strict
+ * Its configuration is the run's, resolved once (run/resolve.ts): the waiver file, strict
  * mode, the token (redacted wherever it would appear), the probes the run is limited to, and the
  * target, mode and seed as global setup (or bin/merge-shards.ts) completed them.
  *
@@ -23,7 +24,7 @@ import type {
   TestCase,
   TestResult,
 } from '@playwright/test/reporter';
-import { resolvedRun } from '../config/resolve.ts';
+import { resolvedRun } from '../run/hand-down.ts';
 import { coverageOf } from '../engine/coverage.ts';
 import type { ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { Exchange } from '../exchange/exchange.ts';
@@ -34,16 +35,11 @@ import { interruptionFromEnv, requestStop, type Interruption } from '../transpor
 import { RECOVERY_ENV } from '../probes/recovery.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import { PACE_ENV } from '../transport/session.ts';
-import { headerSecrets, redactText, secretsFromEnv } from './redact.ts';
-import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
-import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from './waivers.ts';
-import { writeReports } from './write-reports.ts';
-
-export const OUTCOME_ATTACHMENT = 'conformance-outcome';
-/** The outcome of a check that could not complete: its findings count, and the check is incomplete. */
-export const INCOMPLETE_ATTACHMENT = 'conformance-outcome-incomplete';
-/** The exchanges a check sent (JSON array of Exchange), for the run's exchanges.har and its coverage. */
-export const EXCHANGES_ATTACHMENT = 'conformance-exchanges';
+import { headerSecrets, redactText, secretsFromEnv } from '../reporter/redact.ts';
+import { buildRecord, formatSummary, type IncompleteCheck, type RecordRun } from '../reporter/summary.ts';
+import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from '../config/waivers.ts';
+import { writeReports } from '../reporter/write-reports.ts';
+import { readAttachments } from './attachments.ts';
 
 /** The exchanges of every check in the order they completed (the order of a check's log breaks ties). */
 export function inCompletionOrder(lists: readonly (readonly Exchange[])[]): Exchange[] {
@@ -134,16 +130,14 @@ export default class ConformanceReporter implements Reporter {
     // Read while the run-state directory exists (global teardown removes it).
     this.interruption ??= interruptionFromEnv(process.env);
     this.endedTests.add(test.title);
-    const attachment = result.attachments.find((a) => a.name === OUTCOME_ATTACHMENT && a.body);
-    const partial = result.attachments.find((a) => a.name === INCOMPLETE_ATTACHMENT && a.body);
-    const sent = result.attachments.find((a) => a.name === EXCHANGES_ATTACHMENT && a.body);
-    if (sent?.body) this.exchanges.set(test.id, JSON.parse(sent.body.toString('utf8')) as Exchange[]);
-    if (attachment?.body) {
-      this.outcomes.set(test.id, JSON.parse(attachment.body.toString('utf8')) as ProbeOutcome);
+    const { exchanges, outcome: handed } = readAttachments(result);
+    if (exchanges) this.exchanges.set(test.id, exchanges);
+    if (handed?.complete) {
+      this.outcomes.set(test.id, handed.value);
       this.incomplete.delete(test.id);
-    } else if (partial?.body) {
+    } else if (handed) {
       // What the check found before it stopped still counts; the check itself is incomplete.
-      const outcome = JSON.parse(partial.body.toString('utf8')) as ProbeOutcome;
+      const outcome = handed.value;
       this.outcomes.set(test.id, outcome);
       this.incomplete.set(test.id, {
         test: test.title,
@@ -180,13 +174,13 @@ export default class ConformanceReporter implements Reporter {
   onEnd(result: FullResult): void {
     // As global setup completed it (the embedded server's URL, the kind of target).
     const run = resolvedRun();
-    const env = {
-      API_BASE_URL: run.config.baseURL,
-      API_TOKEN: run.config.token,
-      CONFORMANCE_TARGET_KIND: run.targetKind,
-      WRITABLE_COUNTERPARTY_REF: run.config.writableRef,
-      CONFORMANCE_SEED: String(run.config.seed),
-      CONFORMANCE_RUNS: String(run.config.runs),
+    const recordRun: RecordRun = {
+      baseURL: run.config.baseURL,
+      targetKind: run.targetKind,
+      token: run.config.token,
+      writableRef: run.config.writableRef,
+      seed: run.config.seed,
+      runs: run.config.runs,
     };
     this.interruption ??= interruptionFromEnv(process.env);
     // Playwright's runner ends 'interrupted' on SIGINT; it may have stopped the workers before a
@@ -197,7 +191,7 @@ export default class ConformanceReporter implements Reporter {
         reason: this.interruption?.reason ?? 'Playwright was interrupted',
       };
     const exchanges = inCompletionOrder([...this.exchanges.values()]);
-    // Handed over by global teardown, which ran before this (tests/conformance/global-setup.ts).
+    // Handed over by global teardown, which ran before this (suite/global-setup.ts).
     const paceText = process.env[PACE_ENV];
     const pace = paceText ? (JSON.parse(paceText) as PolitenessReport) : undefined;
     // The same way: restores of probes whose worker died before theirs.
@@ -208,7 +202,7 @@ export default class ConformanceReporter implements Reporter {
     const record = buildRecord({
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
-      env,
+      run: recordRun,
       // In a merged report, the start of the earliest shard.
       startedAt: result.startTime ?? this.startedAt,
       durationMs: result.duration,
@@ -229,7 +223,10 @@ export default class ConformanceReporter implements Reporter {
       coverage: coverageOf(exchanges, basePathOf(run.config.baseURL ?? '')),
       ...(pace ? { pace } : {}),
     });
-    const secrets = [...secretsFromEnv(env), ...headerSecrets(run.config.extraHeaders)];
+    const secrets = [
+      ...secretsFromEnv({ API_TOKEN: run.config.token }),
+      ...headerSecrets(run.config.extraHeaders),
+    ];
     const har = `${JSON.stringify(harOfExchanges(exchanges, record.interfaceVersion), null, 1)}\n`;
     const written = writeReports(record, {
       outputDir: this.outputDir,

@@ -1,0 +1,20 @@
+/**
+ * One text per JSON value, whatever the order of its object keys. It sits here, below the
+ * generators, the oracles and the probes, because all three compare values with it: the
+ * generators' unmappers, the oracles' states of a counterparty, the probes' equivalent cases.
+ */
+
+/**
+ * A canonical JSON text of a value: object keys sorted, so two values that differ only in key
+ * order compare equal. Used by the unmappers to check that a decomposition rebuilds the value.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const sorted: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+      return sorted;
+    }
+    return v;
+  });
+}

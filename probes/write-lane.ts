@@ -1,0 +1,299 @@
+/**
+ * The write lane: what the probes that PATCH the writable counterparty share. Accepted PATCHes
+ * follow one another with a read every READ_EVERY of them and at the end (Writer), re-read up to
+ * the settle window (CONFORMANCE_SETTLE_MS); cases that must be refused go in concurrent batches
+ * with one read each (sendRefusedInBatches, engine/batch.ts); and what a probe changed is put back
+ * to the run's original state as housekeeping, sent even after the run was interrupted
+ * (restoreDetails); and what such probes cost the lane they run in (acceptedRoundTrips,
+ * refusedRoundTrips). probes/counterparty-patch.ts, probes/finite-classes.ts and
+ * probes/patch-other-references.ts use it; probes/recovery.ts restores with restoreRequest after a
+ * worker died.
+ */
+import { describeResponse } from '../exchange/describe.ts';
+import { is2xx, type Exchange } from '../exchange/exchange.ts';
+import { canonicalJson } from '../exchange/canonical-json.ts';
+import { counterpartyPath } from '../exchange/paths.ts';
+import {
+  type BatchResult,
+  incompleteReason,
+  type ProbeContext,
+  sendInBatches,
+  showsState,
+} from '../engine/probe-api.ts';
+import type { AccountFixture } from '../generators/account-fixture.ts';
+import type { Labelled } from '../generators/labelled.ts';
+import { MALFORMED_JSON } from '../generators/patch-body.ts';
+import { ADDRESS_FIELDS, comparable, differences, isObj, only, type Obj } from '../oracles/compare.ts';
+import { spec } from '../spec/index.ts';
+import type { HttpRequest } from '../transport/client.ts';
+
+/** Used for invalid bodies when no ACCOUNT_FIXTURE is configured: those bodies are rejected anyway. */
+export const PLACEHOLDER_FIXTURE: AccountFixture = {
+  accountIdentifier: { placeholder: 'set ACCOUNT_FIXTURE to a valid account of the deployment' },
+};
+
+export const ROLE = {
+  before: 'read before PATCH',
+  patch: 'PATCH',
+  after: 'read after PATCH',
+  settling: 'read after PATCH (settling)',
+  window: 'read after the settle window',
+} as const;
+
+/** The PATCH request of a generated body: raw text for the not-JSON cases, JSON otherwise. */
+export function patchRequest(ref: string, input: Labelled<unknown>): HttpRequest {
+  const req: HttpRequest = { method: 'PATCH', path: counterpartyPath(ref), role: ROLE.patch };
+  if (input.rule.keyword === MALFORMED_JSON) req.rawBody = String(input.value);
+  else req.json = input.value;
+  return req;
+}
+
+/**
+ * Reads the writable counterparty before the probe's first PATCH: what it is now, and the
+ * details the probe restores at its end, the run's original (ProbeContext.original), never what
+ * a probe killed before its restore left.
+ */
+export async function startWriting(ctx: ProbeContext, ref: string): Promise<{ current: Obj; original: Obj }> {
+  const current = (await readWritable(ctx, ref, ROLE.before)).body;
+  return { current, original: ctx.original(ref, current) };
+}
+
+/** The counterparty as stored now; a writable counterparty that cannot be read stops the probe. */
+export async function readWritable(
+  ctx: ProbeContext,
+  ref: string,
+  role: string,
+): Promise<Exchange & { body: Obj }> {
+  const ex = await ctx.http.send({ method: 'GET', path: counterpartyPath(ref), role });
+  if (ex.status !== 200 || !isObj(ex.body)) {
+    throw new Error(
+      `cannot judge PATCH: GET of WRITABLE_COUNTERPARTY_REF ${ref} answered ${describeResponse(ex)}; it must name an existing counterparty`,
+    );
+  }
+  return ex as Exchange & { body: Obj };
+}
+
+/** Accepted PATCHes sent before the counterparty is read again (and at the end). */
+export const READ_EVERY = 16;
+
+/**
+ * The cost model of a probe of accepted PATCHes in order (Probe.roundTrips): one round trip per
+ * case, a read every READ_EVERY of them, and the reads at the start and the restore.
+ */
+export function acceptedRoundTrips(cases: number): number {
+  return cases + Math.ceil(cases / READ_EVERY) + 2;
+}
+
+/**
+ * The cost model of a probe of cases that must be refused (Probe.roundTrips): two round trips
+ * per batch of `size` (the batch together, then a read), and the reads at the start and the end.
+ */
+export function refusedRoundTrips(cases: number, size: number): number {
+  return 2 * Math.ceil(cases / size) + 2;
+}
+
+const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
+
+/**
+ * The probe's writes to the writable counterparty and the reads that confirm them. An accepted
+ * PATCH's answer is the state after it, so accepted PATCHes follow one another with no read
+ * between, and a read every READ_EVERY of them (and at the end) confirms the last; the judge
+ * judges each from the answer before it (engine/judge.ts). A read that does not show the last
+ * accepted PATCH yet is repeated with back-off up to the settle window (CONFORMANCE_SETTLE_MS): a
+ * replica may trail. Once a change has not appeared within the window, later reads are not
+ * repeated: that is already a finding, and waiting again would only make it slower.
+ */
+export class Writer {
+  /** The last accepted PATCH no read has confirmed yet. */
+  private unread: Exchange | undefined;
+  private sinceRead = 0;
+  /** Whether the last request was a read (it is the read before the next PATCH). */
+  private fresh = false;
+  private gaveUp = false;
+  constructor(
+    private readonly ctx: ProbeContext,
+    readonly ref: string,
+  ) {}
+
+  /** Sends a PATCH; in `alone` mode with the reads around it, else with a read every READ_EVERY. */
+  async patch(req: HttpRequest, alone: boolean): Promise<Exchange> {
+    if (alone) await this.before();
+    const ex = await this.ctx.http.send(req);
+    this.fresh = false;
+    if (is2xx(ex.status)) {
+      this.unread = ex;
+      this.sinceRead++;
+    }
+    if (alone || this.sinceRead >= READ_EVERY) await this.confirm();
+    return ex;
+  }
+
+  /** The read before a PATCH sent alone, unless the last request was one. */
+  async before(): Promise<void> {
+    if (this.unread) await this.confirm();
+    else if (!this.fresh) await readWritable(this.ctx, this.ref, ROLE.before);
+    this.fresh = true;
+  }
+
+  /** Reads the counterparty until it shows the last accepted PATCH, or the settle window ends. */
+  async confirm(): Promise<Exchange & { body: Obj }> {
+    const expected = this.unread;
+    this.unread = undefined;
+    this.sinceRead = 0;
+    this.fresh = true;
+    let read = await readWritable(this.ctx, this.ref, ROLE.after);
+    if (!expected || !isObj(expected.body) || this.gaveUp) return read;
+    const until = endOf(expected) + (this.ctx.target.settleMs ?? 0);
+    const clock = this.ctx.http.clock;
+    for (let wait = 50; !showsState(read, expected) && clock.now() < until; wait *= 2) {
+      await clock.sleep(Math.min(wait, Math.max(0, until - clock.now())));
+      read = await readWritable(this.ctx, this.ref, ROLE.settling);
+    }
+    if (!showsState(read, expected) && (this.ctx.target.settleMs ?? 0) > 0) {
+      this.gaveUp = true;
+      this.ctx.note(
+        `a read did not show an accepted PATCH within the settle window (CONFORMANCE_SETTLE_MS ${this.ctx.target.settleMs} ms); later reads were not repeated`,
+      );
+    }
+    return read;
+  }
+
+  /** Confirms the last accepted PATCH, if no read has yet. */
+  async settle(): Promise<void> {
+    if (this.unread) await this.confirm();
+  }
+}
+
+/**
+ * After refused PATCHes: waits out the settle window of the last one and reads once more, so that
+ * a change one of them made that appears late is still found (the judge waits for this read).
+ */
+export async function readAfterWindow(ctx: ProbeContext, ref: string, last: number): Promise<void> {
+  const settleMs = ctx.target.settleMs ?? 0;
+  if (settleMs === 0) return;
+  await ctx.http.clock.sleep(Math.max(0, last + settleMs - ctx.http.clock.now() + 1));
+  await readWritable(ctx, ref, ROLE.window);
+}
+
+const DETAIL_FIELDS = Object.keys(spec().schema('PatchCounterpartyDetails').properties ?? {});
+
+/**
+ * The PATCH that puts back the detail fields of `original` (the run's original state of the
+ * counterparty), as housekeeping: sent even after the run was interrupted. Only what the document
+ * lets a PATCH carry: a service may return fields of its own, in the address too, that a PATCH
+ * must not send back. Undefined when `original` has no detail field to put back.
+ */
+export function restoreRequest(ref: string, original: Obj): HttpRequest | undefined {
+  const details = Object.fromEntries(
+    DETAIL_FIELDS.filter((k) => original[k] !== undefined).map((k) => [
+      k,
+      k === 'address' && isObj(original[k]) ? only(original[k], ADDRESS_FIELDS) : original[k],
+    ]),
+  );
+  if (Object.keys(details).length === 0) return undefined;
+  return {
+    method: 'PATCH',
+    path: counterpartyPath(ref),
+    json: { counterpartyDetails: details },
+    role: 'restore',
+    housekeeping: true,
+  };
+}
+
+/**
+ * Puts back the detail fields the writable counterparty had when the run started, and reads it
+ * once more, so that the restore is judged like any PATCH. Fields it did not have cannot be
+ * removed again (the interface has no way to), and accounts added stay. The restore is
+ * housekeeping: it is sent even after the run was interrupted (it runs in the probes' finally),
+ * and then it is the only request sent: the read after it is left out.
+ */
+export async function restoreDetails(ctx: ProbeContext, ref: string, original: Obj): Promise<void> {
+  const request = restoreRequest(ref, original);
+  if (request === undefined) return;
+  const details = (request.json as { counterpartyDetails: Obj }).counterpartyDetails;
+  const fields = Object.keys(details);
+  const afterInterrupt = ctx.http.interruption() !== undefined;
+  const record = (status: 'restored' | 'failed', detail: string): void =>
+    ctx.restored({ counterparty: ref, fields, status, detail, afterInterrupt });
+  let ex: Exchange;
+  try {
+    ex = await ctx.http.send(request);
+  } catch (error) {
+    record('failed', `could not restore the original details of ${ref}: ${incompleteReason(error)}`);
+    throw error;
+  }
+  record(
+    is2xx(ex.status) ? 'restored' : 'failed',
+    is2xx(ex.status)
+      ? `restored the original ${fields.join(', ')} of ${ref}`
+      : `could not restore the original details of ${ref}: ${describeResponse(ex)}`,
+  );
+  if (ctx.http.interruption() !== undefined) return;
+  const read = await ctx.http.send({
+    method: 'GET',
+    path: counterpartyPath(ref),
+    role: 'read after restore',
+  });
+  // A replica may trail: read again until it shows the restore, up to the settle window.
+  const until = endOf(ex) + (ctx.target.settleMs ?? 0);
+  const clock = ctx.http.clock;
+  for (let wait = 50, r = read; is2xx(ex.status) && !showsState(r, ex) && clock.now() < until; wait *= 2) {
+    await clock.sleep(Math.min(wait, Math.max(0, until - clock.now())));
+    r = await ctx.http.send({
+      method: 'GET',
+      path: counterpartyPath(ref),
+      role: 'read after restore (settling)',
+    });
+  }
+}
+
+/**
+ * Sends cases that must all be refused in concurrent batches of `size`, with one read per batch
+ * (engine/batch.ts): only a batch after which the counterparty changed is restored and taken
+ * apart. `answered` sees each case's first answer. At the end, the settle window of the last
+ * PATCH is waited out and the counterparty read once more, so that a change that appears late is
+ * found too. Returns the batching's result; restores the details if a change was left.
+ */
+export async function sendRefusedInBatches<C extends Labelled<unknown>>(
+  ctx: ProbeContext,
+  ref: string,
+  cases: readonly C[],
+  size: number,
+  answered: (c: C, ex: Exchange) => void,
+): Promise<BatchResult<C>> {
+  const { current, original } = await startWriting(ctx, ref);
+  let baseline: Obj = comparable(current);
+  let dirty = false;
+  const judged = new Set<C>();
+  let last = ctx.http.clock.now();
+  try {
+    const result = await sendInBatches(cases, size, (c) => canonicalJson(c.value), {
+      async send(batch, resend) {
+        const role = resend
+          ? `PATCH (part of a batch, resent: ${batch.length})`
+          : `PATCH (batch of ${batch.length})`;
+        const answers = await Promise.all(batch.map((c) => ctx.http.send({ ...patchRequest(ref, c), role })));
+        answers.forEach((ex, i) => {
+          const c = batch[i]!;
+          last = Math.max(last, endOf(ex));
+          if (judged.has(c)) return;
+          judged.add(c);
+          answered(c, ex);
+        });
+        const after = await readWritable(ctx, ref, ROLE.after);
+        const changed = differences(baseline, comparable(after.body)).length > 0;
+        if (changed) dirty = true;
+        return changed;
+      },
+      async restore() {
+        await restoreDetails(ctx, ref, original);
+        baseline = comparable((await readWritable(ctx, ref, 'read after restore')).body);
+        dirty = false;
+      },
+    });
+    await readAfterWindow(ctx, ref, last);
+    return result;
+  } finally {
+    if (dirty) await restoreDetails(ctx, ref, original);
+  }
+}

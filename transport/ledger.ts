@@ -1,0 +1,269 @@
+/**
+ * The ledger a run's processes share (the Playwright workers): the run's request count, the run
+ * of consecutive failures, why the run stopped sending, the pause the target asked for, the
+ * interruption, the rate learned from the target, who is sending now, and each session's
+ * politeness report. MemoryLedger serves one process; FileLedger keeps it in the run-state
+ * directory, for every process of the run. The session (transport/session.ts) reads and writes
+ * it for every request.
+ */
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { mergePolitenessReports, type LearnedRate, type PolitenessReport } from './limiter.ts';
+import { readStop, requestStop, type Interruption } from './stop.ts';
+
+/** The run-wide counts. `record` and `failure` return the count including the one just added. */
+export interface Ledger {
+  record(): number;
+  count(): number;
+  failure(): number;
+  success(): void;
+  /** Why the run stopped sending, once it did (the first reason wins). */
+  stopped(): string | undefined;
+  stop(reason: string): void;
+  /** Until when (epoch ms) the target asked the run to send nothing (Retry-After); 0: no pause. */
+  pausedUntil(): number;
+  pause(until: number): void;
+  /** Whether the run was interrupted, and why (the first interruption wins). */
+  interrupted(): Interruption | undefined;
+  interrupt(interruption: Interruption): void;
+  /** The run's rate learned from the target (a 429, a RateLimit quota); undefined: none. */
+  learnedRate(): LearnedRate | undefined;
+  learnRate(rate: LearnedRate): void;
+  /** Keeps a session's politeness report (`key` unique in the run), for the end of the run. */
+  keepReport(key: string, report: PolitenessReport): void;
+  /**
+   * Says that this process is sending (epoch ms `now`), and returns how many processes of the run
+   * sent within the last ACTIVE_WINDOW_MS, this one included: the processes a learned rate is
+   * shared among, so that a worker left alone at the end of a run gets all of it.
+   */
+  active(now: number): number;
+}
+
+/** A process that sent within this long counts as sharing the run's learned rate. */
+export const ACTIVE_WINDOW_MS = 1000;
+
+/** How often a process of a FileLedger says it is sending, and reads who else is. */
+const ACTIVE_BEAT_MS = 200;
+
+/** How often a process reads the run's learned rate from a FileLedger. */
+const RATE_READ_MS = 100;
+
+/** The file name prefix of the politeness reports a FileLedger keeps, one per session. */
+const REPORT_PREFIX = 'politeness-';
+
+/** A ledger for one process (the gallery, the benchmark). */
+export class MemoryLedger implements Ledger {
+  private requests = 0;
+  private failures = 0;
+  private reason: string | undefined;
+  private until = 0;
+  private interruption: Interruption | undefined;
+  private rate: LearnedRate | undefined;
+  learnedRate(): LearnedRate | undefined {
+    return this.rate;
+  }
+  learnRate(rate: LearnedRate): void {
+    this.rate = rate;
+  }
+  active(): number {
+    return 1;
+  }
+  keepReport(): void {
+    // One process: the session's own report is all there is.
+  }
+  record(): number {
+    return ++this.requests;
+  }
+  interrupted(): Interruption | undefined {
+    return this.interruption;
+  }
+  interrupt(interruption: Interruption): void {
+    this.interruption ??= interruption;
+  }
+  pausedUntil(): number {
+    return this.until;
+  }
+  pause(until: number): void {
+    this.until = Math.max(this.until, until);
+  }
+  count(): number {
+    return this.requests;
+  }
+  failure(): number {
+    return ++this.failures;
+  }
+  success(): void {
+    this.failures = 0;
+  }
+  stopped(): string | undefined {
+    return this.reason;
+  }
+  stop(reason: string): void {
+    this.reason ??= reason;
+  }
+}
+
+/**
+ * A ledger in a directory shared by the processes of a run. Counts are file sizes: one byte is
+ * appended (O_APPEND, atomic) per request or failure, so no lock is needed; the stop reason is a
+ * file created once. It survives a Playwright worker being replaced after a failed test.
+ */
+export class FileLedger implements Ledger {
+  private readonly requestsFd: number;
+  private readonly failuresFd: number;
+  private readonly stopFile: string;
+  private readonly pauseFile: string;
+  private readonly rateFile: string;
+  private reason: string | undefined;
+  private interruption: Interruption | undefined;
+  private rate: { value: LearnedRate | undefined; readAt: number } = { value: undefined, readAt: -Infinity };
+  private beat = { at: -Infinity, active: 1 };
+
+  constructor(readonly dir: string) {
+    this.requestsFd = openSync(join(dir, 'requests'), 'a');
+    this.failuresFd = openSync(join(dir, 'failures'), 'a');
+    this.stopFile = join(dir, 'stopped');
+    this.pauseFile = join(dir, 'paused-until');
+    this.rateFile = join(dir, 'learned-rate');
+  }
+
+  /**
+   * The politeness of a run whose processes kept their reports in `dir`, summed: the effective
+   * rate over the run's sending time, the requests in flight reached (added up), every back-off.
+   */
+  static politenessReport(dir: string): PolitenessReport | undefined {
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((n) => n.startsWith(REPORT_PREFIX) && n.endsWith('.json'));
+    } catch {
+      return undefined;
+    }
+    const reports: PolitenessReport[] = [];
+    for (const name of names) {
+      try {
+        reports.push(JSON.parse(readFileSync(join(dir, name), 'utf8')) as PolitenessReport);
+      } catch {
+        // A report being written as the run ends: the others still count.
+      }
+    }
+    return reports.length ? mergePolitenessReports(reports) : undefined;
+  }
+
+  /** Read at most every RATE_READ_MS: a learned rate changes rarely, and every request asks. */
+  learnedRate(): LearnedRate | undefined {
+    const now = performance.now();
+    if (now - this.rate.readAt < RATE_READ_MS) return this.rate.value;
+    let value: LearnedRate | undefined;
+    try {
+      value = JSON.parse(readFileSync(this.rateFile, 'utf8')) as LearnedRate;
+    } catch {
+      value = undefined;
+    }
+    this.rate = { value, readAt: now };
+    return value;
+  }
+  learnRate(rate: LearnedRate): void {
+    // Written whole and renamed over: a reader sees the old rate or the new, never half of one.
+    const temporary = `${this.rateFile}.${process.pid}`;
+    writeFileSync(temporary, JSON.stringify(rate));
+    renameSync(temporary, this.rateFile);
+    this.rate = { value: rate, readAt: performance.now() };
+  }
+  /**
+   * Each process keeps a file `active-<pid>` holding when it last sent, written and read at most
+   * every ACTIVE_BEAT_MS (a learned rate is slow: at 40 requests/s a beat is every 8th request).
+   */
+  active(now: number): number {
+    if (now - this.beat.at < ACTIVE_BEAT_MS) return this.beat.active;
+    let active = 1;
+    try {
+      writeFileSync(join(this.dir, `active-${process.pid}`), String(now));
+      for (const name of readdirSync(this.dir)) {
+        if (!name.startsWith('active-') || name === `active-${process.pid}`) continue;
+        const at = Number(readFileSync(join(this.dir, name), 'utf8'));
+        if (now - at < ACTIVE_WINDOW_MS) active++;
+      }
+    } catch {
+      // The run's directory is gone, or a file was being written: this beat counts this process.
+    }
+    this.beat = { at: now, active };
+    return active;
+  }
+  keepReport(key: string, report: PolitenessReport): void {
+    try {
+      writeFileSync(join(this.dir, `${REPORT_PREFIX}${key}.json`), JSON.stringify(report));
+    } catch {
+      // The run's directory is gone (the run ended): nothing left to report to.
+    }
+  }
+
+  /** The requests a run recorded in `dir` (for the end of the run). */
+  static count(dir: string): number {
+    try {
+      return readFileSync(join(dir, 'requests')).length;
+    } catch {
+      return 0;
+    }
+  }
+
+  record(): number {
+    writeSync(this.requestsFd, '.');
+    return fstatSync(this.requestsFd).size;
+  }
+  count(): number {
+    return fstatSync(this.requestsFd).size;
+  }
+  failure(): number {
+    writeSync(this.failuresFd, '.');
+    return fstatSync(this.failuresFd).size;
+  }
+  success(): void {
+    if (fstatSync(this.failuresFd).size > 0) ftruncateSync(this.failuresFd, 0);
+  }
+  stopped(): string | undefined {
+    if (this.reason === undefined && existsSync(this.stopFile))
+      this.reason = readFileSync(this.stopFile, 'utf8');
+    return this.reason;
+  }
+  stop(reason: string): void {
+    try {
+      writeFileSync(this.stopFile, reason, { flag: 'wx' });
+    } catch {
+      // Another process stopped the run first; its reason stands.
+    }
+  }
+  pausedUntil(): number {
+    if (!existsSync(this.pauseFile)) return 0;
+    try {
+      return Number(readFileSync(this.pauseFile, 'utf8')) || 0;
+    } catch {
+      return 0;
+    }
+  }
+  pause(until: number): void {
+    if (until > this.pausedUntil()) writeFileSync(this.pauseFile, String(until));
+  }
+  interrupted(): Interruption | undefined {
+    this.interruption ??= readStop(this.dir);
+    return this.interruption;
+  }
+  interrupt(interruption: Interruption): void {
+    requestStop(this.dir, interruption);
+    this.interruption ??= readStop(this.dir) ?? interruption;
+  }
+  close(): void {
+    closeSync(this.requestsFd);
+    closeSync(this.failuresFd);
+  }
+}
