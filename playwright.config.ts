@@ -15,6 +15,7 @@ import { EMBEDDED_TARGET } from './config/embedded.ts';
 import { resolveOnce, type ResolvedRun } from './config/resolve.ts';
 import { escapeControls } from './exchange/escape.ts';
 import { InputFileError } from './config/input-files.ts';
+import { MODULE_EXTENSION } from './config/layout.ts';
 import {
   checkOwnPaths,
   PLAYWRIGHT_REPORT_DIR,
@@ -70,7 +71,8 @@ const only =
 
 export default defineConfig({
   testDir: './tests/conformance',
-  globalSetup: './tests/conformance/global-setup.ts',
+  // The suite's own modules as they run: TypeScript in a clone, the compiled JavaScript installed.
+  globalSetup: `./tests/conformance/global-setup${MODULE_EXTENSION}`,
   outputDir: resultsStaging,
   fullyParallel: true,
   forbidOnly: true,
@@ -82,7 +84,10 @@ export default defineConfig({
   // then the summary: Playwright's list reporter would say the same with less.
   reporter: [
     ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
-    ['./reporter/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
+    [
+      `./reporter/conformance-reporter${MODULE_EXTENSION}`,
+      { outputDir: run.reportsDir, stagingDir: staging },
+    ],
   ],
   use: {
     trace: 'off',

@@ -10,7 +10,6 @@
  */
 import { realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
 import { escapeControls } from '../exchange/escape.ts';
 import { parseStrict } from '../reporter/gate.ts';
@@ -19,13 +18,14 @@ import { HEADER_PREFIX, SECRET_HEADER_PREFIX, headerVariable } from './headers.t
 import { POLITENESS_VARIABLE_NAMES } from './config.ts';
 import { entryExists, INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
 import { ConfigError, parseConfig, type EmbeddedTarget, type Env, type SuiteConfig } from './config.ts';
+import { PACKAGE_ROOT } from './layout.ts';
 import { resolveSelection, type Selection, type SelectionFlags } from './selection.ts';
 
 /** The environment variable holding the resolved configuration (JSON) for the Playwright processes. */
 export const RESOLVED_VARIABLE = 'CONFORMANCE_RESOLVED_CONFIG';
 
 /** The project's root (its package.json tells `npm run` of this project from another's). */
-export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const PROJECT_ROOT = PACKAGE_ROOT;
 
 /**
  * Every variable the configuration is read from. The Playwright processes get none of them, only

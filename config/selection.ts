@@ -12,6 +12,7 @@ import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
 import type { Probe } from '../engine/types.ts';
 import { ConfigError } from './config.ts';
+import { MODULE_EXTENSION } from './layout.ts';
 
 export type Level = 'MUST' | 'SHOULD';
 
@@ -96,10 +97,10 @@ export const PROBE_OPERATIONS: Record<string, readonly string[]> = {
 export function grepTitle(probe: Probe): string {
   const file =
     probe.access === 'read'
-      ? `${probe.group}.spec.ts`
+      ? `${probe.group}.spec${MODULE_EXTENSION}`
       : probe.elsewhere
-        ? 'writes-elsewhere.spec.ts'
-        : 'writes.spec.ts';
+        ? `writes-elsewhere.spec${MODULE_EXTENSION}`
+        : `writes.spec${MODULE_EXTENSION}`;
   const levels = [...new Set(probe.requirements.map((id) => `@${requirement(id).level.toLowerCase()}`))];
   return `${file} ${probe.id}: ${probe.title} @${probe.access} ${levels.join(' ')}`;
 }
