@@ -6,6 +6,7 @@
  *   run       the suite (npm run conformance, bin/conformance.ts)
  *   validate  recorded or proxied traffic (npm run validate, bin/validate.ts)
  *   merge     the blob reports of a sharded run (npm run conformance:merge, bin/merge-shards.ts)
+ *   serve     the reference server alone, to try the suite or develop a client (bin/serve.ts)
  * Each command exits with its own status; a missing or unknown command is a usage error (2).
  * A command's module is loaded when it is chosen, so --help loads none of the suite.
  */
@@ -25,6 +26,10 @@ const COMMANDS: Record<string, { summary: string; main: (args: readonly string[]
   merge: {
     summary: 'merge the blob reports of a sharded run and apply the gate',
     main: async (args) => (await import('./merge-shards.ts')).mergeCommand(args),
+  },
+  serve: {
+    summary: 'run the reference server alone on a port, printing its URL and token (to try the suite)',
+    main: async (args) => (await import('./serve.ts')).serveCommand(args),
   },
 };
 
@@ -50,7 +55,9 @@ variables (API_BASE_URL, CONFORMANCE_SEED, ...), else the .env file of the direc
 The bearer token is read from API_TOKEN (environment or .env) only, never from a flag.
 Example, against a deployment:
   API_TOKEN=... npx payflow-conformance run --base-url https://sandbox.example.com \\
-    --counterparty-ref ACME-0001`;
+    --counterparty-ref ACME-0001
+Without one: \`npx payflow-conformance serve\` starts the reference server and prints the settings
+that point \`run\` at it.`;
 }
 
 async function main(args: readonly string[]): Promise<void> {
