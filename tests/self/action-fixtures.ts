@@ -26,6 +26,7 @@ export interface Action {
   name?: string;
   description?: string;
   inputs: Record<string, { description?: string; required?: boolean; default?: string }>;
+  outputs?: Record<string, { description?: string; value?: string }>;
   runs: { using: string; steps: ActionStep[] };
 }
 
@@ -51,6 +52,7 @@ export function actionRunStep(
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? cwd,
     GITHUB_ACTION_PATH: actionPath,
+    GITHUB_OUTPUT: join(cwd, 'github-output'),
     ...callerEnv,
   };
   for (const [name, input] of Object.entries(action.inputs)) {

@@ -208,17 +208,29 @@ test.describe('action.yml', () => {
     for (const step of action.runs.steps) expect(step.run ?? '', step.name).not.toContain('${{');
     const runStep = runStepOfAction;
     expect(runStep, 'a step runs the command').toBeDefined();
-    for (const name of Object.keys(action.inputs).filter((n) => n !== 'artifact-name')) {
+    // The two inputs of other steps: the Node version (setup-node) and the artifact's name (upload).
+    for (const name of Object.keys(action.inputs).filter(
+      (n) => n !== 'artifact-name' && n !== 'node-version',
+    )) {
       const variable = `INPUT_${name.toUpperCase().replaceAll('-', '_')}`;
       expect(runStep!.env?.[variable], variable).toBe(`\${{ inputs.${name} }}`);
       expect(runStep!.run, variable).toContain(`$${variable}`);
     }
   });
 
-  test('sets up Node 20, installs the suite from its own directory, uploads the reports whatever happened', () => {
+  test('every action it uses is pinned by commit SHA, its release tag beside it', () => {
+    const uses = readFileSync(join(ROOT, 'action.yml'), 'utf8')
+      .split('\n')
+      .filter((l) => /^\s*(- )?uses:/.test(l));
+    expect(uses.length).toBe(action.runs.steps.filter((s) => s.uses !== undefined).length);
+    for (const line of uses) expect(line).toMatch(/uses: actions\/[a-z-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+  });
+
+  test('sets up the Node of its node-version input (default 24, the newest LTS), installs and builds the suite in its own directory, uploads the reports whatever happened', () => {
     const steps = action.runs.steps;
+    expect(action.inputs['node-version']?.default).toBe('24');
     const node = steps.find((s) => s.uses?.startsWith('actions/setup-node@'));
-    expect(String(node?.with?.['node-version'])).toBe('20');
+    expect(String(node?.with?.['node-version'])).toBe('${{ inputs.node-version }}');
     const install = steps.find((s) => s.run?.includes('npm ci'));
     expect(install?.['working-directory']).toBe('${{ github.action_path }}');
     // The package as npm pack ships it: compiled by the build the Action runs.
@@ -233,9 +245,11 @@ test.describe('action.yml', () => {
     expect(index(install)).toBeLessThan(index(run));
     expect(index(run)).toBeLessThan(index(upload));
     expect(run!.run).not.toMatch(/\|\|\s*true|set \+e|continue-on-error/);
-    expect(run!.run!.trimEnd().split('\n').at(-1)).toMatch(
-      /^node "\$GITHUB_ACTION_PATH\/dist\/bin\/cli\.js" "\$\{args\[@\]\}"$/,
-    );
+    // The suite's status, kept while the outputs are written, is the step's.
+    const lines = run!.run!.trimEnd().split('\n');
+    expect(lines).toContain('node "$GITHUB_ACTION_PATH/dist/bin/cli.js" "${args[@]}" || status=$?');
+    expect(lines.at(-1)).toBe('exit "$status"');
+    expect(run!.run).not.toMatch(/\beval\b/);
   });
 
   test('its run step builds a command line the CLI accepts', () => {
@@ -253,6 +267,16 @@ test.describe('action.yml', () => {
     for (const flag of new Set(flags)) expect(help.stdout, flag).toMatch(new RegExp(`^  ${flag}\\b`, 'm'));
   });
 });
+
+/** The outputs the last run step in `work` appended to its GITHUB_OUTPUT file (the last of each name). */
+function githubOutputs(work: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of readFileSync(join(work, 'github-output'), 'utf8').split('\n').filter(Boolean)) {
+    const eq = line.indexOf('=');
+    out[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return out;
+}
 
 /** The Action's run step as GitHub runs it (tests/self/action-fixtures.ts), synchronously. */
 async function runStep(
@@ -292,6 +316,48 @@ test.describe("the Action's run step", () => {
       strict: boolean;
     };
     expect(record).toMatchObject({ verdict: 'pass', strict: true });
+    // Every output the Action declares is set, from that record, and maps to the run step's.
+    const outputs = githubOutputs(work);
+    for (const [name, output] of Object.entries(action.outputs ?? {})) {
+      expect(output.value, name).toBe(`\${{ steps.run.outputs.${name} }}`);
+      expect(outputs[name], name).toBeDefined();
+    }
+    expect(outputs).toMatchObject({
+      'exit-status': '0',
+      verdict: 'pass',
+      failed: '0',
+      'must-failed': '0',
+      report: 'out/reports/conformance.html',
+      record: 'out/reports/conformance.json',
+    });
+    const counts = (record as unknown as { counts: Record<'MUST' | 'SHOULD', Record<string, number>> })
+      .counts;
+    expect(Number(outputs.passed)).toBe(counts.MUST.passed! + counts.SHOULD.passed!);
+    expect(Number(outputs['must-not-exercised'])).toBe(counts.MUST['not-exercised']);
+  });
+
+  test('args is a shell-quoted list: a quoted word with a space stays one argument, nothing expands, an unclosed quote is exit 2', async () => {
+    test.setTimeout(600_000); // the first to ask packs and installs (tests/self/pack-fixtures.ts)
+    const work = temporaryDirectory('payflow-action-');
+    // Each is refused by the CLI before any request, naming the argument as it arrived.
+    const spaced = await runStep({ args: `--probe 'known counterparty'` }, work);
+    expect(spaced.code).toBe(2);
+    expect(spaced.stderr).toMatch(/^conformance: unknown probe 'known counterparty' \(--probe\)/);
+    const literal = await runStep({ args: '--probe "$HOME"\\ x' }, work, { HOME: '/home/someone' });
+    expect(literal.code).toBe(2);
+    expect(literal.stderr).toMatch(/^conformance: unknown probe '\$HOME x' \(--probe\)/);
+    const unclosed = await runStep({ args: `--header 'X-Tenant: acme` }, work);
+    expect(unclosed.code).toBe(2);
+    expect(unclosed.stdout).toContain(
+      "::error::the args input is not a shell-quoted list: an unclosed ' starting at character 10",
+    );
+    // A header with a space reaches the run as one --header: the run passes with it.
+    const header = await runStep(
+      { seed: '7', runs: '3', args: `--probe known-counterparty --header 'X-Tenant: acme corp' --rps 0` },
+      work,
+    );
+    expect(header.code, header.stdout + header.stderr).toBe(0);
+    expect(githubOutputs(work)['exit-status']).toBe('0');
   });
 
   test('a wrong input is exit 2, and an empty one means what its variable set empty means', async () => {
@@ -355,7 +421,7 @@ test.describe('the workflows', () => {
     const gate = steps.find((s) => s.uses === './');
     expect(gate, 'a step uses the Action').toBeDefined();
     const given = Object.keys(gate!.with ?? {});
-    const settings = Object.keys(action.inputs).filter((i) => i !== 'args');
+    const settings = Object.keys(action.inputs).filter((i) => i !== 'args' && i !== 'node-version');
     expect(settings.filter((i) => !given.includes(i))).toEqual([]);
     expect(gate!.with!['account-fixture']).toBe('${{ secrets.ACCOUNT_FIXTURE }}');
     expect(gate!.with!['base-url']).toBe('${{ secrets.API_BASE_URL }}');
