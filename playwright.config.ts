@@ -17,6 +17,7 @@ import type { ResolvedRun } from './run/resolve.ts';
 import { resolveOnce } from './run/hand-down.ts';
 import { escapeControls } from './exchange/escape.ts';
 import { InputFileError } from './config/input-files.ts';
+import { MODULE_EXTENSION } from './config/layout.ts';
 import {
   checkOwnPaths,
   PLAYWRIGHT_REPORT_DIR,
@@ -72,7 +73,8 @@ const only =
 
 export default defineConfig({
   testDir: './tests/conformance',
-  globalSetup: './suite/global-setup.ts',
+  // The suite's own modules as they run: TypeScript in a clone, the compiled JavaScript installed.
+  globalSetup: `./suite/global-setup${MODULE_EXTENSION}`,
   outputDir: resultsStaging,
   fullyParallel: true,
   forbidOnly: true,
@@ -84,7 +86,7 @@ export default defineConfig({
   // then the summary: Playwright's list reporter would say the same with less.
   reporter: [
     ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
-    ['./suite/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
+    [`./suite/conformance-reporter${MODULE_EXTENSION}`, { outputDir: run.reportsDir, stagingDir: staging }],
   ],
   use: {
     trace: 'off',

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
+import { MODULE_EXTENSION } from './config/layout.ts';
 import { resolveOnce } from './run/hand-down.ts';
 import { PLAYWRIGHT_REPORT_DIR, REPORTS_STAGING_ENV, stagingFromEnv } from './reporter/report-set.ts';
 
@@ -19,6 +20,6 @@ export default defineConfig({
   testDir: './tests/conformance',
   reporter: [
     ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
-    ['./suite/conformance-reporter.ts', { outputDir: run.reportsDir, stagingDir: staging }],
+    [`./suite/conformance-reporter${MODULE_EXTENSION}`, { outputDir: run.reportsDir, stagingDir: staging }],
   ],
 });

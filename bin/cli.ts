@@ -1,28 +1,36 @@
+#!/usr/bin/env node
 /**
- * payflow-conformance: the installed command (bin/payflow-conformance.mjs loads tsx and this).
+ * payflow-conformance: the installed command (the package's bin, compiled to dist/bin/cli.js; in
+ * a clone bin/payflow-conformance.mjs runs this through tsx).
  * One subcommand per entry point of the repository, each with its own --help:
  *   run       the suite (npm run conformance, bin/conformance.ts)
  *   validate  recorded or proxied traffic (npm run validate, bin/validate.ts)
  *   merge     the blob reports of a sharded run (npm run conformance:merge, bin/merge-shards.ts)
+ *   serve     the reference server alone, to try the suite or develop a client (bin/serve.ts)
  * Each command exits with its own status; a missing or unknown command is a usage error (2).
+ * A command's module is loaded when it is chosen, so --help loads none of the suite.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCommand } from './conformance.ts';
-import { mergeCommand } from './merge-shards.ts';
 import { fail, ROOT, runMain } from './run-support.ts';
-import { validateCommand } from './validate.ts';
 
 const COMMANDS: Record<string, { summary: string; main: (args: readonly string[]) => Promise<void> }> = {
   run: {
     summary: 'run the conformance suite against a deployment, or the embedded reference server',
-    main: runCommand,
+    main: async (args) => (await import('./conformance.ts')).runCommand(args),
   },
   validate: {
     summary: 'judge recorded traffic (a HAR file) or proxied traffic with the same oracles',
-    main: validateCommand,
+    main: async (args) => (await import('./validate.ts')).validateCommand(args),
   },
-  merge: { summary: 'merge the blob reports of a sharded run and apply the gate', main: mergeCommand },
+  merge: {
+    summary: 'merge the blob reports of a sharded run and apply the gate',
+    main: async (args) => (await import('./merge-shards.ts')).mergeCommand(args),
+  },
+  serve: {
+    summary: 'run the reference server alone on a port, printing its URL and token (to try the suite)',
+    main: async (args) => (await import('./serve.ts')).serveCommand(args),
+  },
 };
 
 function version(): string {
@@ -47,7 +55,9 @@ variables (API_BASE_URL, CONFORMANCE_SEED, ...), else the .env file of the direc
 The bearer token is read from API_TOKEN (environment or .env) only, never from a flag.
 Example, against a deployment:
   API_TOKEN=... npx payflow-conformance run --base-url https://sandbox.example.com \\
-    --counterparty-ref ACME-0001`;
+    --counterparty-ref ACME-0001
+Without one: \`npx payflow-conformance serve\` starts the reference server and prints the settings
+that point \`run\` at it.`;
 }
 
 async function main(args: readonly string[]): Promise<void> {

@@ -30,7 +30,8 @@ import { headerSecrets, secretsFromEnv, type SecretInput } from '../reporter/red
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';
-import { exitFromRecord, fail, isEntryPoint, orFail, ROOT, runMain, runPlaywright } from './run-support.ts';
+import { exitFromRecord, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
+import { modulePath } from '../config/layout.ts';
 import {
   configurationFlags,
   formatFlags,
@@ -181,7 +182,7 @@ export async function runCommand(args: readonly string[]): Promise<void> {
   }
   if (note !== undefined) console.log(note);
   const code = await runPlaywright(
-    ['test', '--config', join(ROOT, 'playwright.config.ts')],
+    ['test', '--config', modulePath('playwright.config.ts')],
     { ...playwrightEnv(run), ...guard.env() },
     secrets,
     { detached: true, onSpawn: (child) => guard.watch(child) },

@@ -19,7 +19,8 @@ import { REPORT_FILES } from '../reporter/files.ts';
 import { checkOwnPaths, createStaging, REPORT_PATHS } from '../reporter/report-set.ts';
 import { headerSecrets, secretsFromEnv } from '../reporter/redact.ts';
 import { lockReportsDir } from './reports-lock.ts';
-import { exitFromRecord, fail, isEntryPoint, orFail, ROOT, runMain, runPlaywright } from './run-support.ts';
+import { exitFromRecord, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
+import { modulePath } from '../config/layout.ts';
 import {
   configurationFlags,
   formatFlags,
@@ -103,7 +104,7 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
   const targetKind =
     config.baseURL !== undefined ? 'configured deployment' : 'embedded reference server, one per shard';
   const code = await runPlaywright(
-    ['merge-reports', '--config', join(ROOT, 'playwright.merge.config.ts'), blobDir],
+    ['merge-reports', '--config', modulePath('playwright.merge.config.ts'), blobDir],
     { ...playwrightEnv({ ...run, targetKind }), CONFORMANCE_REPORTS_STAGING: staging },
     config.baseURL !== undefined
       ? [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)]

@@ -6,15 +6,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, sep } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config/error.ts';
+import { COMPILED, PACKAGE_ROOT } from '../config/layout.ts';
 import { escapeControls } from '../exchange/escape.ts';
 import { RedactingStream, redactorOf, type SecretInput } from '../reporter/redact.ts';
 import type { ConformanceRecord } from '../reporter/summary.ts';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The package's root: the clone, or the installed package (config/layout.ts). */
+export const ROOT = PACKAGE_ROOT;
 
 const require = createRequire(import.meta.url);
 
@@ -26,21 +27,14 @@ const require = createRequire(import.meta.url);
 export const PLAYWRIGHT_CLI = require.resolve('@playwright/test/cli');
 
 /**
- * Whether the project runs from a node_modules directory (installed with npm, run with npx).
- * Playwright compiles no TypeScript below node_modules, so its processes then load tsx
- * (a dependency) to compile the configuration, the checks and the reporter.
+ * `env` for a Playwright process. In a clone Playwright compiles the TypeScript itself and maps
+ * its locations. The package runs the compiled JavaScript, so every Node process of the run gets
+ * --enable-source-maps (NODE_OPTIONS reaches the workers Playwright forks), after any
+ * NODE_OPTIONS the user set: a stack through the suite's code names its TypeScript source line.
  */
-export const INSTALLED = ROOT.split(sep).includes('node_modules');
-
-/**
- * `env` for a Playwright process: where the project is installed, with tsx's loader imported by
- * every Node process of the run (NODE_OPTIONS reaches the workers Playwright forks), after any
- * NODE_OPTIONS the user set.
- */
-export function withTypeScript(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  if (!INSTALLED) return env;
-  const loader = `--import=${pathToFileURL(require.resolve('tsx')).href}`;
-  return { ...env, NODE_OPTIONS: [env.NODE_OPTIONS, loader].filter(Boolean).join(' ') };
+export function withSourceMaps(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!COMPILED) return env;
+  return { ...env, NODE_OPTIONS: [env.NODE_OPTIONS, '--enable-source-maps'].filter(Boolean).join(' ') };
 }
 
 /**
@@ -92,7 +86,7 @@ export async function runPlaywright(
   secrets: readonly SecretInput[],
   options: { detached?: boolean; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<number> {
-  const childEnv: NodeJS.ProcessEnv = { ...withTypeScript(env) };
+  const childEnv: NodeJS.ProcessEnv = { ...withSourceMaps(env) };
   if (process.stdout.isTTY && childEnv.FORCE_COLOR === undefined) childEnv.FORCE_COLOR = '1';
   const child = spawn(process.execPath, [PLAYWRIGHT_CLI, ...args], {
     cwd: ROOT,

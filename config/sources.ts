@@ -5,15 +5,15 @@
  */
 import { realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseDotenv } from 'dotenv';
 import { escapeControls } from '../exchange/escape.ts';
 import { ConfigError, type Env } from './error.ts';
 import { HEADER_PREFIX, SECRET_HEADER_PREFIX } from './headers.ts';
 import { entryExists, INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
+import { PACKAGE_ROOT } from './layout.ts';
 
 /** The project's root (its package.json tells `npm run` of this project from another's). */
-export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const PROJECT_ROOT = PACKAGE_ROOT;
 
 /**
  * Every variable the configuration is read from. The Playwright processes get none of them, only

@@ -9,6 +9,7 @@
  *     operations and that text;
  *   - the file a report line names (probeFile), and the lanes' estimate (engine/lanes.ts).
  */
+import { MODULE_EXTENSION } from '../config/layout.ts';
 import { requirement } from '../spec/requirements.ts';
 import type { Probe } from '../engine/probe-api.ts';
 import type { ProbeFamily } from './family.ts';
@@ -47,13 +48,13 @@ export function probe(id: string): Probe | undefined {
 }
 
 /** The spec file of the write probes that share the writable counterparties, a lane each. */
-export const WRITES_SPEC = 'writes.spec.ts';
+export const WRITES_SPEC = `writes.spec${MODULE_EXTENSION}`;
 /** The spec file of the write probes that never send to a writable counterparty (Probe.elsewhere). */
-export const WRITES_ELSEWHERE_SPEC = 'writes-elsewhere.spec.ts';
+export const WRITES_ELSEWHERE_SPEC = `writes-elsewhere.spec${MODULE_EXTENSION}`;
 
 /** The spec file of the suite that runs a probe: its group's for a read probe, else a write spec. */
 export function specFileOf(p: Probe): string {
-  if (p.access === 'read') return `${p.group}.spec.ts`;
+  if (p.access === 'read') return `${p.group}.spec${MODULE_EXTENSION}`;
   return p.elsewhere ? WRITES_ELSEWHERE_SPEC : WRITES_SPEC;
 }
 

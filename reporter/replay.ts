@@ -7,18 +7,17 @@
  * to run without API_TOKEN (exit 2). Each setting is written out, an empty one too, so a .env
  * where it is pasted cannot change the run.
  */
-import { join } from 'node:path';
-import { PROJECT_ROOT } from '../config/sources.ts';
+import { COMMAND_SCRIPT } from '../config/layout.ts';
 import type { Finding } from '../engine/types.ts';
 import { shellQuote } from '../exchange/curl.ts';
 
 /**
- * The command a replay line runs: this copy of the suite's command (bin/payflow-conformance.mjs
- * run), by its absolute path, so the line works wherever it is pasted, from a clone or from an
- * installed package alike.
+ * The command a replay line runs: this copy of the suite's command (config/layout.ts: the
+ * package's compiled bin, or bin/payflow-conformance.mjs in a clone) with `run`, by its absolute
+ * path, so the line works wherever it is pasted, from a clone or from an installed package alike.
  */
-export function replayPrefix(root: string = PROJECT_ROOT): string {
-  return `node ${quote(join(root, 'bin', 'payflow-conformance.mjs'))} run`;
+export function replayPrefix(script: string = COMMAND_SCRIPT): string {
+  return `node ${quote(script)} run`;
 }
 
 /** A word of a shell line: as is when it is plain, quoted otherwise. */

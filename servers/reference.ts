@@ -210,8 +210,11 @@ export class ReferenceServer {
 
   // ---------------------------------------------------------------- lifecycle
 
-  /** Listens on 127.0.0.1 (port 0: a free port); resolves the base URL. */
-  async start(port = 0): Promise<string> {
+  /**
+   * Listens on `host`, 127.0.0.1 unless `payflow-conformance serve --host` asks for another (port
+   * 0: a free port); resolves the base URL.
+   */
+  async start(port = 0, host = '127.0.0.1'): Promise<string> {
     if (this.server) throw new Error('reference server: already started');
     const server = createServer((req, res) => {
       void this.handle(req, res);
@@ -219,13 +222,17 @@ export class ReferenceServer {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
+      server.listen(port, host, () => {
         server.off('error', reject);
         resolve();
       });
+    }).catch((error: unknown) => {
+      this.server = undefined;
+      throw error;
     });
     const address = server.address() as AddressInfo;
-    return `http://127.0.0.1:${address.port}`;
+    const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${shown}:${address.port}`;
   }
 
   async stop(): Promise<void> {

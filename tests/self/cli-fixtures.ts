@@ -191,6 +191,7 @@ export function targetEnv(baseURL: string, token: string, write = true): Record<
 /** What of the project a copy leaves out: installed, generated or local files. */
 const NOT_COPIED = new Set([
   'node_modules',
+  'dist',
   '.git',
   '.env',
   'reports',

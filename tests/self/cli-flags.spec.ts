@@ -136,13 +136,14 @@ test.describe('payflow-conformance', () => {
     expect(help.stdout).toMatch(/^ {2}run {7}run the conformance suite/m);
     expect(help.stdout).toMatch(/^ {2}validate {2}judge recorded traffic/m);
     expect(help.stdout).toMatch(/^ {2}merge {5}merge the blob reports/m);
+    expect(help.stdout).toMatch(/^ {2}serve {5}run the reference server alone/m);
     const none = cli([]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toBe('conformance: a command is needed: run, validate, merge (see --help)\n');
+    expect(none.stderr).toBe('conformance: a command is needed: run, validate, merge, serve (see --help)\n');
     const unknown = cli(['test']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
-      "conformance: unknown command 'test'; commands: run, validate, merge (see --help)\n",
+      "conformance: unknown command 'test'; commands: run, validate, merge, serve (see --help)\n",
     );
   });
 

@@ -55,7 +55,9 @@ async function packAndInstall(dir: string): Promise<InstalledApp> {
   const packed = join(dir, 'packed');
   mkdirSync(packed);
   const pack = await step('npm pack', 'npm', ['pack', '--json', '--pack-destination', packed], ROOT);
-  const [{ filename }] = JSON.parse(pack.stdout) as [{ filename: string }];
+  // Its prepack (the build) may write before npm's JSON: the JSON is the last thing printed.
+  const json = pack.stdout.slice(pack.stdout.search(/^\[/m));
+  const [{ filename }] = JSON.parse(json) as [{ filename: string }];
   const app = join(dir, 'app');
   mkdirSync(app);
   await step(

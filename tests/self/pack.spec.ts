@@ -1,20 +1,24 @@
 /**
- * The installable command, as a user gets it: the tarball `npm pack` makes is installed into an
- * empty directory (dependencies from the npm registry, or npm's cache), and `npx
- * payflow-conformance` works there with no clone: --help of the command and of `run`, a run
- * against the embedded reference server (exit 0, reports in that directory's reports/), and
- * `validate` of that run's exchanges.har (exit 0). Nothing is written into the installed package.
+ * The installable command, as a user gets it: the tarball `npm pack` makes (prepack compiles it)
+ * is installed into an empty directory (dependencies from the npm registry, or npm's cache), and
+ * `npx payflow-conformance` works there with no clone: --help of the command and of `run`, a run
+ * against the embedded reference server, `serve` and a whole read-only run against it over HTTP
+ * (exit 0, its last lines counting the MUST requirements it did not exercise), and `validate` of
+ * that run's exchanges.har (exit 0). Nothing is written into the installed package. With other
+ * Node binaries named (PAYFLOW_TEST_NODES), the installed command serves and runs under each.
  *
- * Slow (an install and a whole run) and it needs the registry unless npm's cache holds every
- * dependency; its directories are its own temporary ones and the embedded server takes a free
- * port, so it runs beside the other self-tests.
+ * Slow (an install and whole runs) and it needs the registry unless npm's cache holds every
+ * dependency; its directories are its own temporary ones and the servers take free ports, so it
+ * runs beside the other self-tests.
  */
 import { readFileSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
 import { removeTemporaryDirectories, temporaryDirectory, type ProcessRun } from './cli-fixtures.ts';
+import { REFERENCE_COUNTERPARTY } from '../../servers/reference.ts';
 import { installedApp, runWithPath } from './pack-fixtures.ts';
+import { startServe } from './serve-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);
 
@@ -33,13 +37,19 @@ function snapshot(dir: string): string[] {
   return out.sort();
 }
 
-test('the packed tarball installs into an empty directory, and npx payflow-conformance runs and validates there', async () => {
+test('the packed tarball installs into an empty directory, and npx payflow-conformance runs, serves, and validates there', async () => {
   test.setTimeout(600_000);
   // Packed and installed once for the specs that need it (tests/self/pack-fixtures.ts).
   const { installed, timings: setup } = await installedApp();
   const timings = [...setup];
-  const step = async (what: string, command: string, args: string[], cwd: string): Promise<ProcessRun> => {
-    const r = await runWithPath(command, args, cwd);
+  const step = async (
+    what: string,
+    command: string,
+    args: string[],
+    cwd: string,
+    env: Record<string, string> = {},
+  ): Promise<ProcessRun> => {
+    const r = await runWithPath(command, args, cwd, env);
     timings.push(`${what} ${(r.ms / 1000).toFixed(1)} s`);
     expect(r.code, `${what}: ${r.stdout}\n${r.stderr}`).toBe(0);
     return r;
@@ -52,18 +62,30 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
 
   const help = await step('--help', 'npx', ['payflow-conformance', '--help'], app);
   expect(help.stdout).toContain('usage: payflow-conformance <command>');
-  for (const command of ['run', 'validate', 'merge'])
+  for (const command of ['run', 'validate', 'merge', 'serve'])
     expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
   const runHelp = await step('run --help', 'npx', ['payflow-conformance', 'run', '--help'], app);
   expect(runHelp.stdout).toContain('usage: payflow-conformance run');
   expect(runHelp.stdout).toMatch(/--base-url <url>\s+API_BASE_URL/);
   expect(runHelp.stdout).toContain('never from a flag');
 
-  // Settings as flags, from the installed command; the reports go to the directory it ran in.
+  // The quick start's run against the embedded server, settings as flags, a read and a write
+  // probe; the reports go to the directory it ran in.
   const suite = await step(
     'run (embedded server)',
     'npx',
-    ['payflow-conformance', 'run', '--seed', '7', '--runs', '10'],
+    [
+      'payflow-conformance',
+      'run',
+      '--seed',
+      '7',
+      '--runs',
+      '10',
+      '--probe',
+      'known-counterparty',
+      '--probe',
+      'patch-invalid-references',
+    ],
     app,
   );
   expect(suite.stdout).toContain('Conformance PASSED');
@@ -74,20 +96,101 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
   expect(record.seed).toBe(7);
   expect(statSync(join(app, 'test-results')).isDirectory()).toBe(true);
 
-  const validate = await step(
-    'validate',
-    'npx',
-    ['payflow-conformance', 'validate', 'reports/exchanges.har', '--reports-dir', 'validated'],
+  // serve, as the installed bin, and a whole read-only run against it over HTTP.
+  const started = performance.now();
+  const served = await startServe(
+    join(app, 'node_modules', '.bin', 'payflow-conformance'),
+    ['serve', '--port', '0'],
     app,
   );
-  expect(validate.stdout).toContain('Reports: validated/conformance.html');
-  const validated = JSON.parse(
-    readFileSync(join(app, 'validated', 'conformance.json'), 'utf8'),
-  ) as ConformanceRecord;
-  expect(validated.verdict).toBe('pass');
-  expect(validated.traffic?.kind).toBe('har');
+  timings.push(`serve ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  try {
+    const target = {
+      API_BASE_URL: served.url,
+      API_TOKEN: served.token,
+      COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
+    };
+    const readOnly = await step(
+      'run (read-only, against serve)',
+      'npx',
+      ['payflow-conformance', 'run', '--seed', '7', '--runs', '10', '--reports-dir', 'served'],
+      app,
+      target,
+    );
+    expect(readOnly.stdout).toContain(`target ${served.url}, read-only,`);
+    const against = JSON.parse(
+      readFileSync(join(app, 'served', 'conformance.json'), 'utf8'),
+    ) as ConformanceRecord;
+    expect(against.verdict).toBe('pass');
+    // Its last lines count the MUST requirements a read-only run could not exercise.
+    const must = /MUST: \d+ passed, 0 failed, (\d+) not exercised/.exec(readOnly.stdout);
+    expect(must, readOnly.stdout).not.toBeNull();
+    expect(Number(must![1])).toBeGreaterThan(0);
+
+    const validate = await step(
+      'validate',
+      'npx',
+      ['payflow-conformance', 'validate', 'served/exchanges.har', '--reports-dir', 'validated'],
+      app,
+    );
+    expect(validate.stdout).toContain('Reports: validated/conformance.html');
+    const validated = JSON.parse(
+      readFileSync(join(app, 'validated', 'conformance.json'), 'utf8'),
+    ) as ConformanceRecord;
+    expect(validated.verdict).toBe('pass');
+    expect(validated.traffic?.kind).toBe('har');
+  } finally {
+    const stopped = await served.stop('SIGINT');
+    expect(stopped.code, stopped.stderr).toBe(0);
+  }
 
   // Nothing of the runs went into the installed package: no reports, no test-results.
   expect(snapshot(installed)).toEqual(before);
   console.log(`pack test: ${timings.join(', ')}`);
+});
+
+/**
+ * The Node binaries besides this one the installed command is tried under (PAYFLOW_TEST_NODES,
+ * separated by ':'): .ci/run installs the current LTS lines' (22, 24) from the npm registry.
+ */
+const OTHER_NODES = (process.env.PAYFLOW_TEST_NODES ?? '').split(':').filter((n) => n !== '');
+
+test.describe('under the other supported Node versions', () => {
+  test.skip(OTHER_NODES.length === 0, 'no other Node binary given (PAYFLOW_TEST_NODES; .ci/run sets it)');
+  for (const node of OTHER_NODES)
+    test(`the installed command serves and runs read-only under ${node}`, async () => {
+      test.setTimeout(600_000);
+      const { installed } = await installedApp();
+      const bin = join(installed, 'dist', 'bin', 'cli.js');
+      const app = temporaryDirectory('payflow-app-');
+      const version = await runWithPath(node, ['--version'], app);
+      expect(version.code).toBe(0);
+      const help = await runWithPath(node, [bin, '--help'], app);
+      expect(help.code, help.stderr).toBe(0);
+      const served = await startServe(node, [bin, 'serve', '--port', '0'], app);
+      try {
+        const run = await runWithPath(
+          node,
+          [
+            bin,
+            'run',
+            '--seed',
+            '7',
+            '--runs',
+            '5',
+            '--probe',
+            'known-counterparty',
+            '--probe',
+            'invalid-references',
+          ],
+          app,
+          { API_BASE_URL: served.url, API_TOKEN: served.token, COUNTERPARTY_REF: REFERENCE_COUNTERPARTY },
+        );
+        expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+        expect(run.stdout).toContain('Conformance PASSED');
+      } finally {
+        expect((await served.stop()).code).toBe(0);
+      }
+      console.log(`pack test: Node ${version.stdout.trim()} served and ran read-only`);
+    });
 });

@@ -67,7 +67,7 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
 }
 
 test('the Action with an empty writable-counterparty-ref, in a workspace whose .env names one: a read-only run, no write sent', async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(600_000); // the first to ask may pack and install (tests/self/pack-fixtures.ts)
   const workspace = temporaryDirectory('payflow-workspace-');
   writeFileSync(join(workspace, '.env'), `WRITABLE_COUNTERPARTY_REF=${WRITABLE_COUNTERPARTY}\n`);
   const inputs = {
@@ -78,7 +78,8 @@ test('the Action with an empty writable-counterparty-ref, in a workspace whose .
     args: `${PROBES} --rps 0`,
   };
   const callerEnv = { API_TOKEN: REFERENCE_TOKEN };
-  const step = actionRunStep(inputs, workspace, callerEnv);
+  const { installed } = await installedApp();
+  const step = actionRunStep(inputs, workspace, installed, callerEnv);
   const from = target.requests.length;
   const readOnly = await run(step.command, step.args, workspace, step.env);
   expect(readOnly.code, readOnly.stdout + readOnly.stderr).toBe(0);
@@ -91,6 +92,7 @@ test('the Action with an empty writable-counterparty-ref, in a workspace whose .
   const control = actionRunStep(
     { ...inputs, 'writable-counterparty-ref': WRITABLE_COUNTERPARTY },
     workspace,
+    installed,
     callerEnv,
   );
   const before = target.requests.length;
