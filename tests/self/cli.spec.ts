@@ -21,9 +21,11 @@ function conformance(
   env: Record<string, string | undefined>,
   dotenv?: string,
   args: string[] = [],
+  viaTsx = false,
 ): Promise<CliRun> {
   return runCli(env, {
     args,
+    viaTsx,
     ...(dotenv === undefined ? {} : { setup: (work: string) => writeFileSync(join(work, '.env'), dotenv) }),
   });
 }
@@ -36,7 +38,8 @@ async function listen(server: Server): Promise<string> {
 }
 
 test('exits 0 against the embedded reference server and writes the report', async () => {
-  const r = await conformance({});
+  // Started as `npm run conformance` starts it (tsx's command); the other CLI tests use tsx's loader.
+  const r = await conformance({}, undefined, [], true);
   expect(r.code, r.stdout + r.stderr).toBe(0);
   expect(r.stdout).toContain('seed 7');
   expect(r.stdout).toContain('Conformance PASSED');
