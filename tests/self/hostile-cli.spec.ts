@@ -32,7 +32,7 @@ const TARGET = { API_TOKEN: REFERENCE_TOKEN, COUNTERPARTY_REF: REFERENCE_COUNTER
  * The read probes of the runs that stop early (a hanging target, the request budget): two per
  * worker, one of them (invalid-references) with over a hundred requests. Every probe that cannot
  * complete fails its Playwright test, and Playwright replaces a worker after a failure, which
- * loads the whole suite again (some 0.6 s of CPU): a whole read-only run costs 15 s of CPU here
+ * loads the whole suite again (about 1 s of CPU): a whole read-only run costs 15 s of CPU here
  * and proves no more than these four do (the circuit shared by both workers, every probe reported
  * incomplete with its reason, the unanswered requests as the one finding, the budget counted
  * across both workers). That the whole suite completes through the CLI is cli.spec.ts's.
