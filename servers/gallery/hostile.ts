@@ -265,15 +265,16 @@ export function hangsAfter(answered: number): HostileFront {
 const SHORT = { timeoutMs: 300 };
 
 /**
- * Backstops of the wall time of a run against a hostile variant, ten times and more what it takes
- * on a quiet machine (about 1 s where the circuit opens or the budget ends, 1.5 to 4.5 s for a
- * whole run), so that a busy machine never trips them. They protect against a run that would
- * wait out a timeout per request (1900 requests × 300 ms: over nine minutes) or a pause it should
- * have refused (an hour); what a variant proves is in its trips, its incomplete probes and
- * maxRequests.
+ * Backstops of the wall time of a run against a hostile variant, thirty times and more what it
+ * takes on a quiet machine (about 1 s where the circuit opens or the budget ends, 1.5 to 4.5 s for
+ * a whole run), so that a busy machine never trips them: at 60 s, a whole run took 79 s with the
+ * load average at 30 (the two cores shared by a dozen busy processes). They protect against a run
+ * that would wait out a timeout per request (1900 requests × 300 ms: over nine minutes) or a pause
+ * it should have refused (an hour); what a variant proves is in its trips, its incomplete probes
+ * and maxRequests.
  */
-const BREAKER_BACKSTOP_MS = 30_000;
-const WHOLE_RUN_BACKSTOP_MS = 60_000;
+const BREAKER_BACKSTOP_MS = 90_000;
+const WHOLE_RUN_BACKSTOP_MS = 180_000;
 
 export const HOSTILE_VARIANTS: HostileVariant[] = [
   {

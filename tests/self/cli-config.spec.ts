@@ -375,7 +375,8 @@ test.describe('one run per reports directory', () => {
         CONFORMANCE_RUNS: '3',
         CONFORMANCE_TIMEOUT_MS: '60000',
       };
-      const first = runCli(env);
+      // One probe: what is proven is the lock, held from before the first request to the end.
+      const first = runCli(env, { args: ['--probe', 'known-counterparty'] });
       await firstArrived;
       const lock = join(reports, LOCK_FILE);
       expect(existsSync(lock)).toBe(true);

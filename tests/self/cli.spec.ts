@@ -21,9 +21,11 @@ function conformance(
   env: Record<string, string | undefined>,
   dotenv?: string,
   args: string[] = [],
+  viaTsx = false,
 ): Promise<CliRun> {
   return runCli(env, {
     args,
+    viaTsx,
     ...(dotenv === undefined ? {} : { setup: (work: string) => writeFileSync(join(work, '.env'), dotenv) }),
   });
 }
@@ -36,7 +38,8 @@ async function listen(server: Server): Promise<string> {
 }
 
 test('exits 0 against the embedded reference server and writes the report', async () => {
-  const r = await conformance({});
+  // Started as `npm run conformance` starts it (tsx's command); the other CLI tests use tsx's loader.
+  const r = await conformance({}, undefined, [], true);
   expect(r.code, r.stdout + r.stderr).toBe(0);
   expect(r.stdout).toContain('seed 7');
   expect(r.stdout).toContain('Conformance PASSED');
@@ -56,12 +59,20 @@ test('exits 1 against a faulty server and names the broken MUST requirement', as
   const server = variant.create();
   const baseURL = await server.start(0);
   try {
-    const r = await conformance({
-      API_BASE_URL: baseURL,
-      API_TOKEN: REFERENCE_TOKEN,
-      COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
-      WRITABLE_COUNTERPARTY_REF: WRITABLE_COUNTERPARTY,
-    });
+    // The probes that judge what the variant breaks, as a user narrowing a failure selects them
+    // (--requirement): the same exit status and summary line at a fraction of a whole failing
+    // run, where every failed probe costs a new Playwright worker. The whole suite through the
+    // CLI is the test above (a pass) and report.spec.ts's strict run against a faulty server.
+    const r = await conformance(
+      {
+        API_BASE_URL: baseURL,
+        API_TOKEN: REFERENCE_TOKEN,
+        COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
+        WRITABLE_COUNTERPARTY_REF: WRITABLE_COUNTERPARTY,
+      },
+      undefined,
+      variant.trips.flatMap((id) => ['--requirement', id]),
+    );
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain('Conformance FAILED');
     for (const id of variant.trips) expect(r.stdout).toContain(id);

@@ -42,6 +42,8 @@ test('hostile variants have unique ids, a fault and a bound', () => {
 test.describe('hostile servers', () => {
   for (const variant of HOSTILE_VARIANTS) {
     test(`${variant.id}: ${variant.fault}`, async () => {
+      // Room for the backstop (maxDurationMs, up to three minutes) to be what ends a run that hangs.
+      test.setTimeout(240_000);
       const server = variant.create();
       const baseURL = await server.start(0);
       let run;

@@ -10,8 +10,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { chromium, expect, test } from '@playwright/test';
+import { chromium, expect, test, type Browser } from '@playwright/test';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import {
   INDEPENDENT_COUNTERPARTY,
@@ -30,6 +29,7 @@ import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
 import {
   filesBelow,
+  nodeTs,
   removeTemporaryDirectories,
   ROOT,
   runCli,
@@ -40,13 +40,13 @@ import {
   ShowcaseServer,
   temporaryDirectory,
   tsx,
+  TSX_LOADER,
   type ProcessRun,
 } from './cli-fixtures.ts';
 
 test.afterAll(() => removeTemporaryDirectories());
 
 const CHROMIUM = '/usr/bin/chromium';
-const TSX_LOADER = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 interface Call {
   method: string;
@@ -76,13 +76,21 @@ function session(readable: string, writable: string): Call[] {
 }
 
 /**
+ * This worker's Chromium, launched by the first recording and left to Playwright to end with the
+ * worker: each recording gets a context of its own (its own HAR, cookies and cache), and a
+ * browser launched per recording cost as much CPU again as the recording.
+ */
+let sharedBrowser: Promise<Browser> | undefined;
+
+/**
  * Records a HAR with Playwright: a Chromium context with recordHar, a page of the server's origin
  * sending `calls` with fetch (bodies read, so they are in the file).
  */
 async function recordHar(baseURL: string, token: string, calls: Call[], path: string): Promise<void> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  sharedBrowser ??= chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser = await sharedBrowser;
+  const context = await browser.newContext({ recordHar: { path } });
   try {
-    const context = await browser.newContext({ recordHar: { path } });
     const page = await context.newPage();
     await page.goto(`${baseURL}/`);
     await page.evaluate(
@@ -101,9 +109,9 @@ async function recordHar(baseURL: string, token: string, calls: Call[], path: st
       },
       { calls, token },
     );
-    await context.close();
   } finally {
-    await browser.close();
+    // Closing the context writes the HAR.
+    await context.close();
   }
 }
 
@@ -116,7 +124,7 @@ async function validate(args: string[], env: Record<string, string | undefined> 
   const work = temporaryDirectory('payflow-validate-');
   const reports = join(work, 'reports');
   const run = await runNode(
-    tsx('bin/validate.ts', ...args),
+    nodeTs('bin/validate.ts', ...args),
     { CONFORMANCE_REPORTS_DIR: reports, ...env },
     work,
   );
