@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { counterpartyPath } from '../../exchange/paths.ts';
 import { REFERENCE_TOKEN, ReferenceServer, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
-import { playwrightCli, ROOT, RUN_SETTINGS, targetEnv, temporaryDirectory, tsx } from './cli-fixtures.ts';
+import { playwrightCli, ROOT, RUN_SETTINGS, targetEnv, temporaryDirectory, nodeTs } from './cli-fixtures.ts';
 
 export interface LoggedRequest {
   method: string;
@@ -105,7 +105,7 @@ export async function holdingTarget(nth = 1): Promise<HoldingTarget> {
 
 export interface RunningCli {
   child: ChildProcess;
-  /** The pid of the child (tsx, which runs bin/conformance.ts in a child of its own). */
+  /** The pid of the CLI (bin/conformance.ts under `node --import tsx`, as `npm run conformance` runs it). */
   pid: number;
   work: string;
   reports: string;
@@ -119,7 +119,7 @@ export interface RunningCli {
 }
 
 /**
- * Starts `npm run conformance` (bin/conformance.ts through tsx) against `baseURL` in write mode,
+ * Starts `npm run conformance` (bin/conformance.ts under `node --import tsx`, one process) against `baseURL` in write mode,
  * one worker, in a fresh working directory, with an OS temp dir of its own; `detached`: in a
  * process group of its own, which the test can signal as a terminal would. `playwright`: the
  * Playwright CLI on the suite's config instead, as `npm run conformance:shard` runs it.
@@ -156,7 +156,7 @@ export function startCli(
         '--grep',
         '(known-counterparty|patch-valid-details): ',
       )
-    : tsx('bin/conformance.ts', '--probe', 'known-counterparty', '--probe', 'patch-valid-details');
+    : nodeTs('bin/conformance.ts', '--probe', 'known-counterparty', '--probe', 'patch-valid-details');
   const child = spawn(process.execPath, args, {
     cwd: options.playwright ? ROOT : work,
     env,
@@ -212,12 +212,11 @@ export function childrenOf(pid: number): number[] | undefined {
 }
 
 /**
- * The Playwright runner under a CLI started by startCli (tsx → bin/conformance.ts → Playwright,
+ * The Playwright runner under a CLI started by startCli (bin/conformance.ts under `node --import tsx` → Playwright,
  * which leads a process group of its own), or undefined where /proc cannot tell.
  */
 export function playwrightUnder(cliPid: number): number | undefined {
-  const [conformance] = childrenOf(cliPid) ?? [];
-  return conformance === undefined ? undefined : childrenOf(conformance)?.[0];
+  return childrenOf(cliPid)?.[0];
 }
 
 /** Whether any process of the process group `pgid` is left. */

@@ -30,7 +30,7 @@ import {
   RUN_SETTINGS,
   targetEnv,
   temporaryDirectory,
-  tsx,
+  nodeTs,
 } from './cli-fixtures.ts';
 import { childrenOf, DETAIL_FIELDS, holdingTarget, playwrightUnder, startCli } from './interrupt-fixtures.ts';
 
@@ -136,7 +136,7 @@ test.describe("the run's baseline", () => {
 
 /** Runs the command in `work` with `env` and `args`, as a child the test can signal. */
 function start(work: string, env: Record<string, string>, args: string[]) {
-  const child = spawn(process.execPath, tsx('bin/conformance.ts', ...args), {
+  const child = spawn(process.execPath, nodeTs('bin/conformance.ts', ...args), {
     cwd: work,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? work, ...RUN_SETTINGS, ...env },
   });

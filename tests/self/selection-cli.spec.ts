@@ -15,9 +15,9 @@ import { GALLERY } from '../../servers/gallery/index.ts';
 import { REFERENCE_TOKEN } from '../../servers/reference.ts';
 import { parseArgs, UsageError } from '../../bin/args.ts';
 import { selectionFlags, type SelectionFlagValues } from '../../bin/selection-flags.ts';
-import { ConfigError } from '../../config/config.ts';
+import { ConfigError } from '../../config/error.ts';
 import { EMBEDDED_TARGET } from '../../config/embedded.ts';
-import { resolveRun } from '../../config/resolve.ts';
+import { resolveRun } from '../../run/resolve.ts';
 import {
   collected,
   removeTemporaryDirectories,

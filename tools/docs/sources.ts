@@ -173,6 +173,18 @@ export function otherVariables(): OtherVariableRow[] {
     internal(PACE_ENV, 'suite/conformance-reporter.ts', "the run's pace, for the report"),
     internal(INTERRUPTED_ENV, 'transport/stop.ts', 'why and how the run was interrupted'),
     {
+      name: 'GITHUB_OUTPUT',
+      kind: 'process',
+      readBy: 'bin/action.ts',
+      help: "set by GitHub Actions: the file the Action's outputs are appended to",
+    },
+    {
+      name: 'INPUT_REPORTS_DIR',
+      kind: 'internal',
+      readBy: 'bin/action.ts',
+      help: "set by action.yml: the Action's reports-dir input, where the run's conformance.json is read",
+    },
+    {
       name: 'BENCH_ONLY',
       kind: 'development',
       readBy: 'bench/bench.ts',
