@@ -90,6 +90,7 @@ export const PROBE_OPERATIONS: Record<string, readonly string[]> = {
   'patch-valid-details': ['getCounterparty', 'patchCounterparty'],
   'patch-valid-accounts': ['getCounterparty', 'patchCounterparty'],
   'patch-invalid-bodies': ['getCounterparty', 'patchCounterparty'],
+  'patch-equivalent-forms': ['getCounterparty', 'patchCounterparty'],
   'patch-unknown-counterparty': ['getCounterparty', 'patchCounterparty'],
   'bill-list-filters': ['listBills'],
   'bill-list-pagination': ['listBills'],

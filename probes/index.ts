@@ -3,6 +3,7 @@ import type { Probe } from '../engine/probe-api.ts';
 import { AUTHENTICATION_PROBES } from './authentication.ts';
 import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
+import { EQUIVALENT_REQUEST_PROBES } from './equivalent-requests.ts';
 import { FINITE_CLASS_PROBES } from './finite-classes.ts';
 import { REFERENCE_PROBES } from './references.ts';
 import { OTHER_OPERATION_PROBES } from './other-operations.ts';
@@ -21,6 +22,7 @@ const FILES: [string, Probe[]][] = [
   ['probes/other-operations.ts', OTHER_OPERATION_PROBES],
   ['probes/finite-classes.ts', FINITE_CLASS_PROBES],
   ['probes/reference-variants.ts', REFERENCE_VARIANT_PROBES],
+  ['probes/equivalent-requests.ts', EQUIVALENT_REQUEST_PROBES],
 ];
 
 export const PROBES: Probe[] = FILES.flatMap(([, probes]) => probes);
