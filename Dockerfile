@@ -27,6 +27,7 @@ COPY generators/ generators/
 COPY oracles/*.ts oracles/
 COPY probes/ probes/
 COPY reporter/ reporter/
+COPY requests/*.ts requests/
 COPY run/ run/
 COPY servers/reference.ts servers/
 COPY spec/ spec/
