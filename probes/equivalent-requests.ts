@@ -14,7 +14,7 @@
  * framing (the transport sends a Content-Length).
  */
 import { describeResponse } from '../exchange/describe.ts';
-import { is2xx } from '../exchange/exchange.ts';
+import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { counterpartyPath } from '../exchange/paths.ts';
 import { REDACTED_TOKEN } from '../exchange/redact.ts';
 import { type Probe, type ProbeContext, runCases } from '../engine/probe-api.ts';
@@ -95,21 +95,17 @@ export function transportRequest(ctx: ProbeContext, rewriting: Rewriting): HttpR
   };
 }
 
-function judge(
-  ctx: ProbeContext,
-  c: EquivalentCase,
-  status: number,
-  ex: Parameters<typeof describeResponse>[0],
-): Violation | undefined {
-  if (status === 0) return undefined;
-  if (is2xx(status)) {
+/** The probe's own judgement: the valid PATCH, written another way, is accepted. */
+function judge(ctx: ProbeContext, c: EquivalentCase, ex: Exchange): Violation | undefined {
+  if (ex.status === 0) return undefined;
+  if (is2xx(ex.status)) {
     ctx.held('patch-equivalent-accepted');
     return undefined;
   }
   return {
     requirement: 'patch-equivalent-accepted',
     exchange: ex,
-    message: `a valid PATCH written another way (${c.rewriting.description}) was answered ${status}`,
+    message: `a valid PATCH written another way (${c.rewriting.description}) was answered ${ex.status}`,
     expected: `2xx, as for the same PATCH in its plain form: ${c.rewriting.basis} makes the two one request`,
     received: describeResponse(ex),
   };
@@ -138,7 +134,7 @@ export const patchEquivalentForms: Probe = {
       await runCases(ctx, equivalentCases(ref), {
         async probe(c) {
           const ex = await writer.patch(transportRequest(ctx, c.rewriting), true);
-          return judge(ctx, c, ex.status, ex);
+          return judge(ctx, c, ex);
         },
         schedule: { lane: () => ref },
       });
