@@ -52,6 +52,7 @@ export const PROBE_ONLY_REASONS: Partial<Record<RequirementId, string>> = {
   'bill-list-filters-accepted': TOKEN,
   'bill-list-pagination-zero-accepted': TOKEN,
   'list-without-query-accepted': TOKEN,
+  'patch-equivalent-accepted': TOKEN,
   'patch-unknown-not-created': EXISTING,
   'item-unknown-reference-not-another': EXISTING,
   'reference-percent-encoding-equivalent': EXISTING,
