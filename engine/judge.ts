@@ -86,7 +86,7 @@ export class Judge {
   /** Judges one exchange, and any sequence it completes. */
   judge(ex: Exchange): OracleJudgement[] {
     const { route, inInterface } = routeOf(ex.request.method, ex.request.url, this.basePath);
-    const routed = { exchange: ex, route, inInterface };
+    const routed = { exchange: ex, route, inInterface, basePath: this.basePath };
     const out: OracleJudgement[] = [];
     for (const o of this.oracles) {
       if (o.kind !== 'exchange') continue;

@@ -161,7 +161,10 @@ async function sendCase(
   try {
     const { result, violations } = await ctx.runCase(probe);
     const own = result === undefined ? [] : Array.isArray(result) ? result : [result];
-    return { violations: [...own.map((v) => ({ ...v, judgedBy: ctx.probe.id })), ...violations] };
+    // The oracles' first: where an oracle and the probe find one requirement broken by the same
+    // case, the finding a property keeps is the oracle's, which recorded traffic gets too (what
+    // the request shows is judged alike whoever sent it); the probe's stands where only it knows.
+    return { violations: [...violations, ...own.map((v) => ({ ...v, judgedBy: ctx.probe.id }))] };
   } catch (error) {
     return { error };
   }

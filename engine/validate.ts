@@ -4,10 +4,12 @@
  * exchange oracle, and the PATCH sequences and read pairs of each counterparty), and the
  * judgements are folded into one outcome that engine/verdicts.ts turns into verdicts like a run's.
  *
- * A requirement passes only when an exchange of the traffic was judged for it. A requirement only
- * a probe judges (what the probe meant to send: "this body breaks a rule, so it must not be
- * accepted") is not exercised: a recorded exchange does not carry its sender's intent. Exchanges
- * outside the interface (not below /api/v1/) are counted and listed, not judged.
+ * A requirement passes only when an exchange of the traffic was judged for it. What a request
+ * shows (its credentials, its body, its path: the request model, requests/) the oracles judge on
+ * recorded traffic as on the suite's own. A requirement only a probe judges needs what a recorded
+ * exchange does not carry (which token the deployment accepts, which counterparties exist, which
+ * account identifiers it takes): it is not exercised, with that reason (PROBE_ONLY_REASONS).
+ * Exchanges outside the interface (not below /api/v1/) are counted and listed, not judged.
  */
 import type { Exchange } from '../exchange/exchange.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
@@ -30,9 +32,33 @@ import { FindingKeeper } from './finding-groups.ts';
 import { emptyOutcome, findingOf } from './run.ts';
 import type { ProbeOutcome } from './types.ts';
 
-/** Why a requirement only probes judge is not exercised in validation. */
+/** Why a requirement only probes judge is not exercised in validation (the default). */
 export const PROBE_ONLY_REASON =
   "judged only by a probe's own plan (what it meant to send), which recorded traffic does not carry: not exercised in validation";
+
+const TOKEN =
+  'needs knowing which bearer token the deployment accepts, which a recorded request does not show: judged only by a probe, not exercised in validation';
+const EXISTING =
+  'needs knowing which counterparties or items exist (a probe checks or invents them first), which recorded traffic does not show: not exercised in validation';
+
+/**
+ * Why each requirement only probes judge is not exercised in validation: what it needs that a
+ * recorded exchange does not carry (README, "Validating traffic the suite did not send").
+ */
+export const PROBE_ONLY_REASONS: Partial<Record<RequirementId, string>> = {
+  'get-known-counterparty-200': TOKEN,
+  'auth-scheme-case-insensitive': TOKEN,
+  'collection-routed': TOKEN,
+  'bill-list-filters-accepted': TOKEN,
+  'bill-list-pagination-zero-accepted': TOKEN,
+  'list-without-query-accepted': TOKEN,
+  'patch-equivalent-accepted': TOKEN,
+  'patch-unknown-not-created': EXISTING,
+  'item-unknown-reference-not-another': EXISTING,
+  'reference-percent-encoding-equivalent': EXISTING,
+  'patch-valid-accepted':
+    'needs knowing the valid token and which account identifiers the deployment accepts (the document does not show their inner fields; ACCOUNT_FIXTURE vouches for them): judged only by a probe, not exercised in validation',
+};
 /** Why a requirement an oracle judges got nothing to judge. */
 export const NO_EXCHANGE_REASON = 'the traffic held no exchange it judges';
 
@@ -274,7 +300,11 @@ export class TrafficValidation {
     const byOracle = new Set(ORACLES.flatMap((o) => o.requirements));
     for (const r of REQUIREMENTS) {
       const id = r.id as RequirementId;
-      if (!byOracle.has(id)) this.outcome.notApplicable.push({ requirement: id, reason: PROBE_ONLY_REASON });
+      if (!byOracle.has(id))
+        this.outcome.notApplicable.push({
+          requirement: id,
+          reason: PROBE_ONLY_REASONS[id] ?? PROBE_ONLY_REASON,
+        });
       else if ((this.outcome.judged[id] ?? 0) === 0)
         this.outcome.notApplicable.push({ requirement: id, reason: NO_EXCHANGE_REASON });
     }

@@ -9,6 +9,9 @@ import { PATCH_UPDATE_ORACLE } from './patch-update.ts';
 import { READ_STABILITY_ORACLE } from './read-stability.ts';
 import { REFERENCE_STATUS_ORACLE } from './reference-status.ts';
 import { REQUEST_ANSWERED_ORACLE } from './request-answered.ts';
+import { REQUEST_BODY_ORACLE } from './request-body.ts';
+import { REQUEST_CREDENTIALS_ORACLE } from './request-credentials.ts';
+import { REQUEST_PATH_ORACLE } from './request-path.ts';
 import { SERVER_ERROR_ORACLE } from './server-error.ts';
 import type { Oracle } from './types.ts';
 
@@ -20,6 +23,9 @@ export const ORACLES: Oracle[] = [
   REFERENCE_STATUS_ORACLE,
   LIFECYCLE_HEADERS_ORACLE,
   AUTH_CHALLENGE_ORACLE,
+  REQUEST_CREDENTIALS_ORACLE,
+  REQUEST_BODY_ORACLE,
+  REQUEST_PATH_ORACLE,
   PATCH_UPDATE_ORACLE,
   PATCH_REJECTED_ORACLE,
   PATCH_LIFECYCLE_HEADERS_ORACLE,

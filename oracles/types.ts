@@ -30,6 +30,8 @@ export interface Routed {
   route: RouteMatch | undefined;
   /** The URL is below the interface's /api/v1/ prefix, whether or not an operation matches. */
   inInterface: boolean;
+  /** The path of the base URL ('' or '/gateway'), for oracles that model the request (oracles/modelled.ts). */
+  basePath?: string;
 }
 
 interface OracleBase {

@@ -16,6 +16,7 @@ import type { ProbeFamily } from './family.ts';
 import { AUTHENTICATION_PROBES } from './authentication.ts';
 import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
+import { EQUIVALENT_REQUEST_PROBES } from './equivalent-requests.ts';
 import { FINITE_CLASS_PROBES } from './finite-classes.ts';
 import { REFERENCE_PROBES } from './references.ts';
 import { OTHER_OPERATION_PROBES } from './other-operations.ts';
@@ -34,6 +35,7 @@ const FAMILIES: readonly ProbeFamily[] = [
   OTHER_OPERATION_PROBES,
   FINITE_CLASS_PROBES,
   REFERENCE_VARIANT_PROBES,
+  EQUIVALENT_REQUEST_PROBES,
 ];
 
 export const PROBES: Probe[] = FAMILIES.flatMap((f) => f.probes);

@@ -35,7 +35,9 @@ export function probeRequest(op: Operation, target: TargetConfig): HttpRequest {
     }
   }
   const request: HttpRequest = { method: op.method, path: fillPath(op.path, values) };
-  if (isWrite(op)) {
+  // DELETE carries no content: one would break the request model's body-none-on-read (RFC 9110
+  // §9.3.5: content in a DELETE has no defined semantics), muddying what the probe means to send.
+  if (isWrite(op) && op.method !== 'DELETE') {
     request.json =
       op.operationId === 'patchCounterparty'
         ? { counterpartyDetails: { remarks: 'conformance auth probe' } }

@@ -620,6 +620,42 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'patch-equivalent-accepted',
+    section: 'RFC 9110 §5.5, §8.3.1, §11.4; RFC 8259 §2, §4, §7; interface.md (introduction), §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'A valid PATCH written in a form HTTP or JSON makes one with its plain form (white space around header values, the media type in another case or with a charset or other parameters, several spaces after Bearer, JSON white space, member order, escaped characters) is accepted as the plain form is.',
+    rationale:
+      'The RFCs define these as the same request, so refusing one refuses the request itself. Only forms the RFCs settle are sent: not a header name in another case (servers receive names normalised), not chunked framing (the suite sends a Content-Length), not query order or number forms (the API may read those differently).',
+    quotes: [
+      {
+        source: 'interface.md (introduction)',
+        text: 'The interface follows OpenAPI 3.1 and is REST over HTTP with JSON bodies.',
+      },
+      {
+        source: 'interface.md §4.2',
+        text: 'Changes the details of an existing counterparty, adds accounts to it, or both.',
+      },
+      {
+        source: 'RFC 9110 §8.3.1',
+        text: 'The type and subtype tokens are case-insensitive.',
+      },
+      {
+        source: 'RFC 8259 §2',
+        text: 'Insignificant whitespace is allowed before or after any of the six structural characters.',
+      },
+      {
+        source: 'RFC 8259 §4',
+        text: 'An object is an unordered collection of zero or more name/value pairs',
+      },
+      {
+        source: 'RFC 8259 §7',
+        text: 'Any character may be escaped.',
+      },
+    ],
+  },
+  {
     id: 'patch-invalid-rejected',
     section: 'interface.md §4.2, §7, §8',
     group: '4.2',

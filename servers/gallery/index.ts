@@ -4,6 +4,8 @@
  */
 import { ANSWER_VARIANTS } from './answers.ts';
 import { AUTH_VARIANTS } from './auth.ts';
+import { AUTH_OPERATION_VARIANTS } from './auth-operations.ts';
+import { EQUIVALENT_REQUEST_VARIANTS } from './equivalent-requests.ts';
 import { CREDENTIAL_VARIANTS, FINITE_CLASS_VARIANTS, REFERENCE_VARIANT_VARIANTS } from './finite-classes.ts';
 import { HEADER_VARIANTS } from './headers.ts';
 import { OPERATION_VARIANTS } from './operations.ts';
@@ -45,4 +47,6 @@ export const GALLERY: Variant[] = [
   ...FINITE_CLASS_VARIANTS,
   ...CREDENTIAL_VARIANTS,
   ...REFERENCE_VARIANT_VARIANTS,
+  ...AUTH_OPERATION_VARIANTS,
+  ...EQUIVALENT_REQUEST_VARIANTS,
 ];

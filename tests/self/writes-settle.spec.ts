@@ -38,15 +38,20 @@ const base = {
   accountHolderName: 'Acme',
 };
 const SETTLE = 1000;
+/** The suite's own requests carry the token (recorded as $API_TOKEN): the request-credentials oracle judges any that do not. */
+const AUTH = { Authorization: 'Bearer $API_TOKEN', 'Content-Type': 'application/json' };
 
 /** A read at `at` ms showing `json`. */
 function read(at: number, json: object): Exchange {
-  return { ...exchangeFrom({ request: { method: 'GET', url: URL }, status: 200, json }), startedAt: at };
+  return {
+    ...exchangeFrom({ request: { method: 'GET', url: URL, headers: AUTH }, status: 200, json }),
+    startedAt: at,
+  };
 }
 /** A PATCH at `at` ms sending `sent`, answered `status` with `json`. */
 function patch(at: number, sent: object, status: number, json: object): Exchange {
   return {
-    ...exchangeFrom({ request: { method: 'PATCH', url: URL, json: sent }, status, json }),
+    ...exchangeFrom({ request: { method: 'PATCH', url: URL, headers: AUTH, json: sent }, status, json }),
     startedAt: at,
   };
 }
