@@ -15,9 +15,9 @@
 import fc from 'fast-check';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
-import { type Probe, type ProbeContext, runProperty } from '../engine/probe-api.ts';
+import { type CasePacking, type Probe, type ProbeContext, runProperty } from '../engine/probe-api.ts';
 import { DEFAULT_ACCOUNT_BUDGET, identifierKey, withAccountFixture } from '../generators/account-fixture.ts';
-import { labelled, type Labelled } from '../generators/labelled.ts';
+import { keeps, labelled, type Labelled } from '../generators/labelled.ts';
 import {
   invalidPatchBody,
   invalidPatchBodyExamples,
@@ -27,6 +27,7 @@ import {
   validDetailsBodyExamples,
   type PatchBody,
 } from '../generators/patch-body.ts';
+import type { PatchDetails } from '../generators/patch-details.ts';
 import { accountsOf } from '../oracles/compare.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
@@ -77,6 +78,40 @@ function probeValid(ctx: ProbeContext, patch: Exchange, input: Labelled<PatchBod
   return undefined;
 }
 
+/**
+ * How explicit valid detail bodies share a PATCH: each detail field is a part of its own, and so
+ * is each field of the address (a partial address may be merged or may replace the stored one,
+ * but the fields sent are judged either way). No rule of the document ties two detail fields
+ * together, so cases on different fields are independent. Bodies with accounts go alone.
+ */
+export const DETAILS_PACKING: CasePacking<Labelled<PatchBody>> = {
+  slots(c) {
+    const { counterpartyDetails: details, counterpartyAccounts } = c.value;
+    if (counterpartyAccounts !== undefined || details === undefined) return undefined;
+    return Object.entries(details).flatMap(([key, value]) =>
+      key === 'address' && value !== null && typeof value === 'object' && Object.keys(value).length > 0
+        ? Object.keys(value).map((sub) => `address.${sub}`)
+        : [key],
+    );
+  },
+  merge(cases) {
+    const details: PatchDetails = {};
+    for (const c of cases) {
+      const { address, ...rest } = c.value.counterpartyDetails ?? {};
+      Object.assign(details, rest);
+      if (address !== undefined) details.address = { ...details.address, ...address };
+    }
+    return labelled(
+      { counterpartyDetails: details },
+      keeps(
+        'body',
+        'schema',
+        `${cases.length} valid cases in one patch: ${cases.map((c) => c.rule.description).join('; ')}`,
+      ),
+    );
+  },
+};
+
 export const patchValidDetails: Probe = {
   id: 'patch-valid-details',
   title: 'valid detail patches: each field alone and combined, bounds, every allowed character',
@@ -99,6 +134,8 @@ export const patchValidDetails: Probe = {
         examples: validDetailsBodyExamples(),
         probe: async (input, shrinking) =>
           probeValid(ctx, await writer.patch(patchRequest(ref, input), shrinking), input),
+        // The explicit cases of different fields go side by side, several to a PATCH.
+        packing: { ...DETAILS_PACKING, settle: () => writer.settle() },
       });
       await writer.settle();
     } finally {
