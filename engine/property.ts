@@ -50,10 +50,12 @@ export interface PropertySpec<T> {
   /** Set for cases that are independent of each other: the concurrent schedule (above). */
   concurrent?: CaseSchedule<Labelled<T>>;
   /**
-   * Set where explicit examples occupying different parts of the input may share one request
-   * (engine/packing.ts): the first round sends them packed, and splits a pack that shows a
-   * violation down to the single cases that show it alone. Shrinking, random cases and a replay
-   * (--case) send each case alone, as without it.
+   * Set where cases occupying different parts of the input may share one request
+   * (engine/packing.ts): the first round's cases (the examples, then the random ones, exactly
+   * those fast-check feeds) are sent packed, and a pack that shows a violation is split down to
+   * the single cases that show it alone. Then fast-check runs as without it, taking each case's
+   * result from its pack: seed, path, shrinking and the input reported are unchanged, and
+   * shrinking and a replay (--case) send each case alone.
    */
   packing?: CasePacking<Labelled<T>>;
 }
@@ -233,13 +235,13 @@ export interface PropertyResult {
   failed: RequirementId[];
   /** Cases run in the first round. */
   numRuns: number;
-  /** With `packing`: how the explicit cases were sent (undefined without, or in a replay). */
+  /** With `packing`: how the first round was sent (undefined without, or in a replay). */
   packed?: PackedStats;
 }
 
-/** How a property's explicit cases were packed. */
+/** How the first round of a property was packed. */
 export interface PackedStats {
-  /** Explicit cases sent packed (this part's share, split across lanes). */
+  /** Cases of the first round sent packed (this part's share, split across lanes; equal ones once). */
   cases: number;
   /** Requests that carried them (one per pack). */
   requests: number;
@@ -255,8 +257,8 @@ export interface PackedStats {
 const valueKey = (input: Labelled<unknown>): string => JSON.stringify(input.value) ?? 'undefined';
 
 /**
- * Sends the explicit examples packed (engine/packing.ts) and returns each one's result, keyed by
- * valueKey. Every violation seen while the packs went out is traced to the pack whose request it
+ * Sends the first round's cases packed (engine/packing.ts) and returns each one's result, keyed
+ * by valueKey (equal cases are sent once). Every violation seen while the packs went out is traced to the pack whose request it
  * rests on (the PATCH among the violation's exchanges, else the exchange that shows it), since a
  * read that confirms several requests judges them all at once. A pack with a violation is split
  * down to its single cases, each sent alone; if none fails alone (the fault needs two cases
@@ -266,9 +268,11 @@ async function sendPacked<T>(
   ctx: ProbeContext,
   prop: PropertySpec<T>,
   packing: CasePacking<Labelled<T>>,
-  examples: readonly Labelled<T>[],
+  cases: readonly Labelled<T>[],
 ): Promise<{ results: Map<string, CaseResult>; others: Set<string>; stats: PackedStats }> {
-  const all = coverCases(examples, packing.slots);
+  const seen = new Set<string>();
+  const unique = cases.filter((c) => !seen.has(valueKey(c)) && seen.add(valueKey(c)) !== undefined);
+  const all = coverCases(unique, packing.slots);
   const part = ctx.target.part;
   const packs = part === undefined ? all : all.filter((_, i) => i % part.count === part.index);
   const others = new Set(all.filter((p) => !packs.includes(p)).flatMap((p) => p.map(valueKey)));
@@ -392,11 +396,22 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
   }
   // Explicit cases packed side by side (a replay sends its one case alone).
   let packed: Awaited<ReturnType<typeof sendPacked<T>>> | undefined;
-  if (prop.packing && !runner && replay === undefined && examples.length > 0) {
-    packed = await sendPacked(ctx, prop, prop.packing, examples);
+  if (prop.packing && !runner && replay === undefined) {
+    // The first round's cases, exactly the ones fast-check's check feeds (found by a dry check
+    // that sends nothing, as for the concurrent schedule): the examples, then the random ones.
+    const cases: Labelled<T>[] = [];
+    fc.check(
+      fc.property(prop.arbitrary, (input) => {
+        cases.push(input);
+      }),
+      params,
+    );
+    packed = await sendPacked(ctx, prop, prop.packing, cases);
     const st = packed.stats;
+    const explicit = new Set(examples.map(valueKey));
+    const mine = [...packed.results.keys()].filter((k) => explicit.has(k)).length;
     ctx.note(
-      `${prop.name}: ${st.cases} explicit case(s) sent in ${st.requests} request(s), up to ${st.largest} in one` +
+      `${prop.name}: ${st.cases} case(s) of the first round (${mine} explicit, the rest random) sent in ${st.requests} request(s), up to ${st.largest} in one` +
         (st.split > 0
           ? `; ${st.split} split to find the failing case(s), ${st.splitRequests} request(s) more`
           : ''),
