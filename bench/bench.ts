@@ -395,7 +395,9 @@ async function remoteRuns(): Promise<RemoteRun[]> {
         requests = record.requests;
         verdict = record.verdict;
         // Where the time went: the slowest probes (a lane's probes run one after another).
-        const slowest = [...record.probes].sort((a, b) => b.durationMs - a.durationMs).slice(0, 6);
+        const slowest = [...record.probes]
+          .sort((a, b) => b.durationMs - a.durationMs)
+          .filter((p) => p.durationMs >= 1000);
         console.log(
           `  slowest probes: ${slowest.map((p) => `${p.probe} ${seconds(p.durationMs)} (${p.requests} requests)`).join(', ')}`,
         );
