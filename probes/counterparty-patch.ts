@@ -122,11 +122,9 @@ export const patchValidDetails: Probe = {
   splitAcrossLanes: true,
   async run(ctx) {
     const ref = ctx.target.writableRef!;
-    const { original } = await startWriting(ctx, ref);
+    const { current, original } = await startWriting(ctx, ref);
     const writer = new Writer(ctx, ref);
-    // A second read before the first PATCH: a first read that differs from the stored state (a
-    // cache being filled) is judged by the two reads, not blamed on the PATCH.
-    await writer.before();
+    await writer.start(current);
     try {
       await runProperty(ctx, {
         name: 'valid details patch',
@@ -178,7 +176,7 @@ export const patchValidAccounts: Probe = {
     // The identifiers the counterparty holds, as far as the suite can tell (a service may mask them).
     const held = new Set(accountsOf(current).map(identifierKey));
     const writer = new Writer(ctx, ref);
-    await writer.before();
+    await writer.start(current);
     try {
       await runProperty(ctx, {
         name: 'valid accounts patch',
