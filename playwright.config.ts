@@ -71,6 +71,9 @@ const only =
         `(?:^|\\s)(?:${run.probes.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}): `,
       );
 
+/** The spec file of the write lanes (tests/conformance/writes.spec.ts). */
+const WRITE_LANES = /[\\/]writes\.spec\.ts$/;
+
 export default defineConfig({
   testDir: './tests/conformance',
   // The suite's own modules as they run: TypeScript in a clone, the compiled JavaScript installed.
@@ -91,4 +94,11 @@ export default defineConfig({
   use: {
     trace: 'off',
   },
+  // The lanes of the writable counterparties first: their probes run one after another and are
+  // the long pole of a write run, so they must start at once, not after every read (Playwright
+  // queues its test groups project by project, and file by file in alphabetical order within one).
+  projects: [
+    { name: 'writes', testMatch: WRITE_LANES },
+    { name: 'others', testIgnore: WRITE_LANES },
+  ],
 });

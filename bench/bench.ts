@@ -18,7 +18,8 @@
  *   4. A remote deployment: that server behind a proxy holding every request 150 ms
  *      (BENCH_LATENCY_MS; bench/latency-proxy.ts), run through the CLI with the defaults for a
  *      deployment, a write run and a read-only run: wall time, requests, their rate, the most in
- *      flight, and the floor the request count and latency allow. BENCH_ONLY=remote runs it alone.
+ *      flight, and the floor the request count and latency allow. BENCH_ONLY=remote runs it alone,
+ *      BENCH_REMOTE_MODES=write (or lanes, read-only; comma-separated) only the runs it names.
  *   5. The whole gallery (tests/self/gallery.spec.ts: each faulty variant against the probes its
  *      requirements select and the sentinels) and the hostile gallery (tests/self/hostile.spec.ts):
  *      wall time.
@@ -131,6 +132,21 @@ interface RemoteRun {
   peakInFlight: number;
 }
 
+const REMOTE_MODES = ['write', 'write, 4 lanes', 'read-only'] as const;
+
+/**
+ * The runs of the remote case: all three, or those BENCH_REMOTE_MODES names, comma-separated
+ * (`write`, `lanes`, `read-only`), to measure one of them again and again.
+ */
+function remoteModes(): (typeof REMOTE_MODES)[number][] {
+  const asked = process.env.BENCH_REMOTE_MODES;
+  if (!asked) return [...REMOTE_MODES];
+  const names = asked.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !['write', 'lanes', 'read-only'].includes(n));
+  if (unknown.length > 0) throw new Error(`BENCH_REMOTE_MODES: unknown mode(s) ${unknown.join(', ')}`);
+  return REMOTE_MODES.filter((m) => names.includes(m === 'write, 4 lanes' ? 'lanes' : m));
+}
+
 /**
  * The remote case: the reference server in its own process behind a proxy that holds each request
  * LATENCY_MS, run through the CLI as a user runs it against a deployment (API_BASE_URL set, so the
@@ -141,7 +157,7 @@ async function remoteRuns(): Promise<RemoteRun[]> {
   const server = await startServer();
   const out: RemoteRun[] = [];
   try {
-    for (const mode of ['write', 'write, 4 lanes', 'read-only'] as const) {
+    for (const mode of remoteModes()) {
       const proxy = await startDelayingProxy(server.url, LATENCY_MS);
       const work = mkdtempSync(join(tmpdir(), 'payflow-bench-remote-'));
       const env: NodeJS.ProcessEnv = {
@@ -172,9 +188,17 @@ async function remoteRuns(): Promise<RemoteRun[]> {
         const record = JSON.parse(readFileSync(join(work, 'reports', 'conformance.json'), 'utf8')) as {
           requests: number;
           verdict: string;
+          probes: { probe: string; requests: number; durationMs: number }[];
         };
         requests = record.requests;
         verdict = record.verdict;
+        // Where the time went: the slowest probes (a lane's probes run one after another).
+        const slowest = [...record.probes]
+          .sort((a, b) => b.durationMs - a.durationMs)
+          .filter((p) => p.durationMs >= 1000);
+        console.log(
+          `  slowest probes: ${slowest.map((p) => `${p.probe} ${seconds(p.durationMs)} (${p.requests} requests)`).join(', ')}`,
+        );
       } catch {
         // No report: the verdict says so.
       }

@@ -5,7 +5,7 @@
  * a HAR file or a proxy alike, and returns what the oracles found; where the judgements go is
  * the caller's business (engine/run.ts, the validator).
  */
-import { is2xx, type Exchange } from '../exchange/exchange.ts';
+import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
 import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import { comparable, differences, isObj } from '../oracles/compare.ts';
@@ -21,6 +21,43 @@ const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
 export const showsState = (read: Exchange, state: Exchange): boolean =>
   !isObj(state.body) ||
   (isObj(read.body) && differences(comparable(state.body), comparable(read.body)).length === 0);
+
+/**
+ * The sequence as the oracles see it when some fields move by themselves: the reads around the
+ * PATCH, and its answer, without those fields (a field the PATCH sent stays, so what was sent is
+ * still judged as applied); `original` maps an exchange of it back to the one logged.
+ */
+function withoutMoving(
+  s: PatchSequence,
+  moving: ReadonlySet<string>,
+): { sequence: PatchSequence; original: (ex: Exchange) => Exchange } {
+  const sent = requestDetails(s.patch);
+  const copies = new Map<Exchange, Exchange>();
+  const strip = (ex: Exchange | undefined): Exchange | undefined => {
+    if (ex === undefined || !isObj(ex.body)) return ex;
+    const body = Object.fromEntries(Object.entries(ex.body).filter(([k]) => !moving.has(k) || sent.has(k)));
+    const copy = { ...ex, body };
+    copies.set(copy, ex);
+    return copy;
+  };
+  return {
+    sequence: {
+      ...s,
+      before: strip(s.before),
+      patch: strip(s.patch)!,
+      after: strip(s.after),
+      ...(s.batch ? { batch: s.batch.map((b) => strip(b)!) } : {}),
+    },
+    original: (ex) => copies.get(ex) ?? ex,
+  };
+}
+
+/** The detail fields a PATCH sent. */
+function requestDetails(patch: Exchange): Set<string> {
+  const body = requestJson(patch);
+  const details = isObj(body) && isObj(body.counterpartyDetails) ? body.counterpartyDetails : {};
+  return new Set(Object.keys(details));
+}
 
 export interface OracleJudgement {
   oracle: string;
@@ -51,6 +88,12 @@ interface RefusedGroup {
 }
 
 interface CounterpartyState {
+  /**
+   * Top-level fields seen to change between two reads with no PATCH between (they move by
+   * themselves, or another client changes them): left out of every before/after comparison of a
+   * PATCH, so a write is not blamed for them. The pair oracles judge the reads themselves.
+   */
+  moving: Set<string>;
   /** The last successful read where the state is known, since the last PATCH. */
   lastRead: Exchange | undefined;
   chain: Chain | undefined;
@@ -98,6 +141,7 @@ export class Judge {
     if ((op !== 'getCounterparty' && op !== 'patchCounterparty') || reference === undefined) return out;
     if (reference.includes('/')) return out;
     const state: CounterpartyState = this.states.get(reference) ?? {
+      moving: new Set(),
       lastRead: undefined,
       chain: undefined,
       refused: [],
@@ -139,6 +183,16 @@ export class Judge {
     return out;
   }
 
+  /** showsState, on what a write can change: the fields that move by themselves left out. */
+  private shows(state: CounterpartyState, read: Exchange, shown: Exchange): boolean {
+    if (state.moving.size === 0) return showsState(read, shown);
+    if (!isObj(shown.body)) return true;
+    if (!isObj(read.body)) return false;
+    const strip = (o: Record<string, unknown>): Record<string, unknown> =>
+      Object.fromEntries(Object.entries(comparable(o)).filter(([k]) => !state.moving.has(k)));
+    return differences(strip(shown.body), strip(read.body), 1).length === 0;
+  }
+
   /** Whether a read started within the settle window of a PATCH (never, with no window). */
   private within(read: Exchange, patch: Exchange): boolean {
     return this.settleMs > 0 && read.startedAt < endOf(patch) + this.settleMs;
@@ -150,7 +204,7 @@ export class Judge {
     const chain = state.chain;
     if (chain) {
       const last = chain.patches.at(-1)!;
-      if (!showsState(ex, last) && this.within(ex, last)) {
+      if (!this.shows(state, ex, last) && this.within(ex, last)) {
         // Not yet: a later read within the window may show it.
         chain.stale = ex;
         return out;
@@ -159,8 +213,16 @@ export class Judge {
     }
     const pending = state.refused.length > 0;
     out.push(...this.readAfterRefused(reference, state, ex));
-    if (state.unconfirmed && showsState(ex, state.unconfirmed)) state.unconfirmed = undefined;
-    if (!chain && !pending && state.lastRead) out.push(...this.pair(reference, state.lastRead, ex));
+    if (state.unconfirmed && this.shows(state, ex, state.unconfirmed)) state.unconfirmed = undefined;
+    if (!chain && !pending && state.lastRead) {
+      out.push(...this.pair(reference, state.lastRead, ex));
+      if (isObj(state.lastRead.body) && isObj(ex.body)) {
+        const a = comparable(state.lastRead.body);
+        const b = comparable(ex.body);
+        for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
+          if (differences(a[k], b[k], 1).length > 0) state.moving.add(k);
+      }
+    }
     state.lastRead = state.unconfirmed ? undefined : ex;
     return out;
   }
@@ -178,7 +240,7 @@ export class Judge {
     const chain = state.chain!;
     state.chain = undefined;
     const last = chain.patches.at(-1)!;
-    const confirmed = after === undefined || showsState(after, last);
+    const confirmed = after === undefined || this.shows(state, after, last);
     const out = chain.patches.flatMap((patch, i) =>
       this.sequence({
         reference,
@@ -206,7 +268,7 @@ export class Judge {
       if (group.before === undefined || state.unconfirmed) {
         // What was stored before it is not known: nothing to compare with.
         out.push(...this.group(reference, { ...group, before: undefined }, ex));
-      } else if (!showsState(ex, group.before)) {
+      } else if (!this.shows(state, ex, group.before)) {
         // The change is reported once, on the first group it could come from; later groups
         // started from the same unchanged state and are not judged with this read.
         out.push(...this.group(reference, reported ? { ...group, before: undefined } : group, ex));
@@ -255,10 +317,25 @@ export class Judge {
   }
 
   private sequence(s: PatchSequence): OracleJudgement[] {
+    const moving = this.states.get(s.reference)?.moving;
+    const seen = moving && moving.size > 0 ? withoutMoving(s, moving) : { sequence: s, original: undefined };
     const out: OracleJudgement[] = [];
     for (const o of this.oracles) {
       if (o.kind !== 'patch') continue;
-      for (const judgement of o.judge(s)) out.push({ oracle: o.id, judgement });
+      for (const judgement of o.judge(seen.sequence)) {
+        const back = seen.original;
+        out.push({
+          oracle: o.id,
+          judgement:
+            judgement.held || !back
+              ? judgement
+              : {
+                  ...judgement,
+                  exchange: back(judgement.exchange),
+                  ...(judgement.context ? { context: judgement.context.map(back) } : {}),
+                },
+        });
+      }
     }
     return out;
   }

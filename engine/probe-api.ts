@@ -8,6 +8,7 @@
  */
 export type { Probe, ProbeContext, RestoreRecord, TargetConfig } from './types.ts';
 export { requestKey, runCases, runProperty } from './property.ts';
+export { coverCases, type CasePacking } from './packing.ts';
 export { sendInBatches, type BatchResult } from './batch.ts';
 export { showsState } from './judge.ts';
 export { incompleteReason } from './run.ts';

@@ -26,7 +26,9 @@ import pLimit from 'p-limit';
 import type { Labelled } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
+import type { Exchange } from '../exchange/exchange.ts';
 import type { HttpRequest } from '../transport/client.ts';
+import { coverCases, splitPack, type CasePacking } from './packing.ts';
 import type { JudgedViolation, ProbeContext } from './types.ts';
 
 export interface PropertySpec<T> {
@@ -47,6 +49,15 @@ export interface PropertySpec<T> {
   probe(input: Labelled<T>, shrinking: boolean): Promise<Violation[] | Violation | undefined>;
   /** Set for cases that are independent of each other: the concurrent schedule (above). */
   concurrent?: CaseSchedule<Labelled<T>>;
+  /**
+   * Set where cases occupying different parts of the input may share one request
+   * (engine/packing.ts): the first round's cases (the examples, then the random ones, exactly
+   * those fast-check feeds) are sent packed, and a pack that shows a violation is split down to
+   * the single cases that show it alone. Then fast-check runs as without it, taking each case's
+   * result from its pack: seed, path, shrinking and the input reported are unchanged, and
+   * shrinking and a replay (--case) send each case alone.
+   */
+  packing?: CasePacking<Labelled<T>>;
 }
 
 /** How independent cases may be sent together. */
@@ -86,8 +97,11 @@ export function requestKey(req: HttpRequest): string {
     .digest('hex');
 }
 
-/** What one case gave: every violation (the probe's own, then the oracles'), or the error it threw. */
-type CaseResult = { violations: JudgedViolation[] } | { error: unknown };
+/**
+ * What one case gave: every violation (the probe's own, then the oracles'), and the exchanges it
+ * sent; or the error it threw.
+ */
+type CaseResult = { violations: JudgedViolation[]; exchanges?: Exchange[] } | { error: unknown };
 
 /**
  * Runs cases through ctx.runCase, each equivalent case once, at most MAX_CASES_IN_FLIGHT at a
@@ -159,12 +173,15 @@ async function sendCase(
   probe: () => Promise<Violation[] | Violation | undefined>,
 ): Promise<CaseResult> {
   try {
-    const { result, violations } = await ctx.runCase(probe);
+    const { result, violations, exchanges } = await ctx.runCase(probe);
     const own = result === undefined ? [] : Array.isArray(result) ? result : [result];
     // The oracles' first: where an oracle and the probe find one requirement broken by the same
     // case, the finding a property keeps is the oracle's, which recorded traffic gets too (what
     // the request shows is judged alike whoever sent it); the probe's stands where only it knows.
-    return { violations: [...violations, ...own.map((v) => ({ ...v, judgedBy: ctx.probe.id }))] };
+    return {
+      violations: [...violations, ...own.map((v) => ({ ...v, judgedBy: ctx.probe.id }))],
+      exchanges,
+    };
   } catch (error) {
     return { error };
   }
@@ -221,6 +238,122 @@ export interface PropertyResult {
   failed: RequirementId[];
   /** Cases run in the first round. */
   numRuns: number;
+  /** With `packing`: how the first round was sent (undefined without, or in a replay). */
+  packed?: PackedStats;
+}
+
+/** How the first round of a property was packed. */
+export interface PackedStats {
+  /** Cases of the first round sent packed (this part's share, split across lanes; equal ones once). */
+  cases: number;
+  /** Requests that carried them (one per pack). */
+  requests: number;
+  /** The most cases one request carried. */
+  largest: number;
+  /** Packs that showed a violation and were split. */
+  split: number;
+  /** Requests the splitting sent. */
+  splitRequests: number;
+}
+
+/** The key of a packed case's result: its value. */
+const valueKey = (input: Labelled<unknown>): string => JSON.stringify(input.value) ?? 'undefined';
+
+/**
+ * Sends the first round's cases packed (engine/packing.ts) and returns each one's result, keyed
+ * by valueKey (equal cases are sent once). Every violation seen while the packs went out is traced to the pack whose request it
+ * rests on (the PATCH among the violation's exchanges, else the exchange that shows it), since a
+ * read that confirms several requests judges them all at once. A pack with a violation is split
+ * down to its single cases, each sent alone; if none fails alone (the fault needs two cases
+ * together), the pack's violations are recorded as they are, without an input to shrink.
+ */
+async function sendPacked<T>(
+  ctx: ProbeContext,
+  prop: PropertySpec<T>,
+  packing: CasePacking<Labelled<T>>,
+  cases: readonly Labelled<T>[],
+): Promise<{ results: Map<string, CaseResult>; others: Set<string>; stats: PackedStats }> {
+  const seen = new Set<string>();
+  const unique = cases.filter((c) => !seen.has(valueKey(c)) && seen.add(valueKey(c)) !== undefined);
+  const all = coverCases(unique, packing.slots);
+  const part = ctx.target.part;
+  const packs = part === undefined ? all : all.filter((_, i) => i % part.count === part.index);
+  const others = new Set(all.filter((p) => !packs.includes(p)).flatMap((p) => p.map(valueKey)));
+  const results = new Map<string, CaseResult>();
+  const stats: PackedStats = {
+    cases: packs.reduce((n, p) => n + p.length, 0),
+    requests: packs.length,
+    largest: Math.max(0, ...packs.map((p) => p.length)),
+    split: 0,
+    splitRequests: 0,
+  };
+  const inputOf = (cases: readonly Labelled<T>[]): Labelled<T> =>
+    cases.length === 1 ? cases[0]! : packing.merge(cases);
+  // Each pack's exchanges, and every violation with the pack it was delivered in.
+  const owner = new Map<Exchange, number>();
+  const delivered: { v: JudgedViolation; at: number }[] = [];
+  const stop = (error: unknown): never => {
+    throw error;
+  };
+  for (const [i, pack] of packs.entries()) {
+    const r = await sendCase(ctx, () => prop.probe(inputOf(pack), false));
+    if ('error' in r) stop(r.error);
+    else {
+      for (const ex of r.exchanges ?? []) owner.set(ex, i);
+      for (const v of r.violations) delivered.push({ v, at: i });
+    }
+  }
+  if (packing.settle && packs.length > 0) {
+    const settle = packing.settle;
+    const r = await sendCase(ctx, async () => {
+      await settle();
+      return undefined;
+    });
+    if ('error' in r) stop(r.error);
+    else {
+      for (const ex of r.exchanges ?? []) owner.set(ex, packs.length - 1);
+      for (const v of r.violations) delivered.push({ v, at: packs.length - 1 });
+    }
+  }
+  const traced = packs.map(() => [] as JudgedViolation[]);
+  for (const { v, at } of delivered) {
+    const rests = [v.exchange, ...(v.context ?? [])];
+    const write = rests.find((ex) => ex.request.method !== 'GET' && owner.has(ex));
+    const i = owner.get(write ?? v.exchange) ?? at;
+    traced[i]!.push(v);
+  }
+  for (const [i, pack] of packs.entries()) {
+    const violations = traced[i]!;
+    if (violations.length === 0) {
+      for (const c of pack) results.set(valueKey(c), { violations: [] });
+      continue;
+    }
+    if (pack.length === 1) {
+      results.set(valueKey(pack[0]!), { violations });
+      continue;
+    }
+    stats.split++;
+    const alone = new Map<string, CaseResult>();
+    stats.splitRequests += await splitPack(pack, async (cases) => {
+      const r = await sendCase(ctx, () => prop.probe(inputOf(cases), true));
+      if ('error' in r) return stop(r.error);
+      if (cases.length === 1) alone.set(valueKey(cases[0]!), r);
+      return r.violations.length > 0 ? 'failed' : 'passed';
+    });
+    for (const c of pack) results.set(valueKey(c), alone.get(valueKey(c)) ?? { violations: [] });
+    const failsAlone = pack.some((c) => {
+      const r = alone.get(valueKey(c));
+      return r !== undefined && 'violations' in r && r.violations.length > 0;
+    });
+    if (!failsAlone) {
+      // No case fails alone: the fault shows only with cases together. Recorded as seen.
+      ctx.note(
+        `${prop.name}: a request carrying ${pack.length} explicit cases showed a violation that none of them shows alone`,
+      );
+      for (const v of violations) ctx.report(v);
+    }
+  }
+  return { results, others, stats };
 }
 
 export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): Promise<PropertyResult> {
@@ -264,6 +397,29 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
     );
     await runner.sendAll(cases);
   }
+  // Explicit cases packed side by side (a replay sends its one case alone).
+  let packed: Awaited<ReturnType<typeof sendPacked<T>>> | undefined;
+  if (prop.packing && !runner && replay === undefined) {
+    // The first round's cases, exactly the ones fast-check's check feeds (found by a dry check
+    // that sends nothing, as for the concurrent schedule): the examples, then the random ones.
+    const cases: Labelled<T>[] = [];
+    fc.check(
+      fc.property(prop.arbitrary, (input) => {
+        cases.push(input);
+      }),
+      params,
+    );
+    packed = await sendPacked(ctx, prop, prop.packing, cases);
+    const st = packed.stats;
+    const explicit = new Set(examples.map(valueKey));
+    const mine = [...packed.results.keys()].filter((k) => explicit.has(k)).length;
+    ctx.note(
+      `${prop.name}: ${st.cases} case(s) of the first round (${mine} explicit, the rest random) sent in ${st.requests} request(s), up to ${st.largest} in one` +
+        (st.split > 0
+          ? `; ${st.split} split to find the failing case(s), ${st.splitRequests} request(s) more`
+          : ''),
+    );
+  }
   // A probe that throws cannot judge its input (the target unreachable, a budget spent): the
   // property stops probing at once, rather than letting fast-check shrink on the error, and the
   // error is thrown once what was found before is recorded.
@@ -281,10 +437,16 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
       fc.asyncProperty(prop.arbitrary, async (input) => {
         if (stopped) return true;
         if (last !== undefined && ++shrinkProbes > maxShrink) return true;
-        if (part !== undefined && last === undefined && caseIndex++ % part.count !== part.index) return true;
-        const result = runner
-          ? await runner.result(input)
-          : await sendCase(ctx, () => prop.probe(input, last !== undefined));
+        const firstRound = last === undefined;
+        const mine = part === undefined || caseIndex++ % part.count === part.index;
+        // A packed case's result is its pack's (or its own, once split); another lane sent the
+        // other packs.
+        const cached = firstRound ? packed?.results.get(valueKey(input)) : undefined;
+        if (firstRound && cached === undefined && packed?.others.has(valueKey(input))) return true;
+        if (cached === undefined && firstRound && !mine) return true;
+        const result =
+          cached ??
+          (runner ? await runner.result(input) : await sendCase(ctx, () => prop.probe(input, !firstRound)));
         if ('error' in result) {
           stopped = true;
           stoppedBy = result.error;
@@ -325,5 +487,5 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
   ctx.note(
     `${prop.name}: ${firstRoundRuns} case(s)${skipped}${found.length > 0 ? `, ${found.length} requirement(s) broken` : ''}`,
   );
-  return { failed: found, numRuns: firstRoundRuns };
+  return { failed: found, numRuns: firstRoundRuns, ...(packed ? { packed: packed.stats } : {}) };
 }

@@ -50,7 +50,10 @@ export class RunContext {
     readonly baselines: BaselineStore = new MemoryBaselines(),
   ) {
     this.judge = new Judge(undefined, basePathOf(baseURL), settleMs);
-    this.log.subscribe((ex) => deliver(this.judge.judge(ex)));
+    this.log.subscribe((ex) => {
+      scopes.getStore()?.caseExchanges?.push(ex);
+      deliver(this.judge.judge(ex));
+    });
   }
 }
 
@@ -59,6 +62,8 @@ interface Scope {
   count(requirement: RequirementId): void;
   /** Set while one case of a property runs: the oracles' violations go here. */
   caseViolations?: JudgedViolation[];
+  /** Set while one case of a property runs: the exchanges it sent, in the order they completed. */
+  caseExchanges?: Exchange[];
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
@@ -210,10 +215,11 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     },
     async runCase(fn) {
       const violations: JudgedViolation[] = [];
-      const caseScope: Scope = { ...scope, caseViolations: violations };
+      const exchanges: Exchange[] = [];
+      const caseScope: Scope = { ...scope, caseViolations: violations, caseExchanges: exchanges };
       try {
         const result = await scopes.run(caseScope, fn);
-        return { result, violations };
+        return { result, violations, exchanges };
       } catch (error) {
         // A case that cannot complete (no answer, the target gone) is not shrunk on, but what
         // the oracles found in it before (a request with no answer) is still the probe's finding.

@@ -6,7 +6,7 @@
  * by the oracles (oracles/), which see every exchange of the run whoever sent it.
  */
 import type { ExtraHeader } from '../exchange/extra-headers.ts';
-import type { RecordedRequest } from '../exchange/exchange.ts';
+import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
@@ -191,9 +191,12 @@ export interface ProbeContext {
   report(violation: JudgedViolation, evidence?: PropertyEvidence): void;
   /**
    * Runs one case of a property: the violations the oracles find in the exchanges it sends are
-   * returned (so the property can shrink on them) instead of being recorded.
+   * returned (so the property can shrink on them) instead of being recorded, with the exchanges
+   * it sent (so a violation can be traced to the request it rests on).
    */
-  runCase<T>(fn: () => Promise<T>): Promise<{ result: T; violations: JudgedViolation[] }>;
+  runCase<T>(
+    fn: () => Promise<T>,
+  ): Promise<{ result: T; violations: JudgedViolation[]; exchanges: Exchange[] }>;
   /** Marks a requirement the probe aims at as not applicable to this target, with the reason. */
   notApplicable(requirement: RequirementId, reason: string): void;
   note(text: string): void;

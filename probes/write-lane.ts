@@ -110,10 +110,31 @@ export class Writer {
   /** Whether the last request was a read (it is the read before the next PATCH). */
   private fresh = false;
   private gaveUp = false;
+  /** Fields seen to change between two reads with no write: not waited for. */
+  private readonly moving: SelfMoving;
   constructor(
     private readonly ctx: ProbeContext,
     readonly ref: string,
-  ) {}
+  ) {
+    this.moving = new SelfMoving(ctx, ref);
+  }
+
+  /**
+   * The second read before the first PATCH (`current` being the first): a first read that
+   * differs from the stored state (a cache being filled) is judged by the two reads, not blamed on
+   * the PATCH, and what differs between them is not waited for when confirming a PATCH.
+   */
+  async start(current: Obj): Promise<void> {
+    const read = await readWritable(this.ctx, this.ref, ROLE.before);
+    this.moving.learn(comparable(current), comparable(read.body));
+    this.fresh = true;
+  }
+
+  /** Whether a read shows the state a PATCH answered, the fields that move by themselves aside. */
+  private shows(read: Exchange, state: Exchange): boolean {
+    if (!isObj(state.body)) return true;
+    return isObj(read.body) && !this.moving.changed(comparable(state.body), comparable(read.body));
+  }
 
   /** Sends a PATCH; in `alone` mode with the reads around it, else with a read every READ_EVERY. */
   async patch(req: HttpRequest, alone: boolean): Promise<Exchange> {
@@ -145,11 +166,11 @@ export class Writer {
     if (!expected || !isObj(expected.body) || this.gaveUp) return read;
     const until = endOf(expected) + (this.ctx.target.settleMs ?? 0);
     const clock = this.ctx.http.clock;
-    for (let wait = 50; !showsState(read, expected) && clock.now() < until; wait *= 2) {
+    for (let wait = 50; !this.shows(read, expected) && clock.now() < until; wait *= 2) {
       await clock.sleep(Math.min(wait, Math.max(0, until - clock.now())));
       read = await readWritable(this.ctx, this.ref, ROLE.settling);
     }
-    if (!showsState(read, expected) && (this.ctx.target.settleMs ?? 0) > 0) {
+    if (!this.shows(read, expected) && (this.ctx.target.settleMs ?? 0) > 0) {
       this.gaveUp = true;
       this.ctx.note(
         `a read did not show an accepted PATCH within the settle window (CONFORMANCE_SETTLE_MS ${this.ctx.target.settleMs} ms); later reads were not repeated`,
@@ -248,9 +269,44 @@ export async function restoreDetails(ctx: ProbeContext, ref: string, original: O
 }
 
 /**
+ * The fields of a counterparty that change between two reads with no write between (a target
+ * that moves a field on every read, or another client at work): a write cannot be blamed for
+ * them, so before/after comparisons leave them out. Noted once per probe when first seen.
+ */
+export class SelfMoving {
+  readonly fields = new Set<string>();
+  constructor(
+    private readonly ctx: ProbeContext,
+    private readonly ref: string,
+  ) {}
+
+  /** Two reads with no write between: learns what differs; returns the later one. */
+  learn(first: Obj, later: Obj): Obj {
+    const fresh = Object.keys({ ...first, ...later }).filter(
+      (k) => !this.fields.has(k) && canonicalJson(first[k]) !== canonicalJson(later[k]),
+    );
+    for (const k of fresh) this.fields.add(k);
+    if (fresh.length > 0) {
+      this.ctx.note(
+        `${this.ref}: ${fresh.join(', ')} changed between two reads with no write between: left out of the before/after comparisons of this probe, not bisected`,
+      );
+    }
+    return later;
+  }
+
+  /** Whether `after` differs from `before` on what a write can change (the moving fields aside). */
+  changed(before: Obj, after: Obj): boolean {
+    const strip = (o: Obj): Obj => Object.fromEntries(Object.entries(o).filter(([k]) => !this.fields.has(k)));
+    return differences(strip(before), strip(after)).length > 0;
+  }
+}
+
+/**
  * Sends cases that must all be refused in concurrent batches of `size`, with one read per batch
- * (engine/batch.ts): only a batch after which the counterparty changed is restored and taken
- * apart. `answered` sees each case's first answer. At the end, the settle window of the last
+ * (engine/batch.ts): only a batch after which the counterparty changed, on what a write can
+ * change (SelfMoving: a field that also changes between two reads with no write is left out), is
+ * restored and taken apart, within the resendings the plan allows (a bisection storm stops the
+ * probe: engine/batch.ts). `answered` sees each case's first answer. At the end, the settle window of the last
  * PATCH is waited out and the counterparty read once more, so that a change that appears late is
  * found too. Returns the batching's result; restores the details if a change was left.
  */
@@ -262,7 +318,11 @@ export async function sendRefusedInBatches<C extends Labelled<unknown>>(
   answered: (c: C, ex: Exchange) => void,
 ): Promise<BatchResult<C>> {
   const { current, original } = await startWriting(ctx, ref);
+  // A second read before any write: what differs between the two moves by itself, and is left
+  // out of the comparisons below (reported once, not bisected).
+  const moving = new SelfMoving(ctx, ref);
   let baseline: Obj = comparable(current);
+  baseline = moving.learn(baseline, comparable((await readWritable(ctx, ref, ROLE.before)).body));
   let dirty = false;
   const judged = new Set<C>();
   let last = ctx.http.clock.now();
@@ -280,8 +340,12 @@ export async function sendRefusedInBatches<C extends Labelled<unknown>>(
           judged.add(c);
           answered(c, ex);
         });
-        const after = await readWritable(ctx, ref, ROLE.after);
-        const changed = differences(baseline, comparable(after.body)).length > 0;
+        let after = comparable((await readWritable(ctx, ref, ROLE.after)).body);
+        if (moving.changed(baseline, after)) {
+          // Before taking the batch apart: does the state move with no write? One more read.
+          after = moving.learn(after, comparable((await readWritable(ctx, ref, ROLE.after)).body));
+        }
+        const changed = moving.changed(baseline, after);
         if (changed) dirty = true;
         return changed;
       },

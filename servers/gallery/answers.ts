@@ -146,6 +146,24 @@ export const ANSWER_VARIANTS: Variant[] = [
     },
   },
   /**
+   * Seen by any two reads of a counterparty. Every other comparison of reads (before and after a
+   * PATCH, after a batch of refused ones) must leave createdAt out once it is seen to move by
+   * itself, or the run blames each write for it and takes every batch apart (issue 24).
+   */
+  {
+    id: 'answers-created-at-every-read',
+    fault:
+      'Every read of a counterparty shows createdAt one second later than the read before it did (a counter of reads added to the stored time); the PATCH responses show the stored value.',
+    trips: ['immutable-fields-stable'],
+    create: () => {
+      let reads = 0;
+      return presentingReads((body) => ({
+        ...body,
+        createdAt: formatUtcSeconds(new Date(Date.parse(body.createdAt) + ++reads * 1000)),
+      }))();
+    },
+  },
+  /**
    * Seen on the reads around a PATCH, which were compared but never judged as counterparties; the
    * comparisons leave verificationStatus and an account's updatedAt out (§3 shows no transitions).
    */

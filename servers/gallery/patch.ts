@@ -416,6 +416,18 @@ export const PATCH_VARIANTS: Variant[] = [
     ),
   },
   {
+    id: 'patch-holder-name-shortest-refused',
+    fault:
+      'accountHolderName is checked against a minLength one above the documented one, so a valid holder name of the shortest length is refused (a case that shares its PATCH with cases of other fields).',
+    trips: ['patch-valid-accepted'],
+    create: refusing((b) => {
+      const name = b.counterpartyDetails?.accountHolderName;
+      return name !== undefined && name.length === (spec().schema('AccountHolderName').minLength ?? 0)
+        ? 'accountHolderName too short'
+        : undefined;
+    }),
+  },
+  {
     id: 'patch-email-max-254',
     fault:
       'emailAddress is limited to 254 characters (the SMTP path limit), so a valid 255-character address is refused.',

@@ -228,3 +228,24 @@ export function groupAlive(pgid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/**
+ * The details a restore can put back: the fields the counterparty had (a PATCH that reached it
+ * before the stop may have added a field it did not have, and the interface has no way to remove
+ * one; several cases go to a PATCH, so the first may add several).
+ */
+export function restorable(
+  now: Record<string, unknown>,
+  original: Record<string, unknown>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.keys(original)
+      .filter((k) => original[k] !== undefined)
+      .map((k) => [k, now[k]]),
+  );
+}
+
+/** The fields of `original` that it had. */
+export function had(original: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(original).filter(([, v]) => v !== undefined));
+}

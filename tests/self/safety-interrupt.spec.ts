@@ -32,7 +32,15 @@ import {
   temporaryDirectory,
   nodeTs,
 } from './cli-fixtures.ts';
-import { childrenOf, DETAIL_FIELDS, holdingTarget, playwrightUnder, startCli } from './interrupt-fixtures.ts';
+import {
+  childrenOf,
+  DETAIL_FIELDS,
+  had,
+  holdingTarget,
+  playwrightUnder,
+  restorable,
+  startCli,
+} from './interrupt-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);
 
@@ -272,7 +280,7 @@ test("SIGTERM to Playwright's runner alone ends like every other SIGTERM: restor
     target.release();
     const { code } = await cli.exited;
     expect(code, cli.stdout() + cli.stderr()).toBe(143);
-    expect(await target.details()).toEqual(original);
+    expect(restorable(await target.details(), original)).toEqual(had(original));
     const record = JSON.parse(
       readFileSync(join(cli.reports, 'conformance.json'), 'utf8'),
     ) as ConformanceRecord;

@@ -1,0 +1,174 @@
+/**
+ * Several explicit valid cases per accepted PATCH (issue 24): the covering design itself (every
+ * case in one pack, no two of a pack on one field, as few packs as the field with most cases), the
+ * splitting of a failed pack, and the details probe against the reference server (every explicit
+ * case still sent, in fewer PATCHes) and against variants that refuse exactly one boundary value
+ * of one field, which must be reported with that single case, shrunk, and replayed alone.
+ */
+import { expect, test } from '@playwright/test';
+import { EMBEDDED_POLITENESS } from '../../config/config.ts';
+import { coverCases, splitPack } from '../../engine/packing.ts';
+import { RunContext, runProbe } from '../../engine/run.ts';
+import type { ProbeOutcome, TargetConfig } from '../../engine/types.ts';
+import { requestJson } from '../../exchange/exchange.ts';
+import fc from 'fast-check';
+import type { Labelled } from '../../generators/labelled.ts';
+import { validDetailsBody, validDetailsBodyExamples, type PatchBody } from '../../generators/patch-body.ts';
+import { DETAILS_PACKING, patchValidDetails } from '../../probes/counterparty-patch.ts';
+import { GALLERY } from '../../servers/gallery/index.ts';
+import { ReferenceServer } from '../../servers/reference.ts';
+import { TargetSession } from '../../transport/session.ts';
+import { galleryTarget, SELF_TEST_SEED } from './suite-runner.ts';
+
+test('the covering design: each case once, no shared slot, as few packs as the fullest slot', () => {
+  const cases = [
+    { id: 'a1', s: ['a'] },
+    { id: 'a2', s: ['a'] },
+    { id: 'a3', s: ['a'] },
+    { id: 'b1', s: ['b'] },
+    { id: 'c1', s: ['c'] },
+    { id: 'bc', s: ['b', 'c'] },
+    { id: 'all', s: ['a', 'b', 'c'] },
+    { id: 'alone', s: [] as string[] },
+  ];
+  const packs = coverCases(cases, (c) => c.s);
+  const ids = packs.map((p) => p.map((c) => c.id));
+  expect(ids.flat().sort()).toEqual(cases.map((c) => c.id).sort());
+  for (const pack of packs) {
+    const slots = pack.flatMap((c) => c.s);
+    expect(new Set(slots).size, JSON.stringify(pack)).toBe(slots.length);
+  }
+  // 'all' and 'alone' go alone; a's three cases need three packs, b and c fit beside them.
+  expect(ids).toEqual([['a1', 'bc'], ['a2', 'b1', 'c1'], ['a3'], ['all'], ['alone']]);
+});
+
+test('the explicit detail cases: 92 in as many PATCHes as the address country has cases, plus the one with every field', () => {
+  const examples = validDetailsBodyExamples();
+  const packs = coverCases(examples, DETAILS_PACKING.slots);
+  const perSlot = new Map<string, number>();
+  for (const e of examples) {
+    const slots = DETAILS_PACKING.slots(e) ?? [];
+    if (slots.length > 1) continue;
+    for (const s of slots) perSlot.set(s, (perSlot.get(s) ?? 0) + 1);
+  }
+  const fullest = Math.max(...perSlot.values());
+  expect(examples.length).toBe(92);
+  expect(packs.length).toBeLessThanOrEqual(fullest + 1);
+  expect(packs.length).toBeLessThan(examples.length / 2);
+  // A merged body carries each case's value at its own field.
+  for (const pack of packs) {
+    const merged = DETAILS_PACKING.merge(pack).value.counterpartyDetails!;
+    for (const c of pack) {
+      const { address, ...rest } = c.value.counterpartyDetails!;
+      for (const [k, v] of Object.entries(rest)) expect(merged[k as keyof typeof merged]).toEqual(v);
+      for (const [k, v] of Object.entries(address ?? {}))
+        expect(merged.address?.[k as keyof typeof address]).toEqual(v);
+    }
+  }
+});
+
+test('a failed pack is split down to the cases that fail alone, and no further', async () => {
+  const sent: string[][] = [];
+  const pack = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+  const count = await splitPack(pack, async (cases) => {
+    sent.push([...cases]);
+    return cases.includes('e') ? 'failed' : 'passed';
+  });
+  expect(sent.filter((s) => s.length === 1 && s[0] === 'e')).toHaveLength(1);
+  // Halves of 7: 4+3, then 2+1, then 1+1: six sendings at most, far fewer than the 7 alone + halves.
+  expect(count).toBe(sent.length);
+  expect(count).toBeLessThanOrEqual(6);
+});
+
+async function runDetails(server: ReferenceServer, target?: Partial<TargetConfig>): Promise<ProbeOutcome> {
+  const baseURL = await server.start(0);
+  try {
+    return await runProbe(
+      patchValidDetails,
+      { ...galleryTarget(baseURL), ...target },
+      new RunContext(new TargetSession({ politeness: EMBEDDED_POLITENESS }), baseURL),
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+test('on the reference server every explicit case is sent, in fewer PATCHes, and nothing is found', async () => {
+  const server = new ReferenceServer();
+  const bodies: unknown[] = [];
+  const baseURL = await server.start(0);
+  const run = new RunContext(new TargetSession({ politeness: EMBEDDED_POLITENESS }), baseURL);
+  run.log.subscribe((ex) => {
+    if (ex.request.method === 'PATCH') bodies.push(requestJson(ex));
+  });
+  let outcome: ProbeOutcome;
+  try {
+    outcome = await runProbe(patchValidDetails, galleryTarget(baseURL), run);
+  } finally {
+    await server.stop();
+  }
+  expect(outcome.incomplete, outcome.incomplete).toBeUndefined();
+  expect(outcome.findings).toEqual([]);
+  const examples = validDetailsBodyExamples();
+  const note = outcome.notes.find((n) => n.includes('case(s) of the first round'));
+  // 92 explicit cases, two of them equal to others (sent once), and the random ones.
+  const runs = galleryTarget('').runs;
+  expect(note).toBe(
+    `valid details patch: ${90 + runs} case(s) of the first round (90 explicit, the rest random) sent in ${/sent in (\d+)/.exec(note ?? '')?.[1]} request(s), up to ${/up to (\d+)/.exec(note ?? '')?.[1]} in one`,
+  );
+  const requests = Number(/sent in (\d+) request/.exec(note!)![1]);
+  // Every explicit case's every field went out in some PATCH.
+  for (const e of examples) {
+    const { address, ...rest } = e.value.counterpartyDetails!;
+    const carried = bodies.some((b) => {
+      const d = (b as { counterpartyDetails?: Record<string, unknown> }).counterpartyDetails ?? {};
+      const a = (d.address ?? {}) as Record<string, unknown>;
+      return (
+        Object.entries(rest).every(([k, v]) => d[k] === v) &&
+        Object.entries(address ?? {}).every(([k, v]) => a[k] === v)
+      );
+    });
+    expect(carried, JSON.stringify(e.value)).toBe(true);
+  }
+  // Explicit and random cases packed, and the restore: as many PATCHes as the busiest field has
+  // cases (the fewest any packing can do), far fewer than cases.
+  const cases: Labelled<PatchBody>[] = [];
+  fc.check(
+    fc.property(validDetailsBody(), (c) => {
+      cases.push(c);
+    }),
+    { seed: SELF_TEST_SEED, numRuns: examples.length + runs, examples: examples.map((e) => [e]) },
+  );
+  const load = new Map<string, number>();
+  for (const c of new Map(cases.map((c) => [JSON.stringify(c.value), c])).values())
+    for (const slot of DETAILS_PACKING.slots(c) ?? []) load.set(slot, (load.get(slot) ?? 0) + 1);
+  expect(requests).toBe(Math.max(...load.values()));
+  expect(requests).toBeLessThan((examples.length + runs) * 0.6);
+  expect(bodies.length).toBe(requests + 1);
+});
+
+for (const id of ['patch-holder-name-shortest-refused', 'patch-mobile-max-15']) {
+  test(`${id}: the one refused boundary value is reported alone, shrunk, and its replay sends it alone`, async () => {
+    const variant = GALLERY.find((v) => v.id === id)!;
+    const outcome = await runDetails(variant.create() as ReferenceServer);
+    expect(outcome.incomplete, outcome.incomplete).toBeUndefined();
+    expect(outcome.notes.join('\n')).toMatch(/; \d+ split to find the failing case/);
+    const findings = outcome.findings.filter((f) => f.requirement === 'patch-valid-accepted');
+    expect(findings).toHaveLength(1);
+    const finding = findings[0]!;
+    const field = id.includes('holder') ? 'accountHolderName' : 'mobileNumber';
+    // The single case: one field, the refused value's length, and nothing else in the body.
+    const input = finding.input as { counterpartyDetails: Record<string, string> };
+    expect(Object.keys(input)).toEqual(['counterpartyDetails']);
+    expect(Object.keys(input.counterpartyDetails)).toEqual([field]);
+    expect(input.counterpartyDetails[field]!.length).toBe(field === 'mobileNumber' ? 16 : 3);
+    expect(finding.path).toBeDefined();
+    // The replay line's case: that one body, alone.
+    const replay = await runDetails(variant.create() as ReferenceServer, {
+      replayCase: { property: finding.property!, path: finding.path! },
+    });
+    const again = replay.findings.filter((f) => f.requirement === 'patch-valid-accepted');
+    expect(again.map((f) => f.input)).toEqual([finding.input]);
+    expect(replay.notes.join('\n')).not.toMatch(/of the first round/);
+  });
+}
