@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config.ts';
 import { escapeControls } from '../exchange/escape.ts';
 import { RedactingStream, redactorOf, type SecretInput } from '../reporter/redact.ts';
-import type { ConformanceRecord } from '../reporter/summary.ts';
+import { gatePassed, type ConformanceRecord } from '../reporter/summary.ts';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -133,5 +133,5 @@ export function exitFromRecord(reportPath: string, playwrightCode: number, what:
   if (!existsSync(reportPath))
     fail(`${what} did not complete (playwright exited ${playwrightCode}); see the output above`);
   const record = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceRecord;
-  process.exit(record.verdict === 'pass' ? 0 : 1);
+  process.exit(gatePassed(record) ? 0 : 1);
 }

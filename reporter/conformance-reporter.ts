@@ -35,7 +35,7 @@ import { RECOVERY_ENV } from '../probes/recovery.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import { PACE_ENV } from '../transport/session.ts';
 import { headerSecrets, redactText, secretsFromEnv } from './redact.ts';
-import { buildRecord, formatSummary, type IncompleteCheck } from './summary.ts';
+import { buildRecord, formatSummary, summaryColour, type IncompleteCheck } from './summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from './waivers.ts';
 import { writeReports } from './write-reports.ts';
 
@@ -242,6 +242,7 @@ export default class ConformanceReporter implements Reporter {
         formatSummary(
           record,
           written.map((p) => displayPath(p, run.dir)),
+          { colour: summaryColour(process.env, process.stdout.isTTY === true) },
         ),
         secrets,
       ),

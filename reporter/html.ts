@@ -10,6 +10,7 @@ import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
 import { bySection } from './sections.ts';
 import {
+  headline,
   paceLine,
   provenance,
   replayCommand,
@@ -281,14 +282,15 @@ function renderProbes(record: ConformanceRecord): string {
 }
 
 const CSS = `
-:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--waive:#6f42c1;--skip:#6e7781;--bg:#f6f8fa;--line:#d0d7de}
+:root{--pass:#1a7f37;--partial:#9a6700;--fail:#cf222e;--warn:#9a6700;--waive:#6f42c1;--skip:#6e7781;--bg:#f6f8fa;--line:#d0d7de}
 *{box-sizing:border-box}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
 main{max-width:1100px;margin:0 auto;padding:0 20px 40px}
 code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all;margin:4px 0 10px}
 header.verdict{color:#fff;padding:18px 20px;margin:0 0 16px}
-header.verdict.pass{background:var(--pass)}header.verdict.fail{background:var(--fail)}
+header.verdict.pass{background:var(--pass)}header.verdict.partial{background:var(--partial)}header.verdict.fail{background:var(--fail)}
+header.verdict p.advice{font-weight:600;opacity:1}
 header.verdict h1{margin:0;font-size:28px;max-width:1100px;margin:0 auto}
 header.verdict p{margin:4px auto 0;max-width:1100px;opacity:.95}
 h2{border-bottom:1px solid var(--line);padding-bottom:4px;margin-top:28px}
@@ -330,7 +332,7 @@ function renderInterrupted(record: ConformanceRecord): string {
 
 /** The whole page. */
 export function renderHtml(record: ConformanceRecord): string {
-  const pass = record.verdict === 'pass';
+  const head = headline(record);
   const groups = bySection(record.requirements);
   const broken = record.requirements.filter((r) => r.status === 'failed' || r.status === 'warned');
   const t = record.traffic;
@@ -362,10 +364,9 @@ export function renderHtml(record: ConformanceRecord): string {
         ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} requests`],
         ['Waiver file', record.waivers.file ?? 'none'],
       ];
-  const title = t ? 'Validation' : 'Conformance';
   const body: string[] = [];
   body.push(
-    `<header class="verdict ${pass ? 'pass' : 'fail'}"><h1 id="verdict">${title} ${pass ? 'PASSED' : 'FAILED'}</h1><p>${t ? `${esc(t.kind === 'har' ? 'HAR file' : 'proxy')} ${esc(t.source)} · interface ${esc(record.interfaceVersion)}${record.strict ? ' · strict' : ''}` : `${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}`}</p></header>`,
+    `<header class="verdict ${head.tone}"><h1 id="verdict">${esc(head.text)}</h1>${head.advice ? `<p class="advice">${esc(head.advice)}</p>` : ''}<p>${t ? `${esc(t.kind === 'har' ? 'HAR file' : 'proxy')} ${esc(t.source)} · interface ${esc(record.interfaceVersion)}${record.strict ? ' · strict' : ''}` : `${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}`}</p></header>`,
   );
   body.push('<main>');
   body.push(renderInterrupted(record));
@@ -421,7 +422,7 @@ export function renderHtml(record: ConformanceRecord): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>${record.traffic ? 'Validation' : 'Conformance'} ${pass ? 'PASSED' : 'FAILED'}: ${esc(record.target.baseURL || record.target.kind)}</title>
+<title>${esc(head.text)}: ${esc(record.target.baseURL || record.target.kind)}</title>
 <style>${CSS}</style>
 </head>
 <body>
