@@ -50,7 +50,12 @@ export class RunContext {
     readonly baselines: BaselineStore = new MemoryBaselines(),
   ) {
     this.judge = new Judge(undefined, basePathOf(baseURL), settleMs);
-    this.log.subscribe((ex) => deliver(this.judge.judge(ex)));
+    this.log.subscribe((ex) => {
+      // The case that sent it: a case's judgements count for it only when they rest on its own
+      // exchanges (engine/property.ts).
+      scopes.getStore()?.caseSent?.add(ex);
+      deliver(this.judge.judge(ex));
+    });
   }
 }
 
@@ -59,6 +64,8 @@ interface Scope {
   count(requirement: RequirementId): void;
   /** Set while one case of a property runs: the oracles' violations go here. */
   caseViolations?: JudgedViolation[];
+  /** Set while one case of a property runs: the exchanges it sent. */
+  caseSent?: Set<Exchange>;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
@@ -210,10 +217,11 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     },
     async runCase(fn) {
       const violations: JudgedViolation[] = [];
-      const caseScope: Scope = { ...scope, caseViolations: violations };
+      const sent = new Set<Exchange>();
+      const caseScope: Scope = { ...scope, caseViolations: violations, caseSent: sent };
       try {
         const result = await scopes.run(caseScope, fn);
-        return { result, violations };
+        return { result, violations, sent };
       } catch (error) {
         // A case that cannot complete (no answer, the target gone) is not shrunk on, but what
         // the oracles found in it before (a request with no answer) is still the probe's finding.

@@ -6,7 +6,7 @@
  * by the oracles (oracles/), which see every exchange of the run whoever sent it.
  */
 import type { ExtraHeader } from '../config/headers.ts';
-import type { RecordedRequest } from '../exchange/exchange.ts';
+import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
 import type { CauseCount } from './finding-groups.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { Rule } from '../generators/labelled.ts';
@@ -170,10 +170,14 @@ export interface ProbeContext {
   /** Records a violation found by a property, with its shrunk input and replay (or of a case). */
   report(violation: JudgedViolation, evidence?: PropertyEvidence): void;
   /**
-   * Runs one case of a property: the violations the oracles find in the exchanges it sends are
-   * returned (so the property can shrink on them) instead of being recorded.
+   * Runs one case of a property: the violations the oracles find while it runs are returned (so
+   * the property can shrink on them) instead of being recorded, with the exchanges the case sent
+   * (`sent`): a violation judged now may rest on an exchange an earlier case sent (a PATCH whose
+   * read after came in this case), and counts for that case, not this one.
    */
-  runCase<T>(fn: () => Promise<T>): Promise<{ result: T; violations: JudgedViolation[] }>;
+  runCase<T>(
+    fn: () => Promise<T>,
+  ): Promise<{ result: T; violations: JudgedViolation[]; sent?: ReadonlySet<Exchange> }>;
   /** Marks a requirement the probe aims at as not applicable to this target, with the reason. */
   notApplicable(requirement: RequirementId, reason: string): void;
   note(text: string): void;

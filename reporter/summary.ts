@@ -487,8 +487,12 @@ export function formatSummary(
       lines.push(`           received ${f.received.split('\n')[0]}`);
       if (f.input !== undefined) lines.push(`           input ${JSON.stringify(f.input)}`);
       if (f.rule) lines.push(`           rule ${f.rule.field} ${f.rule.keyword}: ${f.rule.description}`);
-      for (const c of f.context ?? [])
+      for (const c of f.context ?? []) {
         lines.push(`           ${c.role ?? 'exchange'}: ${c.request} -> ${c.status || 'no answer'}`);
+        // A write the finding rests on (the PATCH before the read judged): its curl too, so what
+        // the console shows can be sent again, the input's body included.
+        if (!c.request.startsWith('GET ')) lines.push(`             curl: ${c.curl}`);
+      }
       if (f.curl) lines.push(`           curl (API_TOKEN must be set): ${f.curl}`);
       const replay = replayCommand(record, f);
       if (replay) lines.push(`           replay: ${replay}`);
