@@ -71,7 +71,8 @@ export function causeOf(f: Finding): Cause {
     requirement: f.requirement,
     operation,
     status: f.status ?? 0,
-    shape: shapeOf(escapeControls(f.received)),
+    // Line breaks are layout, not shape: a space, never a literal \n in the report.
+    shape: shapeOf(escapeControls(f.received.replace(/\r?\n/g, ' '))),
   };
 }
 

@@ -526,7 +526,7 @@ export function formatSummary(
   if (record.pace && record.pace.requests > 0) lines.push(`  Pace: ${paceLine(record.pace)}`);
   if (!t)
     lines.push(
-      `  Seed ${record.seed}: replay the run with ${record.settings ? `${envAssignments(record.settings)} ${replayPrefix()}` : `CONFORMANCE_SEED=${record.seed} npm run conformance`}`,
+      `  Seed ${record.seed}: replay the run with ${record.settings ? `${envAssignments(record.settings)} ${replayPrefix()}` : `payflow-conformance run --seed ${record.seed}`}`,
     );
   lines.push(`  Reports: ${reports.join(', ')}`);
   // The last line repeats the headline: it is what a CI log shows last.
