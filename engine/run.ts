@@ -87,6 +87,10 @@ function line(ex: Exchange): string {
   return `${ex.request.method} ${ex.request.url}`;
 }
 
+/** Traffic the suite did not send: a HAR entry or a proxied exchange. */
+const foreign = (ex: Exchange): boolean =>
+  ex.origin.harEntry !== undefined || ex.origin.proxied !== undefined;
+
 /** A finding from a violation: the exchange's request, its curl command, who sent it, the context. */
 export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Finding {
   const ex = v.exchange;
@@ -110,7 +114,7 @@ export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Find
       : {}),
     request: ex.request,
     status: ex.status,
-    curl: curlCommand(ex.request),
+    curl: curlCommand(ex.request, { foreign: foreign(ex) }),
     ...(v.context && v.context.length > 0
       ? {
           context: v.context.map((c) => ({
@@ -119,7 +123,7 @@ export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Find
             ...(c.origin.proxied !== undefined ? { proxied: c.origin.proxied } : {}),
             request: line(c),
             status: c.status,
-            curl: curlCommand(c.request),
+            curl: curlCommand(c.request, { foreign: foreign(c) }),
           })),
         }
       : {}),
