@@ -229,3 +229,34 @@ test.describe("the workflows' step summary", () => {
       expect(summaryOf(failing()).split('\n')[0]).toBe('## :red_circle: Conformance FAILED');
     });
 });
+
+test.describe('a passing validation', () => {
+  test('prints a short verdict: what the traffic did not exercise is one line, not one per requirement', () => {
+    const r = buildRecord({
+      outcomes: [{ ...outcome(ALL.filter((id) => !LEFT.includes(id))), probe: 'har' }],
+      incomplete: [],
+      env: { API_BASE_URL: 'http://127.0.0.1:9', API_TOKEN: 'tok-headline-1' },
+      startedAt: NOW,
+      durationMs: 100,
+      now: NOW,
+      traffic: {
+        kind: 'har',
+        source: 'session.har',
+        exchanges: 3,
+        judged: 3,
+        outside: { count: 0, requests: [] },
+      },
+      mode: 'read-only',
+    });
+    expect(r.verdict).toBe('pass-unexercised');
+    const lines = formatSummary(r, ['v/conformance.json']).split('\n');
+    expect(lines.filter((l) => l.includes('[n/e ]'))).toEqual([]);
+    expect(lines).toContain(
+      `  Not exercised by the traffic: ${LEFT.length} requirement(s) (v/conformance.json gives each with its reason)`,
+    );
+    expect(lines[1]).toMatch(
+      /^Validation PASSED, 3 of \d+ MUST requirements not exercised: HAR file session\.har/,
+    );
+    expect(lines.length).toBeLessThan(10);
+  });
+});
