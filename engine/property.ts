@@ -315,7 +315,8 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
         const index = runIndex++;
         if (part !== undefined && last === undefined && caseIndex++ % part.count !== part.index) return true;
         const result =
-          runner && !alone
+          // A concurrent property's replayed case was sent by the runner already; a suspect is sent again.
+          runner && rerun === undefined
             ? await runner.result(input)
             : await sendCase(ctx, () => prop.probe(input, last !== undefined || alone));
         if ('error' in result) {
