@@ -32,6 +32,7 @@ export const QUICK_SPECS = [
   'waivers',
   'progress',
   'report-render',
+  'verdict-headline',
   'traceability',
   'requirement-quotes',
 ].map((name) => `${name}.spec.ts`);

@@ -12,7 +12,7 @@ import { ConfigError } from '../config/error.ts';
 import { COMPILED, PACKAGE_ROOT } from '../config/layout.ts';
 import { escapeControls } from '../exchange/escape.ts';
 import { RedactingStream, redactorOf, type SecretInput } from '../reporter/redact.ts';
-import type { ConformanceRecord } from '../reporter/summary.ts';
+import { gatePassed, type ConformanceRecord } from '../reporter/summary.ts';
 
 /** The package's root: the clone, or the installed package (config/layout.ts). */
 export const ROOT = PACKAGE_ROOT;
@@ -127,5 +127,5 @@ export function exitFromRecord(reportPath: string, playwrightCode: number, what:
   if (!existsSync(reportPath))
     fail(`${what} did not complete (playwright exited ${playwrightCode}); see the output above`);
   const record = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceRecord;
-  process.exit(record.verdict === 'pass' ? 0 : 1);
+  process.exit(gatePassed(record) ? 0 : 1);
 }

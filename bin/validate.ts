@@ -35,7 +35,7 @@ import { redactText, type SecretInput } from '../reporter/redact.ts';
 import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { resolve } from 'node:path';
-import { buildRecord, formatSummary } from '../reporter/summary.ts';
+import { buildRecord, formatSummary, gatePassed, summaryColour } from '../reporter/summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { spec } from '../spec/index.ts';
@@ -226,11 +226,12 @@ function report(
       formatSummary(
         redacted,
         written.map((p) => displayPath(p, run.dir)),
+        { colour: summaryColour(process.env, process.stdout.isTTY === true) },
       ),
       secrets,
     ),
   );
-  process.exit(record.verdict === 'pass' ? 0 : 1);
+  process.exit(gatePassed(record) ? 0 : 1);
 }
 
 /** Registers the credentials an exchange carries (engine/validate.ts trafficCredentials). */

@@ -50,7 +50,8 @@ export function causeOf(f: Finding): Cause {
     requirement: f.requirement,
     operation,
     status: f.status ?? 0,
-    shape: shapeOf(escapeControls(f.received)),
+    // Line breaks are layout, not shape: a space, never a literal \n in the report.
+    shape: shapeOf(escapeControls(f.received.replace(/\r?\n/g, ' '))),
   };
 }
 
@@ -113,7 +114,10 @@ export class FindingKeeper {
     const judge = `${key}|${f.judgedBy}`;
     const firstOfJudge = !this.judges.has(judge);
     this.judges.add(judge);
-    if (c.kept >= MAX_FINDINGS_PER_CAUSE && !firstOfJudge) return false;
+    // A finding of a property case is kept whatever came before it (one per property and
+    // requirement): it is the one with an input and a --case replay.
+    const replayable = f.property !== undefined && f.path !== undefined;
+    if (c.kept >= MAX_FINDINGS_PER_CAUSE && !firstOfJudge && !replayable) return false;
     c.kept++;
     return true;
   }

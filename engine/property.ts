@@ -19,14 +19,20 @@
  * input reported are those of the sequential schedule, and a conforming target costs the same
  * requests, in parallel. Equivalent cases (the same request) are sent once: their result is
  * reused, in the first round, while shrinking and in the later rounds.
+ *
+ * A violation counts for the case that sent the exchange it is about (subjectOf: the PATCH of a
+ * sequence, though the read after shows it). One judged while a later case ran (several accepted
+ * PATCHes confirmed by one read) makes the case that sent it the suspect: the round stops sending,
+ * and the suspect is run again by its fast-check path, alone with the reads around it, and shrunk
+ * from there. So a finding's input, its request, its curl and its --case replay are one case's.
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import pLimit from 'p-limit';
+import type { Exchange } from '../exchange/exchange.ts';
 import type { Labelled } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
-import type { Exchange } from '../exchange/exchange.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { coverCases, splitPack, type CasePacking } from './packing.ts';
 import type { JudgedViolation, ProbeContext } from './types.ts';
@@ -98,10 +104,12 @@ export function requestKey(req: HttpRequest): string {
 }
 
 /**
- * What one case gave: every violation (the probe's own, then the oracles'), and the exchanges it
- * sent; or the error it threw.
+ * What one case gave: every violation (the oracles', then the probe's own), and the exchanges it
+ * sent, in the order they completed and as a set; or the error it threw.
  */
-type CaseResult = { violations: JudgedViolation[]; exchanges?: Exchange[] } | { error: unknown };
+type CaseResult =
+  | { violations: JudgedViolation[]; exchanges?: Exchange[]; sent?: ReadonlySet<Exchange> }
+  | { error: unknown };
 
 /**
  * Runs cases through ctx.runCase, each equivalent case once, at most MAX_CASES_IN_FLIGHT at a
@@ -173,7 +181,7 @@ async function sendCase(
   probe: () => Promise<Violation[] | Violation | undefined>,
 ): Promise<CaseResult> {
   try {
-    const { result, violations, exchanges } = await ctx.runCase(probe);
+    const { result, violations, exchanges, sent } = await ctx.runCase(probe);
     const own = result === undefined ? [] : Array.isArray(result) ? result : [result];
     // The oracles' first: where an oracle and the probe find one requirement broken by the same
     // case, the finding a property keeps is the oracle's, which recorded traffic gets too (what
@@ -181,6 +189,7 @@ async function sendCase(
     return {
       violations: [...violations, ...own.map((v) => ({ ...v, judgedBy: ctx.probe.id }))],
       exchanges,
+      ...(sent ? { sent } : {}),
     };
   } catch (error) {
     return { error };
@@ -232,6 +241,16 @@ export async function runCases<C>(
  * requests; the input reported is the smallest failing one found by then.
  */
 export const MAX_SHRINK_PROBES = 400;
+
+/**
+ * The exchange a violation is about, whose case it counts for: the write among the exchanges it
+ * rests on (a PATCH judged with the reads around it is the PATCH's, though the read after shows
+ * it), else the exchange judged.
+ */
+export function subjectOf(v: Pick<JudgedViolation, 'exchange' | 'context'>): Exchange {
+  const write = [v.exchange, ...(v.context ?? [])].find((ex) => ex.request.method.toUpperCase() !== 'GET');
+  return write ?? v.exchange;
+}
 
 export interface PropertyResult {
   /** The requirements found broken, in the order they were found. */
@@ -425,43 +444,85 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
   // error is thrown once what was found before is recorded.
   let stoppedBy: unknown;
   let stopped = false;
+  // Which run of the first round sent an exchange. A violation counts for the case that sent the
+  // exchange it rests on: one judged while a later case ran (an accepted PATCH confirmed by the
+  // read of a later case) makes that earlier case the suspect, which is then run again by its
+  // path, alone with the reads around it, so the input shown, the request, its curl and the
+  // replay's --case all come from the one case that failed.
+  const firstRound = new Map<Exchange, number>();
+  let suspect: { index: number; requirement: RequirementId; violation: JudgedViolation } | undefined;
   for (;;) {
     let target: RequirementId | undefined;
     let last: { input: Labelled<T>; violation: JudgedViolation } | undefined;
     let shrinkProbes = 0;
+    // The suspect of the last round, run again by its path: every case alone.
+    const rerun = suspect;
+    suspect = undefined;
     // A part of a probe split across lanes sends its share of the round's cases; the others
     // pass unsent (another part sends them). Shrinking, and a replayed case, go in full.
-    const part = replay === undefined ? ctx.target.part : undefined;
+    const part = replay === undefined && rerun === undefined ? ctx.target.part : undefined;
+    // A replayed case (--case, or the suspect) is sent alone, as a shrink candidate is: its
+    // judgements are made while it runs.
+    const alone = replay !== undefined || rerun !== undefined;
     let caseIndex = 0;
+    let runIndex = 0;
     const details = await fc.check(
       fc.asyncProperty(prop.arbitrary, async (input) => {
-        if (stopped) return true;
+        if (stopped || suspect !== undefined) return true;
         if (last !== undefined && ++shrinkProbes > maxShrink) return true;
-        const firstRound = last === undefined;
-        const mine = part === undefined || caseIndex++ % part.count === part.index;
+        const index = runIndex++;
+        const inFirstRound = last === undefined && !alone;
+        const mine = part === undefined || last !== undefined || caseIndex++ % part.count === part.index;
         // A packed case's result is its pack's (or its own, once split); another lane sent the
-        // other packs.
-        const cached = firstRound ? packed?.results.get(valueKey(input)) : undefined;
-        if (firstRound && cached === undefined && packed?.others.has(valueKey(input))) return true;
-        if (cached === undefined && firstRound && !mine) return true;
+        // other packs. A suspect run again, or a replayed case, is sent alone.
+        const cached = inFirstRound ? packed?.results.get(valueKey(input)) : undefined;
+        if (inFirstRound && cached === undefined && packed?.others.has(valueKey(input))) return true;
+        if (cached === undefined && !mine) return true;
         const result =
           cached ??
-          (runner ? await runner.result(input) : await sendCase(ctx, () => prop.probe(input, !firstRound)));
+          // A concurrent property's replayed case was sent by the runner already; a suspect is sent again.
+          (runner && rerun === undefined
+            ? await runner.result(input)
+            : await sendCase(ctx, () => prop.probe(input, last !== undefined || alone)));
         if ('error' in result) {
           stopped = true;
           stoppedBy = result.error;
           return true;
         }
-        const fresh = result.violations.filter((v) => !found.includes(v.requirement));
+        const firstRun = last === undefined && !alone;
+        if (firstRun && result.sent) for (const ex of result.sent) firstRound.set(ex, index);
+        const own: JudgedViolation[] = [];
+        for (const v of result.violations) {
+          const subject = subjectOf(v);
+          if (!result.sent || result.sent.has(subject)) own.push(v);
+          else if (found.includes(v.requirement) || v.requirement === rerun?.requirement) continue;
+          else if (firstRun && firstRound.has(subject) && suspect === undefined)
+            suspect = { index: firstRound.get(subject)!, requirement: v.requirement, violation: v };
+          // Of no case of this round (a read before the property, a case shrinking ran): as it is.
+          else ctx.report(v);
+        }
+        if (suspect !== undefined) return true;
+        const fresh = own.filter((v) => !found.includes(v.requirement));
         const hit = target === undefined ? fresh[0] : fresh.find((v) => v.requirement === target);
         if (!hit) return true;
         target = hit.requirement;
         last = { input, violation: hit };
         return false;
       }),
-      params,
+      rerun !== undefined ? { ...params, path: String(rerun.index) } : params,
     );
-    if (found.length === 0) firstRoundRuns = details.numRuns;
+    if (found.length === 0 && rerun === undefined) firstRoundRuns = details.numRuns;
+    if (rerun !== undefined && !details.failed) {
+      // Alone, the suspect did not fail again: the violation is kept as it was judged.
+      ctx.report(rerun.violation);
+      found.push(rerun.requirement);
+      ctx.note(
+        `${prop.name}: ${rerun.requirement} broken on a case whose read came later; run again alone, the case held`,
+      );
+      if (stopped) break;
+      continue;
+    }
+    if (suspect !== undefined && !stopped) continue;
     if (stopped && !details.failed) break;
     if (details.failed && !last) {
       throw new Error(`${prop.name}: property failed without a violation: ${String(details.errorInstance)}`);

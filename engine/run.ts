@@ -51,7 +51,10 @@ export class RunContext {
   ) {
     this.judge = new Judge(undefined, basePathOf(baseURL), settleMs);
     this.log.subscribe((ex) => {
+      // The case that sent it: a case's judgements count for it only when they rest on its own
+      // exchanges (engine/property.ts).
       scopes.getStore()?.caseExchanges?.push(ex);
+      scopes.getStore()?.caseSent?.add(ex);
       deliver(this.judge.judge(ex));
     });
   }
@@ -64,6 +67,8 @@ interface Scope {
   caseViolations?: JudgedViolation[];
   /** Set while one case of a property runs: the exchanges it sent, in the order they completed. */
   caseExchanges?: Exchange[];
+  /** Set while one case of a property runs: the exchanges it sent. */
+  caseSent?: Set<Exchange>;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
@@ -84,6 +89,10 @@ function deliver(judgements: OracleJudgement[]): void {
 function line(ex: Exchange): string {
   return `${ex.request.method} ${ex.request.url}`;
 }
+
+/** Traffic the suite did not send: a HAR entry or a proxied exchange. */
+const foreign = (ex: Exchange): boolean =>
+  ex.origin.harEntry !== undefined || ex.origin.proxied !== undefined;
 
 /** A finding from a violation: the exchange's request, its curl command, who sent it, the context. */
 export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Finding {
@@ -108,7 +117,7 @@ export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Find
       : {}),
     request: ex.request,
     status: ex.status,
-    curl: curlCommand(ex.request),
+    curl: curlCommand(ex.request, { foreign: foreign(ex) }),
     ...(v.context && v.context.length > 0
       ? {
           context: v.context.map((c) => ({
@@ -117,7 +126,7 @@ export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Find
             ...(c.origin.proxied !== undefined ? { proxied: c.origin.proxied } : {}),
             request: line(c),
             status: c.status,
-            curl: curlCommand(c.request),
+            curl: curlCommand(c.request, { foreign: foreign(c) }),
           })),
         }
       : {}),
@@ -216,10 +225,16 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     async runCase(fn) {
       const violations: JudgedViolation[] = [];
       const exchanges: Exchange[] = [];
-      const caseScope: Scope = { ...scope, caseViolations: violations, caseExchanges: exchanges };
+      const sent = new Set<Exchange>();
+      const caseScope: Scope = {
+        ...scope,
+        caseViolations: violations,
+        caseExchanges: exchanges,
+        caseSent: sent,
+      };
       try {
         const result = await scopes.run(caseScope, fn);
-        return { result, violations, exchanges };
+        return { result, violations, exchanges, sent };
       } catch (error) {
         // A case that cannot complete (no answer, the target gone) is not shrunk on, but what
         // the oracles found in it before (a request with no answer) is still the probe's finding.

@@ -190,13 +190,18 @@ export interface ProbeContext {
   /** Records a violation found by a property, with its shrunk input and replay (or of a case). */
   report(violation: JudgedViolation, evidence?: PropertyEvidence): void;
   /**
-   * Runs one case of a property: the violations the oracles find in the exchanges it sends are
-   * returned (so the property can shrink on them) instead of being recorded, with the exchanges
-   * it sent (so a violation can be traced to the request it rests on).
+   * Runs one case of a property: the violations the oracles find while it runs are returned (so
+   * the property can shrink on them) instead of being recorded, with the exchanges it sent, in
+   * the order they completed (`exchanges`, so a violation can be traced to the request it rests
+   * on) and as a set (`sent`): a violation judged now may rest on an exchange an earlier case sent
+   * (a PATCH whose read after came in this case), and counts for that case, not this one.
    */
-  runCase<T>(
-    fn: () => Promise<T>,
-  ): Promise<{ result: T; violations: JudgedViolation[]; exchanges: Exchange[] }>;
+  runCase<T>(fn: () => Promise<T>): Promise<{
+    result: T;
+    violations: JudgedViolation[];
+    exchanges: Exchange[];
+    sent?: ReadonlySet<Exchange>;
+  }>;
   /** Marks a requirement the probe aims at as not applicable to this target, with the reason. */
   notApplicable(requirement: RequirementId, reason: string): void;
   note(text: string): void;

@@ -74,11 +74,17 @@ export function groupFindings(
     }
     g.moreInputs += more;
   };
+  // A finding of a property case (an input, a --case replay) represents its group: the input
+  // shown, its request, its curl and the replay line are then one case's.
+  const replayable = (f: Finding): boolean => f.property !== undefined && f.path !== undefined;
   findings.forEach((f, i) => {
     const cause = causeOf(f);
     const key = causeKey(cause);
     const g = groups.get(key);
-    if (g) g.others.push(i);
+    if (g && replayable(f) && !replayable(findings[g.representative]!)) {
+      g.others.push(g.representative);
+      g.representative = i;
+    } else if (g) g.others.push(i);
     else {
       const { requirement: _r, ...shared } = cause;
       groups.set(key, {

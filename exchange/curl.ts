@@ -28,9 +28,51 @@ export function shellQuote(value: string): string {
 /** How a secret extra header is recorded (config/headers.ts): the variable its value is read from. */
 const SECRET_HEADER_VALUE = /^\$CONFORMANCE_(?:SECRET_)?HEADER_[A-Z0-9_]+$/;
 
-export function curlCommand(req: RecordedRequest): string {
+/**
+ * Headers a client sent that have no place in a reproduction of traffic the suite did not send
+ * (a HAR file, the proxy): what curl sets itself from the URL and body (Host, which in the proxy's
+ * traffic names the proxy, not the target; Content-Length; the connection's), and what a browser
+ * adds (cookies, Sec-*, Origin, Referer, the user agent, language and encodings, caching hints).
+ * Authorization, Content-Type, Accept, the interface's own headers and the user's extra headers
+ * are kept.
+ */
+const NOT_REPRODUCED = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'upgrade',
+  'accept-encoding',
+  'accept-language',
+  'user-agent',
+  'origin',
+  'referer',
+  'cookie',
+  'dnt',
+  'upgrade-insecure-requests',
+  'pragma',
+  'cache-control',
+  'priority',
+]);
+
+/** Whether a header of foreign traffic is left out of its curl command. */
+export function notReproduced(name: string): boolean {
+  const n = name.toLowerCase();
+  return NOT_REPRODUCED.has(n) || n.startsWith('sec-') || n.startsWith(':');
+}
+
+/**
+ * `options.foreign`: the request is traffic the suite did not send (a HAR entry, a proxied
+ * exchange): the headers of notReproduced are left out. The suite's own requests keep every
+ * header, since a probe may test one.
+ */
+export function curlCommand(req: RecordedRequest, options: { foreign?: boolean } = {}): string {
   const parts = ['curl', '-sS', '-i', '--path-as-is', '-g', '-X', req.method, shellQuote(req.url)];
   for (const [name, value] of Object.entries(req.headers)) {
+    if (options.foreign && notReproduced(name)) continue;
     if (SECRET_HEADER_VALUE.test(value) && /^[A-Za-z0-9-]+$/.test(name)) {
       // Double quotes, so that the shell reads the secret from the variable it was given in.
       parts.push('-H', `"${name}: ${value}"`);

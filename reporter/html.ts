@@ -10,6 +10,7 @@ import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
 import { bySection } from './sections.ts';
 import {
+  headline,
   paceLine,
   provenance,
   replayCommand,
@@ -158,7 +159,7 @@ function renderRequirement(record: ConformanceRecord, r: RequirementRecord): str
       : r.status === 'waived' && r.waiver
         ? `<span class="why">waived until ${esc(r.waiver.expires)}: ${esc(r.waiver.reason)}</span>`
         : r.findings.length > 0
-          ? `<span class="why">${r.findings.length} finding(s)${r.waiver?.status === 'expired' ? `; its waiver expired on ${esc(r.waiver.expires)}` : ''}</span>`
+          ? `<span class="why">${findingCount(r)} finding(s)${r.waiver?.status === 'expired' ? `; its waiver expired on ${esc(r.waiver.expires)}` : ''}</span>`
           : '';
   parts.push(
     `<summary>${badge(r.status)} <span class="level ${r.level}">${esc(r.level)}</span> <code class="id">${esc(r.id)}</code> <span class="statement">${esc(r.statement)}</span> ${note}</summary>`,
@@ -281,14 +282,15 @@ function renderProbes(record: ConformanceRecord): string {
 }
 
 const CSS = `
-:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--waive:#6f42c1;--skip:#6e7781;--bg:#f6f8fa;--line:#d0d7de}
+:root{--pass:#1a7f37;--partial:#9a6700;--fail:#cf222e;--warn:#9a6700;--waive:#6f42c1;--skip:#6e7781;--bg:#f6f8fa;--line:#d0d7de}
 *{box-sizing:border-box}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
 main{max-width:1100px;margin:0 auto;padding:0 20px 40px}
 code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all;margin:4px 0 10px}
 header.verdict{color:#fff;padding:18px 20px;margin:0 0 16px}
-header.verdict.pass{background:var(--pass)}header.verdict.fail{background:var(--fail)}
+header.verdict.pass{background:var(--pass)}header.verdict.partial{background:var(--partial)}header.verdict.fail{background:var(--fail)}
+header.verdict p.advice{font-weight:600;opacity:1}
 header.verdict h1{margin:0;font-size:28px;max-width:1100px;margin:0 auto}
 header.verdict p{margin:4px auto 0;max-width:1100px;opacity:.95}
 h2{border-bottom:1px solid var(--line);padding-bottom:4px;margin-top:28px}
@@ -317,7 +319,8 @@ pre.curl{user-select:all;background:#1f2328;color:#e6edf3;border-color:#1f2328}
 .wstatus{font-weight:700}table.waivers td:nth-child(4){white-space:nowrap}.wstatus.expired{color:var(--fail)}.wstatus.stale,.wstatus.unused{color:var(--warn)}.wstatus.applied{color:var(--waive)}
 figure.quote{margin:6px 0 8px;padding:4px 10px;border-left:3px solid #8c959f;background:var(--bg);border-radius:0 6px 6px 0}
 figure.quote blockquote{margin:0;overflow-wrap:anywhere}figure.quote figcaption{color:#57606a;font-size:12px;margin-top:2px}
-ul.reasons{margin:4px 0 12px}nav.toc ul{columns:2;margin:4px 0}
+ul.reasons{margin:4px 0 12px}p.moved{margin:6px 0;padding:4px 10px}
+th,td{overflow-wrap:anywhere}table.checks{width:100%}code{overflow-wrap:anywhere}nav.toc ul{columns:2;margin:4px 0}
 @media (max-width:760px){.evidence{grid-template-columns:1fr}nav.toc ul{columns:1}}
 `;
 
@@ -328,9 +331,15 @@ function renderInterrupted(record: ConformanceRecord): string {
   return `<section id="interrupted"><h2>Interrupted${i.signal ? ` by ${esc(i.signal)}` : ''}</h2><p>${esc(i.reason)}. This report is partial: the checks after the stop were not run, and the requirements they would have judged are not exercised ("interrupted").</p><p><strong>Restore of the writable counterparty's details:</strong> ${esc(i.restore.status)}</p><ul class="reasons">${i.restore.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul></section>`;
 }
 
+/** A requirement's findings, counted as its groups count them (kept or not). */
+function findingCount(r: RequirementRecord): number {
+  const counted = (r.groups ?? []).reduce((n, g) => n + g.count, 0);
+  return Math.max(counted, r.findings.length);
+}
+
 /** The whole page. */
 export function renderHtml(record: ConformanceRecord): string {
-  const pass = record.verdict === 'pass';
+  const head = headline(record);
   const groups = bySection(record.requirements);
   const broken = record.requirements.filter((r) => r.status === 'failed' || r.status === 'warned');
   const t = record.traffic;
@@ -347,7 +356,7 @@ export function renderHtml(record: ConformanceRecord): string {
         ['Target', `${record.target.baseURL || '(no base URL)'} (${record.target.kind})`],
         ['Interface', `version ${record.interfaceVersion}`],
         ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
-        ['Seed', `${record.seed} (replay: CONFORMANCE_SEED=${record.seed} npm run conformance)`],
+        ['Seed', `${record.seed} (replay: payflow-conformance run --seed ${record.seed})`],
         ...(record.selection ? ([['Selection', record.selection.label]] as [string, string][]) : []),
         ...(record.requireExercised
           ? ([
@@ -362,10 +371,9 @@ export function renderHtml(record: ConformanceRecord): string {
         ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} requests`],
         ['Waiver file', record.waivers.file ?? 'none'],
       ];
-  const title = t ? 'Validation' : 'Conformance';
   const body: string[] = [];
   body.push(
-    `<header class="verdict ${pass ? 'pass' : 'fail'}"><h1 id="verdict">${title} ${pass ? 'PASSED' : 'FAILED'}</h1><p>${t ? `${esc(t.kind === 'har' ? 'HAR file' : 'proxy')} ${esc(t.source)} · interface ${esc(record.interfaceVersion)}${record.strict ? ' · strict' : ''}` : `${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}`}</p></header>`,
+    `<header class="verdict ${head.tone}"><h1 id="verdict">${esc(head.text)}</h1>${head.advice ? `<p class="advice">${esc(head.advice)}</p>` : ''}<p>${t ? `${esc(t.kind === 'har' ? 'HAR file' : 'proxy')} ${esc(t.source)} · interface ${esc(record.interfaceVersion)}${record.strict ? ' · strict' : ''}` : `${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}`}</p></header>`,
   );
   body.push('<main>');
   body.push(renderInterrupted(record));
@@ -380,19 +388,28 @@ export function renderHtml(record: ConformanceRecord): string {
       `<p><strong>The gate passed:</strong> no MUST requirement failed${record.strict ? ' and no SHOULD requirement warned' : ''}${record.counts.MUST.waived + record.counts.SHOULD.waived > 0 ? ' (waived deviations aside)' : ''}.</p>`,
     );
   body.push(renderCounts(record));
-  body.push(`<dl class="run">${run.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`);
   if (broken.length > 0)
     body.push(
-      `<p><strong>Broken requirements:</strong> ${broken.map((r) => `<a href="#${anchor('req', r.id)}"><code>${esc(r.id)}</code></a> (${esc(r.level)}, §${esc(r.group)})`).join(', ')}</p>`,
+      `<p><strong>Broken requirements:</strong></p><ul class="reasons">${broken.map((r) => `<li><a href="#${anchor('req', r.id)}"><code>${esc(r.id)}</code></a> (${esc(r.level)}, §${esc(r.group)}): ${esc(r.statement)}</li>`).join('')}</ul>`,
     );
   body.push('</section>');
   if (record.incomplete.length > 0)
     body.push(
       `<section id="incomplete"><h2>Checks that did not complete</h2><ul>${record.incomplete.map((i) => `<li><code>${esc(i.test)}</code>: ${esc(i.error)}</li>`).join('')}</ul></section>`,
     );
+  // The broken requirements with their evidence first, so the first finding is on the first
+  // screen; their sections below link to them.
+  const brokenIds = new Set(broken.map((r) => r.id));
+  if (broken.length > 0)
+    body.push(
+      `<section id="findings"><h2>Findings</h2>${broken.map((r) => renderRequirement(record, r)).join('\n')}</section>`,
+    );
+  // The run's details (the banner names the target and the seed) after the evidence.
+  body.push(
+    `<section id="run"><h2>The run</h2><dl class="run">${run.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl></section>`,
+  );
   body.push(renderTraffic(record));
   body.push(renderWaivers(record));
-  body.push(renderCoverage(record));
   body.push(
     `<nav class="toc"><h2>Requirements by section of interface.md</h2><ul>${groups
       .map(([group, reqs]) => {
@@ -406,9 +423,16 @@ export function renderHtml(record: ConformanceRecord): string {
   );
   for (const [group, reqs] of groups) {
     body.push(`<section class="group" id="${anchor('sec', group)}"><h2>${esc(reqs[0]!.groupTitle)}</h2>`);
-    for (const r of reqs) body.push(renderRequirement(record, r));
+    for (const r of reqs)
+      body.push(
+        brokenIds.has(r.id)
+          ? `<p class="moved"><span class="badge ${r.status}">${esc(STATUS_LABEL[r.status])}</span> <span class="level ${esc(r.level)}">${esc(r.level)}</span> <a href="#${anchor('req', r.id)}"><code>${esc(r.id)}</code></a>: ${esc(r.statement)} (its findings are above)</p>`
+          : renderRequirement(record, r),
+      );
     body.push('</section>');
   }
+  // Coverage after the requirements: the first evidence is not pushed below a table of counts.
+  body.push(renderCoverage(record));
   body.push(renderProbes(record));
   body.push(renderPace(record));
   body.push(
@@ -421,7 +445,7 @@ export function renderHtml(record: ConformanceRecord): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>${record.traffic ? 'Validation' : 'Conformance'} ${pass ? 'PASSED' : 'FAILED'}: ${esc(record.target.baseURL || record.target.kind)}</title>
+<title>${esc(head.text)}: ${esc(record.target.baseURL || record.target.kind)}</title>
 <style>${CSS}</style>
 </head>
 <body>

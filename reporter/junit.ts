@@ -5,11 +5,13 @@
  * of the requirement (the words it rests on) and its text starts with all of them. Warnings
  * outside strict mode pass with the evidence in system-out; waived, skipped and not-run
  * requirements are skipped with the reason. Checks that did not complete are errors in a suite
- * of their own.
+ * of their own. Every suite carries the run's headline (reporter/summary.ts headline) in its
+ * properties (verdict, verdict.headline, verdict.advice, must.notExercised) and its system-out,
+ * so a pass that left MUST requirements unexercised says so with the count.
  */
 import { replayLine } from './replay.ts';
 import { bySection } from './sections.ts';
-import type { ConformanceRecord, RequirementRecord } from './summary.ts';
+import { headline, type ConformanceRecord, type RequirementRecord } from './summary.ts';
 
 /** Escapes text for XML content and attributes; drops characters XML 1.0 cannot hold. */
 export function escapeXml(value: unknown): string {
@@ -108,6 +110,10 @@ export function renderJunit(record: ConformanceRecord): string {
   const skips = (r: RequirementRecord): boolean =>
     r.status === 'waived' || r.status === 'not-exercised' || r.status === 'not-selected';
   const suites: string[] = [];
+  const head = headline(record);
+  // Every suite carries the headline (a CI view may show any one suite's output first): a pass
+  // that left MUST requirements unexercised says so, with the count, where the skipped count is.
+  const verdictOut = `<system-out>${x([head.text, ...(head.advice ? [head.advice] : [])].join('\n'))}</system-out>`;
   const properties = [
     ['target', record.target.baseURL],
     ['target.kind', record.target.kind],
@@ -119,6 +125,9 @@ export function renderJunit(record: ConformanceRecord): string {
     ...(record.selection ? [['selection', record.selection.label]] : []),
     ...(record.requireExercised ? [['requireExercised', record.requireExercised]] : []),
     ['verdict', record.verdict],
+    ['verdict.headline', head.text],
+    ...(head.advice ? [['verdict.advice', head.advice]] : []),
+    ['must.notExercised', String(record.counts.MUST['not-exercised'])],
     ...record.hints.map((h) => ['hint', h]),
     ...(record.interrupted
       ? [
@@ -135,7 +144,7 @@ export function renderJunit(record: ConformanceRecord): string {
   for (const [group, reqs] of bySection(record.requirements)) {
     const cases = reqs.map((r) => testCase(record, r, seconds(r)));
     suites.push(
-      `<testsuite name="${x(reqs[0]!.groupTitle)}" tests="${reqs.length}" failures="${reqs.filter(fails).length}" errors="0" skipped="${reqs.filter(skips).length}" time="${reqs.reduce((s, r) => s + seconds(r), 0).toFixed(3)}" timestamp="${x(record.startedAt)}" id="${x(group)}"><properties>${properties}</properties>${cases.join('')}</testsuite>`,
+      `<testsuite name="${x(reqs[0]!.groupTitle)}" tests="${reqs.length}" failures="${reqs.filter(fails).length}" errors="0" skipped="${reqs.filter(skips).length}" time="${reqs.reduce((s, r) => s + seconds(r), 0).toFixed(3)}" timestamp="${x(record.startedAt)}" id="${x(group)}"><properties>${properties}</properties>${cases.join('')}${verdictOut}</testsuite>`,
     );
   }
   if (record.incomplete.length > 0) {

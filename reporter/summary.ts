@@ -71,10 +71,14 @@ export interface ConformanceRecord {
   startedAt: string;
   durationMs: number;
   /**
-   * pass: no MUST requirement failed (waived ones aside), no SHOULD requirement warned in strict
-   * mode, and every check completed.
+   * The gate's verdict. pass: no MUST requirement failed (waived ones aside), no SHOULD
+   * requirement warned in strict mode, every check completed, and every selected MUST requirement
+   * was exercised. pass-unexercised: the gate passed (exit status 0) but some selected MUST
+   * requirements were not exercised, so the run shows less than a full pass
+   * (`counts.MUST['not-exercised']` says how many; --require-exercised must fails the gate on
+   * them). fail: the gate failed.
    */
-  verdict: 'pass' | 'fail';
+  verdict: RecordVerdict;
   /** Strict mode: SHOULD warnings fail the gate too. */
   strict: boolean;
   /** --require-exercised: selected requirements of that level that were not exercised fail the gate. */
@@ -135,6 +139,56 @@ export interface RecordRun {
   writableRef?: string;
   seed?: number;
   runs?: number;
+}
+
+/** The gate's verdict, qualified when MUST requirements were left unexercised. */
+export type RecordVerdict = 'pass' | 'pass-unexercised' | 'fail';
+
+/** Whether a record's gate passed: a qualified pass is a pass (exit status 0). */
+export function gatePassed(record: Pick<ConformanceRecord, 'verdict'>): boolean {
+  return record.verdict !== 'fail';
+}
+
+/**
+ * The headline every renderer leads with (console, HTML banner, JUnit, the workflow summary):
+ * a full pass, a pass that left MUST requirements unexercised (with their count and how to make
+ * them count), or a failure. One wording, so no renderer says less than another.
+ */
+export interface Headline {
+  /** pass: green; partial: amber; fail: red. */
+  tone: 'pass' | 'partial' | 'fail';
+  /** "Conformance PASSED, 12 of 36 MUST requirements not exercised" */
+  text: string;
+  /** The MUST requirements of the run's selection that nothing judged (0 unless partial). */
+  unexercisedMust: number;
+  /** Of how many MUST requirements the run selected. */
+  selectedMust: number;
+  /** For a partial pass: what it means and what to do, one sentence. */
+  advice?: string;
+}
+
+export function headline(
+  record: Pick<ConformanceRecord, 'verdict' | 'counts' | 'traffic' | 'requireExercised'>,
+): Headline {
+  const title = record.traffic ? 'Validation' : 'Conformance';
+  const m = record.counts.MUST;
+  const unexercisedMust = m['not-exercised'];
+  const selectedMust = m.passed + m.failed + m.warned + m.waived + m['not-exercised'];
+  if (record.verdict === 'fail')
+    return { tone: 'fail', text: `${title} FAILED`, unexercisedMust: 0, selectedMust };
+  if (record.verdict === 'pass' || unexercisedMust === 0)
+    return { tone: 'pass', text: `${title} PASSED`, unexercisedMust: 0, selectedMust };
+  const what = record.traffic ? 'the traffic did not exercise them' : 'this run did not exercise them';
+  const advice = record.traffic
+    ? `Passed only on what the traffic exercised: ${unexercisedMust} of ${selectedMust} MUST requirements were not judged (${what}), so they are not known to hold.`
+    : `Passed only on what was exercised: ${unexercisedMust} of ${selectedMust} MUST requirements were not judged (${what}), so they are not known to hold; see why each was not exercised, and run with --require-exercised must to make them fail the gate.`;
+  return {
+    tone: 'partial',
+    text: `${title} PASSED, ${unexercisedMust} of ${selectedMust} MUST requirements not exercised`,
+    unexercisedMust,
+    selectedMust,
+    advice,
+  };
 }
 
 export function buildRecord(input: {
@@ -259,7 +313,7 @@ export function buildRecord(input: {
     runs: input.run.runs ?? 0,
     startedAt: input.startedAt.toISOString(),
     durationMs: Math.round(input.durationMs),
-    verdict: reasons.length === 0 ? 'pass' : 'fail',
+    verdict: reasons.length > 0 ? 'fail' : counts.MUST['not-exercised'] > 0 ? 'pass-unexercised' : 'pass',
     strict,
     ...(input.requireExercised ? { requireExercised: input.requireExercised } : {}),
     ...(input.selection
@@ -386,8 +440,12 @@ export const DEFAULT_REPORT_PATHS = [
 export function formatSummary(
   record: ConformanceRecord,
   reports: readonly string[] = DEFAULT_REPORT_PATHS,
+  options: { colour?: boolean } = {},
 ): string {
   const lines: string[] = [];
+  const head = headline(record);
+  const paint = (text: string): string =>
+    options.colour ? `${TONE_COLOUR[head.tone]}${text}\u001b[0m` : text;
   const c = record.counts;
   const waived = (n: number): string => (n > 0 ? `, ${n} waived` : '');
   // Counts of a record written before the status existed read as none.
@@ -397,14 +455,14 @@ export function formatSummary(
   if (t) {
     const what = t.kind === 'har' ? `HAR file ${t.source}` : `proxy ${t.source}`;
     lines.push(
-      `Validation ${record.verdict === 'pass' ? 'PASSED' : 'FAILED'} for ${what}, interface ${record.interfaceVersion}${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
+      `${paint(head.text)}${head.tone === 'partial' ? ':' : ' for'} ${what}, interface ${record.interfaceVersion}${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
     );
     lines.push(
       `  ${t.exchanges} exchange(s): ${t.judged} judged, ${t.outside.count} outside the interface (not judged)${t.overCap ? `, ${t.overCap} over the body cap (not judged)` : ''}`,
     );
   } else
     lines.push(
-      `Conformance ${record.verdict === 'pass' ? 'PASSED' : 'FAILED'} against ${record.target.baseURL || '(no base URL)'} (${record.target.kind}), interface ${record.interfaceVersion}, ${record.mode} run${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
+      `${paint(head.text)}${head.tone === 'partial' ? ':' : ' against'} ${record.target.baseURL || '(no base URL)'} (${record.target.kind}), interface ${record.interfaceVersion}, ${record.mode} run${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
     );
   lines.push(
     `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed${waived(c.MUST.waived)}, ${c.MUST['not-exercised']} not exercised${notSelected(c.MUST['not-selected'])} | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned${waived(c.SHOULD.waived)}, ${c.SHOULD['not-exercised']} not exercised${notSelected(c.SHOULD['not-selected'])} | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
@@ -417,8 +475,17 @@ export function formatSummary(
     );
   }
   if (record.interrupted) lines.push(`  ${interruptionLine(record.interrupted)}`);
+  // A passing validation lists what the traffic did not exercise in one line: the traffic covers
+  // what its client happened to call, and the reports list each requirement with its reason.
+  const briefUnexercised = t !== undefined && record.verdict !== 'fail';
+  const unexercisedIds = record.requirements.filter((v) => v.status === 'not-exercised').map((v) => v.id);
+  if (briefUnexercised && unexercisedIds.length > 0)
+    lines.push(
+      `  Not exercised by the traffic: ${unexercisedIds.length} requirement(s) (${jsonReport} gives each with its reason)`,
+    );
   for (const v of record.requirements) {
     if (v.status === 'passed' || v.status === 'not-selected') continue;
+    if (briefUnexercised && v.status === 'not-exercised') continue;
     let why = '';
     if (v.status === 'not-exercised') why = ` (not exercised: ${v.reasons.join('; ')})`;
     else if (v.status === 'waived' && v.waiver)
@@ -438,8 +505,12 @@ export function formatSummary(
       lines.push(`           received ${f.received.split('\n')[0]}`);
       if (f.input !== undefined) lines.push(`           input ${JSON.stringify(f.input)}`);
       if (f.rule) lines.push(`           rule ${f.rule.field} ${f.rule.keyword}: ${f.rule.description}`);
-      for (const c of f.context ?? [])
+      for (const c of f.context ?? []) {
         lines.push(`           ${c.role ?? 'exchange'}: ${c.request} -> ${c.status || 'no answer'}`);
+        // A write the finding rests on (the PATCH before the read judged): its curl too, so what
+        // the console shows can be sent again, the input's body included.
+        if (!c.request.startsWith('GET ')) lines.push(`             curl: ${c.curl}`);
+      }
       if (f.curl) lines.push(`           curl (API_TOKEN must be set): ${f.curl}`);
       const replay = replayCommand(record, f);
       if (replay) lines.push(`           replay: ${replay}`);
@@ -473,10 +544,26 @@ export function formatSummary(
   if (record.pace && record.pace.requests > 0) lines.push(`  Pace: ${paceLine(record.pace)}`);
   if (!t)
     lines.push(
-      `  Seed ${record.seed}: replay the run with ${record.settings ? `${envAssignments(record.settings)} ${replayPrefix()}` : `CONFORMANCE_SEED=${record.seed} npm run conformance`}`,
+      `  Seed ${record.seed}: replay the run with ${record.settings ? `${envAssignments(record.settings)} ${replayPrefix()}` : `payflow-conformance run --seed ${record.seed}`}`,
     );
   lines.push(`  Reports: ${reports.join(', ')}`);
+  // The last line repeats the headline: it is what a CI log shows last.
+  lines.push(`${paint(`Verdict: ${head.text}`)}${head.advice ? `. ${head.advice}` : ''}`);
   return lines.join('\n');
+}
+
+/** The headline's colour on a terminal: green, amber (yellow), red; bold. */
+const TONE_COLOUR: Record<Headline['tone'], string> = {
+  pass: '\u001b[1;32m',
+  partial: '\u001b[1;33m',
+  fail: '\u001b[1;31m',
+};
+
+/** Whether the console summary may be coloured: a terminal or FORCE_COLOR, and no NO_COLOR. */
+export function summaryColour(env: NodeJS.ProcessEnv, isTTY: boolean): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  return isTTY;
 }
 
 /** "9 of 14 operations exercised; not: createX, deleteY" */

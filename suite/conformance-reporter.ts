@@ -36,7 +36,13 @@ import { RECOVERY_ENV } from '../probes/recovery.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import { PACE_ENV } from '../transport/session.ts';
 import { headerSecrets, redactText, secretsFromEnv } from '../reporter/redact.ts';
-import { buildRecord, formatSummary, type IncompleteCheck, type RecordRun } from '../reporter/summary.ts';
+import {
+  buildRecord,
+  formatSummary,
+  summaryColour,
+  type IncompleteCheck,
+  type RecordRun,
+} from '../reporter/summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { readAttachments } from './attachments.ts';
@@ -239,6 +245,7 @@ export default class ConformanceReporter implements Reporter {
         formatSummary(
           record,
           written.map((p) => displayPath(p, run.dir)),
+          { colour: summaryColour(process.env, process.stdout.isTTY === true) },
         ),
         secrets,
       ),

@@ -55,11 +55,17 @@ test('a waived failure passes the gate and the report matches its schema; an ech
     expect(lenient.code, lenient.stdout + lenient.stderr).toBe(0);
     const passing = readJson(join(lenient.reports, 'conformance.json')) as ConformanceRecord;
     expect(recordErrors(passing)).toEqual([]);
-    expect(passing.verdict).toBe('pass');
+    // A read-only run: the gate passes, and the verdict says the write requirements went unjudged.
+    expect(passing.verdict).toBe('pass-unexercised');
     expect(byStatus(passing, 'waived')).toEqual(['reference-invalid-400', 'timestamp-format']);
     expect(byStatus(passing, 'warned')).toEqual(['sunset-document-format']);
     expect(passing.gateReasons).toEqual([]);
     expect(lenient.stdout).toContain('Conformance PASSED');
+    expect(lenient.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      new RegExp(
+        `^Verdict: Conformance PASSED, ${passing.counts.MUST['not-exercised']} of \\d+ MUST requirements not exercised\\. .*--require-exercised must`,
+      ),
+    );
     expect(lenient.stdout).toContain('Waivers (');
 
     // The server sent the token back; the reports and the console show $API_TOKEN instead.
