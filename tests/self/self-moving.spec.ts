@@ -77,12 +77,19 @@ const stored = {
   updatedAt: '2024-03-05T14:30:00Z',
   accountHolderName: 'Acme',
 };
+// The suite's own requests carry the token (recorded as $API_TOKEN): the request-aware oracles
+// would otherwise judge them as unauthenticated.
+const AUTH = { Authorization: 'Bearer $API_TOKEN', 'Content-Type': 'application/json' };
 const read = (at: number, createdAt: string): Exchange => ({
-  ...exchangeFrom({ request: { method: 'GET', url: URL }, status: 200, json: { ...stored, createdAt } }),
+  ...exchangeFrom({
+    request: { method: 'GET', url: URL, headers: AUTH },
+    status: 200,
+    json: { ...stored, createdAt },
+  }),
   startedAt: at,
 });
 const patch = (at: number, sent: object, status: number, json: object): Exchange => ({
-  ...exchangeFrom({ request: { method: 'PATCH', url: URL, json: sent }, status, json }),
+  ...exchangeFrom({ request: { method: 'PATCH', url: URL, headers: AUTH, json: sent }, status, json }),
   startedAt: at,
 });
 

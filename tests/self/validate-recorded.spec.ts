@@ -241,9 +241,9 @@ test('the same session against the independent implementation: exit 0, no warnin
   expect(v.warned).toEqual([]);
 });
 
-test('every requirement no oracle judges is probe-only for a stated reason, and the README lists it', () => {
+test('every requirement no oracle judges is probe-only for a stated reason, and docs/validation.md lists it', () => {
   const judged = new Set<string>(ORACLES.flatMap((o) => o.requirements));
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs', 'validation.md'), 'utf8');
   const section = readme.slice(
     readme.indexOf('What stays **probe-only**'),
     readme.indexOf('- The HAR is checked'),

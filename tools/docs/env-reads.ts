@@ -13,7 +13,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 /** Directories never scanned: dependencies, generated output, and this tool (it reads nothing). */
-const SKIP = new Set(['node_modules', 'reports', 'test-results', 'playwright-report', 'blob-report', '.git']);
+const SKIP = new Set([
+  'node_modules',
+  'dist',
+  '.stryker-tmp',
+  'reports',
+  'test-results',
+  'playwright-report',
+  'blob-report',
+  '.git',
+]);
 const TOOL = join('tools', 'docs');
 const SELF_TESTS = join('tests', 'self');
 

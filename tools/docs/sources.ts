@@ -185,6 +185,24 @@ export function otherVariables(): OtherVariableRow[] {
       help: "set by action.yml: the Action's reports-dir input, where the run's conformance.json is read",
     },
     {
+      name: 'NO_COLOR',
+      kind: 'process',
+      readBy: 'reporter/summary.ts',
+      help: 'set and not empty: the console headline is never coloured',
+    },
+    {
+      name: 'FORCE_COLOR',
+      kind: 'process',
+      readBy: 'reporter/summary.ts',
+      help: 'set (not 0 or false): the console headline is coloured even when the output is not a terminal',
+    },
+    {
+      name: 'BENCH_REMOTE_MODES',
+      kind: 'development',
+      readBy: 'bench/bench.ts',
+      help: '`write`, `lanes`, `read-only` (comma-separated): the remote runs `npm run bench` repeats',
+    },
+    {
       name: 'BENCH_ONLY',
       kind: 'development',
       readBy: 'bench/bench.ts',
