@@ -148,10 +148,12 @@ export class ConformanceTestRunner implements TestRunner {
   }
 
   async dryRun(options: DryRunOptions): Promise<DryRunResult> {
-    await this.load();
     const n = ns();
     delete n.activeMutant;
-    n.mutantCoverage = { static: {}, perTest: {} };
+    // The instrumented code keeps the first coverage object it finds: what module-level code
+    // reaches while the suite loads is static coverage, the rest belongs to the test.
+    n.mutantCoverage ??= { static: {}, perTest: {} };
+    await this.load();
     n.currentTestId = TEST_ID;
     let result;
     try {

@@ -1,0 +1,50 @@
+/**
+ * npm run mutation: runs StrykerJS (mutation/stryker.config.json; arguments after `--` go to
+ * `stryker run`, such as `--mutate servers/reference.ts:100-200` or `--concurrency 1`), records the
+ * commit, the start and the wall time in reports/mutation/run.json, then checks the triage
+ * (mutation/check.ts). Exit status: Stryker's when it failed, else the check's (1: a mutant the
+ * suite did not detect has no triage entry, a killed-now entry's mutant survives, or the score
+ * over non-equivalent mutants is under 90 %).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { ROOT, RUN_RECORD, type RunRecord } from './check.ts';
+
+function git(args: string[]): string {
+  const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : '';
+}
+
+const args = process.argv.slice(2);
+const stryker = join(
+  dirname(createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json')),
+  'bin',
+  'stryker.js',
+);
+const startedAt = new Date();
+const started = performance.now();
+const result = spawnSync(process.execPath, [stryker, 'run', 'mutation/stryker.config.json', ...args], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
+const record: RunRecord = {
+  commit: git(['rev-parse', 'HEAD']) || 'unknown',
+  dirty: git(['status', '--porcelain', '--', '.', ':!reports']) !== '',
+  startedAt: startedAt.toISOString(),
+  wallMs: Math.round(performance.now() - started),
+  args,
+  exitCode: result.status,
+};
+mkdirSync(dirname(RUN_RECORD), { recursive: true });
+writeFileSync(RUN_RECORD, `${JSON.stringify(record, null, 2)}\n`);
+console.log(
+  `\nnpm run mutation: ${(record.wallMs / 60000).toFixed(1)} min wall; triage check (npm run mutation:triage):`,
+);
+if (result.status !== 0) process.exit(result.status ?? 1);
+const check = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'mutation', 'check.ts')], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
+process.exit(check.status ?? 1);
