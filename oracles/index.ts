@@ -1,5 +1,6 @@
 /** The registry of every oracle: each exchange of a run goes to every one that applies. */
 import { AUTH_CHALLENGE_ORACLE } from './auth-challenge.ts';
+import { AUTH_ERROR_CODE_ORACLE } from './auth-error-code.ts';
 import { COUNTERPARTY_RESPONSE_ORACLE } from './counterparty-response.ts';
 import { LIFECYCLE_HEADERS_ORACLE } from './lifecycle-headers.ts';
 import { MEDIA_TYPE_ORACLE } from './media-type.ts';
@@ -20,6 +21,7 @@ export const ORACLES: Oracle[] = [
   REFERENCE_STATUS_ORACLE,
   LIFECYCLE_HEADERS_ORACLE,
   AUTH_CHALLENGE_ORACLE,
+  AUTH_ERROR_CODE_ORACLE,
   PATCH_UPDATE_ORACLE,
   PATCH_REJECTED_ORACLE,
   PATCH_LIFECYCLE_HEADERS_ORACLE,

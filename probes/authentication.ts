@@ -173,7 +173,12 @@ export const readsRequireAuth: Probe = {
   id: 'reads-require-authentication',
   title:
     'every listed read operation, without a token, with empty ones, other schemes and near misses of the token; the token under "bearer"',
-  requirements: [...REQUIREMENTS, 'auth-scheme-case-insensitive', 'auth-401-bearer-challenge'],
+  requirements: [
+    ...REQUIREMENTS,
+    'auth-scheme-case-insensitive',
+    'auth-401-bearer-challenge',
+    'auth-401-error-code',
+  ],
   judges: [...REQUIREMENTS, 'auth-scheme-case-insensitive'],
   group: 'authentication',
   access: 'read',
@@ -191,7 +196,7 @@ export const writesRequireAuth: Probe = {
   id: 'writes-require-authentication',
   title:
     'every listed write operation, without a token, with empty ones, other schemes and near misses of the token',
-  requirements: [...REQUIREMENTS, 'auth-401-bearer-challenge'],
+  requirements: [...REQUIREMENTS, 'auth-401-bearer-challenge', 'auth-401-error-code'],
   judges: [...REQUIREMENTS],
   group: 'authentication',
   access: 'write',

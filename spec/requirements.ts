@@ -434,6 +434,27 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'auth-401-error-code',
+    section: 'RFC 6750 §3, §3.1',
+    group: '5',
+    level: 'SHOULD',
+    statement:
+      'The Bearer challenge of a 401 carries an error attribute when a bearer token was refused, and none when the request carried no credentials.',
+    rationale:
+      'RFC 6750 asks for both with SHOULD; the document shows no challenge at all. Requests under other schemes and "Bearer" without a token are not judged, and the error value is not: invalid_token and invalid_request both say why.',
+    quotes: [
+      {
+        source: 'RFC 6750 §3',
+        text: 'If the protected resource request included an access token and failed authentication, the resource server SHOULD include the "error" attribute to provide the client with the reason why the access request was declined.',
+      },
+      {
+        source: 'RFC 6750 §3.1',
+        text: 'If the request lacks any authentication information (e.g., the client was unaware that authentication is necessary or attempted using an unsupported authentication method), the resource server SHOULD NOT include an error code or other error information.',
+      },
+      { source: 'interface.md §5', text: 'Scheme: HTTP bearer.' },
+    ],
+  },
+  {
     id: 'auth-unauthenticated-401',
     section: 'RFC 6750 §3.1; RFC 9110 §15.5.2',
     group: '5',

@@ -88,4 +88,20 @@ export const AUTH_VARIANTS: Variant[] = [
     trips: ['auth-401-bearer-challenge'],
     create: challenging(`Basic realm="${REALM}"`),
   },
+  /** The challenge carries error="invalid_token" whatever was sent, no credentials included. */
+  {
+    id: 'auth-error-code-without-credentials',
+    fault:
+      'A request without an Authorization header is answered 401 with error="invalid_token" in the challenge, as if a token had been sent (RFC 6750 §3.1: no error code when no credentials came).',
+    trips: ['auth-401-error-code'],
+    create: challenging(`Bearer realm="${REALM}", error="invalid_token"`),
+  },
+  /** The challenge never says why a token was refused. */
+  {
+    id: 'auth-error-code-missing',
+    fault:
+      'A wrong bearer token is answered 401 with a bare Bearer challenge, without the error attribute that says why (RFC 6750 §3).',
+    trips: ['auth-401-error-code'],
+    create: challenging(`Bearer realm="${REALM}"`),
+  },
 ];
