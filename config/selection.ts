@@ -77,6 +77,17 @@ export const PROBE_OPERATIONS: Record<string, readonly string[]> = {
   'bill-list-pagination': ['listBills'],
   'lists-without-query': ['listDirectDebits', 'listMandates'],
   'invalid-item-references': ['getDirectDebit', 'getMandate'],
+  'item-writes-unknown-references': ['cancelMandate', 'getBill', 'getMandate', 'uploadBillDocument'],
+  'unlabelled-bodies': [
+    'createDirectDebit',
+    'createMandate',
+    'getCounterparty',
+    'ingestBill',
+    'patchCounterparty',
+    'updateBill',
+    'uploadBillDocument',
+  ],
+  'undocumented-methods': [],
   'unknown-item-references': ['getBill', 'getDirectDebit', 'getMandate'],
   'malformed-write-bodies': [
     'createDirectDebit',

@@ -57,6 +57,9 @@ export function credentialModes(token: string): CredentialMode[] {
       'with the token as a Basic password',
     ),
     wrong(`Token ${token}`, 'Token $API_TOKEN', 'with the token under the Token scheme'),
+    // A scheme that ends in "Bearer" is another scheme: a service that looks for "Bearer <token>"
+    // anywhere in the field, not at its start, takes it.
+    wrong(`XBearer ${token}`, 'XBearer $API_TOKEN', 'with the token under the scheme "XBearer"'),
   ];
   // The near misses (exchange/credentials.ts, where the redaction finds them too).
   for (const near of nearMisses(token))

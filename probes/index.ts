@@ -4,6 +4,8 @@ import { AUTHENTICATION_PROBES } from './authentication.ts';
 import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
 import { FINITE_CLASS_PROBES } from './finite-classes.ts';
+import { ITEM_WRITE_PROBES } from './item-writes.ts';
+import { UNDOCUMENTED_METHOD_PROBES } from './undocumented-methods.ts';
 import { REFERENCE_PROBES } from './references.ts';
 import { OTHER_OPERATION_PROBES } from './other-operations.ts';
 import { PATCH_OTHER_REFERENCE_PROBES } from './patch-other-references.ts';
@@ -21,6 +23,8 @@ const FILES: [string, Probe[]][] = [
   ['probes/other-operations.ts', OTHER_OPERATION_PROBES],
   ['probes/finite-classes.ts', FINITE_CLASS_PROBES],
   ['probes/reference-variants.ts', REFERENCE_VARIANT_PROBES],
+  ['probes/item-writes.ts', ITEM_WRITE_PROBES],
+  ['probes/undocumented-methods.ts', UNDOCUMENTED_METHOD_PROBES],
 ];
 
 export const PROBES: Probe[] = FILES.flatMap(([, probes]) => probes);

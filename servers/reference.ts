@@ -290,18 +290,7 @@ export class ReferenceServer {
       const auth = this.authenticate(req.headers.authorization);
       if (auth !== 'ok') return this.rejectUnauthenticated(res, auth);
     }
-    if (!operation) {
-      const allow = match.operations.map((op) => op.method).join(', ');
-      return this.sendError(
-        res,
-        405,
-        'METHOD_NOT_ALLOWED',
-        `${method} is not allowed on ${match.template}.`,
-        {
-          Allow: allow,
-        },
-      );
-    }
+    if (!operation) return this.methodNotAllowed(res, method, match);
     const params: Record<string, string> = {};
     for (const [name, raw] of Object.entries(match.rawParams)) {
       const decoded = this.decodeSegment(raw);
@@ -323,6 +312,14 @@ export class ReferenceServer {
   }
 
   // ---------------------------------------------------------------- routing hooks
+
+  /** A method the path does not have, once authenticated: 405 with the path's methods in Allow. */
+  protected methodNotAllowed(res: ServerResponse, method: string, match: PathMatch): void {
+    const allow = match.operations.map((op) => op.method).join(', ');
+    this.sendError(res, 405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${match.template}.`, {
+      Allow: allow,
+    });
+  }
 
   /** The operations that are routed; by default every operation of the spec. */
   protected operations(): Operation[] {

@@ -25,6 +25,21 @@ export function challenging(challenge: string | undefined): () => ReferenceServe
 }
 
 export const AUTH_VARIANTS: Variant[] = [
+  /** The credentials are looked for anywhere in the field, not at its start. */
+  {
+    id: 'bearer-anywhere-in-field',
+    fault:
+      'Authorization is matched by "Bearer <token>" anywhere in the field, so the token under another scheme whose name ends in "Bearer" (XBearer) is taken.',
+    trips: ['auth-wrong-token-rejected', 'auth-unauthenticated-401'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override authenticate(header: string | undefined): AuthResult {
+          if (header === undefined) return 'missing';
+          const m = /Bearer +(\S+) *$/i.exec(header);
+          return m?.[1] === this.token ? 'ok' : 'invalid';
+        }
+      })(),
+  },
   /** Authentication is switched off everywhere. */
   {
     id: 'auth-not-enforced',

@@ -1,9 +1,22 @@
 /** Faults of the other listed operations (interface.md §4.3) and of server errors (§7). */
 import type { Operation } from '../../spec/index.ts';
-import { ReferenceServer, type RequestContext } from '../reference.ts';
+import type { ServerResponse } from 'node:http';
+import { ReferenceServer, type PathMatch, type RequestContext } from '../reference.ts';
 import type { Variant } from './types.ts';
 
 export const ROUTING_VARIANTS: Variant[] = [
+  {
+    id: 'undocumented-method-500',
+    fault:
+      'A method the path does not have is looked up among the handlers once the token is accepted: OPTIONS with the token is answered 500 (without it, 401 as it should).',
+    trips: ['no-server-error'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override methodNotAllowed(_res: ServerResponse, method: string, _match: PathMatch): void {
+          throw new Error(`no handler for ${method}`);
+        }
+      })(),
+  },
   /** The mandate list crashes on an empty store (500). */
   {
     id: 'mandates-list-500',

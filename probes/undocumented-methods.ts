@@ -1,0 +1,59 @@
+/**
+ * OPTIONS, with the token, on every path of the document: a method the document lists on no path
+ * (§4), and one HTTP defines as safe (RFC 9110 §9.2.1, §9.3.7), so it changes nothing on any
+ * deployment. Whether a service answers it (200 with Allow, 204) or refuses it (405, 501) is open;
+ * every answer goes to the oracles: no 5xx, a complete answer. The other probes send methods the
+ * document does not list only without credentials, where authentication answers first, so a
+ * service that crashes once the token is right and the method is not one of the path's was never
+ * asked.
+ *
+ * Item paths take the configured counterparty and invented, well-formed bill, mandate and
+ * collection references.
+ */
+import { fillPath } from '../exchange/paths.ts';
+import { runCases } from '../engine/property.ts';
+import type { Probe } from '../engine/types.ts';
+import { spec } from '../spec/index.ts';
+
+export const UNDOCUMENTED_METHOD = 'OPTIONS';
+
+export const undocumentedMethods: Probe = {
+  id: 'undocumented-methods',
+  title: 'OPTIONS, with the token, on every documented path: answered, never 5xx',
+  requirements: ['no-server-error', 'request-answered'],
+  judges: [],
+  group: 'routing',
+  access: 'read',
+  async run(ctx) {
+    const tag = (ctx.target.seed >>> 0).toString(36);
+    const values: Record<string, string> = {
+      counterpartyReference: ctx.target.counterpartyRef,
+      uniqueReferenceIdentifier: `conformance-unknown-bill-${tag}`,
+      mandateReference: `conformance-unknown-mandate-${tag}`,
+      collectionReference: `conformance-unknown-collection-${tag}`,
+    };
+    const paths = [
+      ...new Set(
+        spec()
+          .operations()
+          .map((op) => op.path),
+      ),
+    ];
+    // Safe requests to paths no other case touches: sent together.
+    await runCases(ctx, paths, {
+      async probe(template) {
+        await ctx.http.send({
+          method: UNDOCUMENTED_METHOD,
+          path: fillPath(template, values),
+          role: `${UNDOCUMENTED_METHOD} with the token`,
+        });
+        return undefined;
+      },
+    });
+    ctx.note(
+      `${UNDOCUMENTED_METHOD} is sent with the token to ${paths.length} paths; the answer is judged by the oracles only`,
+    );
+  },
+};
+
+export const UNDOCUMENTED_METHOD_PROBES: Probe[] = [undocumentedMethods];
