@@ -4,6 +4,7 @@ import { AUTH_ERROR_CODE_ORACLE } from './auth-error-code.ts';
 import { COUNTERPARTY_RESPONSE_ORACLE } from './counterparty-response.ts';
 import { LIFECYCLE_HEADERS_ORACLE } from './lifecycle-headers.ts';
 import { MEDIA_TYPE_ORACLE } from './media-type.ts';
+import { METHOD_NOT_ALLOWED_ORACLE } from './method-not-allowed.ts';
 import { PATCH_LIFECYCLE_HEADERS_ORACLE } from './patch-lifecycle-headers.ts';
 import { PATCH_REJECTED_ORACLE } from './patch-rejected.ts';
 import { PATCH_UPDATE_ORACLE } from './patch-update.ts';
@@ -22,6 +23,7 @@ export const ORACLES: Oracle[] = [
   LIFECYCLE_HEADERS_ORACLE,
   AUTH_CHALLENGE_ORACLE,
   AUTH_ERROR_CODE_ORACLE,
+  METHOD_NOT_ALLOWED_ORACLE,
   PATCH_UPDATE_ORACLE,
   PATCH_REJECTED_ORACLE,
   PATCH_LIFECYCLE_HEADERS_ORACLE,

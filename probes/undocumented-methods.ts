@@ -2,7 +2,8 @@
  * OPTIONS, with the token, on every path of the document: a method the document lists on no path
  * (§4), and one HTTP defines as safe (RFC 9110 §9.2.1, §9.3.7), so it changes nothing on any
  * deployment. Whether a service answers it (200 with Allow, 204) or refuses it (405, 501) is open;
- * every answer goes to the oracles: no 5xx, a complete answer. The other probes send methods the
+ * every answer goes to the oracles: no 5xx, a complete answer, and a 405 names the path's
+ * documented methods in Allow (RFC 9110 §15.5.6). The other probes send methods the
  * document does not list only without credentials, where authentication answers first, so a
  * service that crashes once the token is right and the method is not one of the path's was never
  * asked.
@@ -19,8 +20,8 @@ export const UNDOCUMENTED_METHOD = 'OPTIONS';
 
 export const undocumentedMethods: Probe = {
   id: 'undocumented-methods',
-  title: 'OPTIONS, with the token, on every documented path: answered, never 5xx',
-  requirements: ['no-server-error', 'request-answered'],
+  title: 'OPTIONS, with the token, on every documented path: answered, never 5xx, a 405 with Allow',
+  requirements: ['no-server-error', 'request-answered', 'method-not-allowed-allow'],
   judges: [],
   group: 'routing',
   access: 'read',

@@ -483,6 +483,27 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'method-not-allowed-allow',
+    section: 'RFC 9110 §15.5.6, §5.6.1',
+    group: '4',
+    level: 'MUST',
+    statement:
+      'A 405 to a path of the document carries Allow, a list of methods without empty elements that names every method the document lists on that path.',
+    rationale:
+      'Which methods a path has beyond the documented ones (HEAD, OPTIONS, its own) and whether an undocumented method is 405 at all are open; only the Allow of a 405 is judged, and only for the documented methods.',
+    quotes: [
+      {
+        source: 'RFC 9110 §15.5.6',
+        text: "The origin server MUST generate an Allow header field in a 405 response containing a list of the target resource's currently supported methods.",
+      },
+      { source: 'RFC 9110 §5.6.1', text: 'a sender MUST NOT generate empty list elements' },
+      {
+        source: 'interface.md §4.3',
+        text: '| DELETE | `/api/v1/mandates/{mandateReference}` | cancel an active mandate |',
+      },
+    ],
+  },
+  {
     id: 'collection-routed',
     section: 'interface.md §4.3',
     group: '4.3',

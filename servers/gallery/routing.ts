@@ -6,6 +6,18 @@ import type { Variant } from './types.ts';
 
 export const ROUTING_VARIANTS: Variant[] = [
   {
+    id: 'method-not-allowed-without-allow',
+    fault:
+      'A method the path does not have is answered 405 without an Allow field (the methods are listed only in the error message).',
+    trips: ['method-not-allowed-allow'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override methodNotAllowed(res: ServerResponse, method: string, match: PathMatch): void {
+          this.sendError(res, 405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${match.template}.`);
+        }
+      })(),
+  },
+  {
     id: 'undocumented-method-500',
     fault:
       'A method the path does not have is looked up among the handlers once the token is accepted: OPTIONS with the token is answered 500 (without it, 401 as it should).',
