@@ -6,7 +6,7 @@
  * For each untriaged mutant it prints an entry to fill in. Exit 2: no report (run npm run
  * mutation first) or a malformed triage file.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GALLERY, CLEAN_GALLERY } from '../servers/gallery/index.ts';
@@ -24,6 +24,54 @@ export const REPORT = join(ROOT, 'reports', 'mutation', 'mutation.json');
 export const RUN_RECORD = join(ROOT, 'reports', 'mutation', 'run.json');
 export const TRIAGE = join(ROOT, 'mutation', 'triage.yaml');
 export const INTERFACE = join(ROOT, '..', 'shared', 'interface.md');
+/**
+ * The last recorded run's figures, kept in the repository (reports/ is not): npm run mutation
+ * writes it, npm run bench and the README quote it.
+ */
+export const SCORE_RECORD = join(ROOT, 'mutation', 'score.json');
+
+/** What mutation/score.json holds. */
+export interface ScoreRecord {
+  startedAt: string;
+  commit: string;
+  dirty: boolean;
+  wallMs: number;
+  args: string[];
+  total: number;
+  byStatus: Record<string, number>;
+  equivalentOrSilent: number;
+  missed: number;
+  untriaged: number;
+  /** Over the mutants not triaged equivalent or silent, in percent. */
+  score: number;
+  strykerScore: number;
+  shouldOnly: number;
+}
+
+export function scoreRecord(summary: ScoreSummary, record: RunRecord): ScoreRecord {
+  return {
+    startedAt: record.startedAt,
+    commit: record.commit,
+    dirty: record.dirty,
+    wallMs: record.wallMs,
+    args: record.args,
+    total: summary.total,
+    byStatus: summary.byStatus,
+    equivalentOrSilent: summary.equivalent.length,
+    missed: summary.missed.length,
+    untriaged: summary.untriaged.length,
+    score: Math.round(summary.score * 100) / 100,
+    strykerScore: Math.round(summary.strykerScore * 100) / 100,
+    shouldOnly: summary.shouldOnly,
+  };
+}
+
+/** The last recorded score, or undefined when none was recorded. */
+export function lastScore(): ScoreRecord | undefined {
+  return existsSync(SCORE_RECORD)
+    ? (JSON.parse(readFileSync(SCORE_RECORD, 'utf8')) as ScoreRecord)
+    : undefined;
+}
 /** The least score over non-equivalent mutants the project holds itself to. */
 export const MIN_SCORE = 90;
 
@@ -88,6 +136,11 @@ function main(): number {
   }
   const { summary, record } = run;
   for (const line of describe(summary, record)) console.log(line);
+  // --record (npm run mutation passes it): keep the figures in mutation/score.json.
+  if (process.argv.includes('--record') && record) {
+    writeFileSync(SCORE_RECORD, `${JSON.stringify(scoreRecord(summary, record), null, 2)}\n`);
+    console.log(`recorded in ${SCORE_RECORD}`);
+  }
   let failed = false;
   if (summary.untriaged.length > 0) {
     failed = true;

@@ -2,7 +2,8 @@
  * npm run mutation: runs StrykerJS (mutation/stryker.config.json; arguments after `--` go to
  * `stryker run`, such as `--mutate servers/reference.ts:100-200` or `--concurrency 1`), records the
  * commit, the start and the wall time in reports/mutation/run.json, then checks the triage
- * (mutation/check.ts). Exit status: Stryker's when it failed, else the check's (1: a mutant the
+ * (mutation/check.ts) and keeps the figures in mutation/score.json (committed: the README and
+ * npm run bench quote it). Exit status: Stryker's when it failed, else the check's (1: a mutant the
  * suite did not detect has no triage entry, a killed-now entry's mutant survives, or the score
  * over non-equivalent mutants is under 90 %).
  */
@@ -23,6 +24,9 @@ const stryker = join(
   'bin',
   'stryker.js',
 );
+// The commit the mutants faced: taken before the run, which may take a while to finish.
+const commit = git(['rev-parse', 'HEAD']) || 'unknown';
+const dirty = git(['status', '--porcelain', '--', '.', ':!reports']) !== '';
 const startedAt = new Date();
 const started = performance.now();
 const result = spawnSync(process.execPath, [stryker, 'run', 'mutation/stryker.config.json', ...args], {
@@ -30,8 +34,8 @@ const result = spawnSync(process.execPath, [stryker, 'run', 'mutation/stryker.co
   stdio: 'inherit',
 });
 const record: RunRecord = {
-  commit: git(['rev-parse', 'HEAD']) || 'unknown',
-  dirty: git(['status', '--porcelain', '--', '.', ':!reports']) !== '',
+  commit,
+  dirty,
   startedAt: startedAt.toISOString(),
   wallMs: Math.round(performance.now() - started),
   args,
@@ -43,8 +47,12 @@ console.log(
   `\nnpm run mutation: ${(record.wallMs / 60000).toFixed(1)} min wall; triage check (npm run mutation:triage):`,
 );
 if (result.status !== 0) process.exit(result.status ?? 1);
-const check = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'mutation', 'check.ts')], {
-  cwd: ROOT,
-  stdio: 'inherit',
-});
+const check = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', join(ROOT, 'mutation', 'check.ts'), '--record'],
+  {
+    cwd: ROOT,
+    stdio: 'inherit',
+  },
+);
 process.exit(check.status ?? 1);
