@@ -8,10 +8,11 @@
  * over non-equivalent mutants is under 90 %).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ROOT, RUN_RECORD, type RunRecord } from './check.ts';
+import { suiteFingerprint } from './runner.ts';
 
 function git(args: string[]): string {
   const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
@@ -19,6 +20,28 @@ function git(args: string[]): string {
 }
 
 const args = process.argv.slice(2);
+
+// Stryker's incremental mode reuses a "no coverage" result whenever the mutated code is unchanged,
+// even when the suite changed and now reaches that code. The one test's name carries the suite's
+// fingerprint (mutation/runner.ts): when it differs from the last run's, every result is stale,
+// so the run is forced whole.
+const incremental = join(ROOT, 'reports', 'mutation', 'stryker-incremental.json');
+if (existsSync(incremental) && !args.includes('--force')) {
+  const names = Object.values(
+    (
+      JSON.parse(readFileSync(incremental, 'utf8')) as {
+        testFiles?: Record<string, { tests: { name: string }[] }>;
+      }
+    ).testFiles ?? {},
+  ).flatMap((f) => f.tests.map((t) => t.name));
+  const fingerprint = suiteFingerprint(ROOT);
+  if (!names.some((n) => n.endsWith(`@ ${fingerprint}`))) {
+    console.log(
+      `npm run mutation: the suite changed since the last run (now ${fingerprint}): every mutant is run again (--force)`,
+    );
+    args.push('--force');
+  }
+}
 const stryker = join(
   dirname(createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json')),
   'bin',
