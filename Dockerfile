@@ -28,6 +28,7 @@ COPY oracles/*.ts oracles/
 COPY probes/ probes/
 COPY reporter/ reporter/
 COPY servers/reference.ts servers/
+COPY servers/reference/ servers/reference/
 COPY spec/ spec/
 COPY transport/ transport/
 COPY tests/conformance/ tests/conformance/

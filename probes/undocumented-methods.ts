@@ -24,7 +24,10 @@ export const undocumentedMethods: Probe = {
   requirements: ['no-server-error', 'request-answered', 'method-not-allowed-allow'],
   judges: [],
   group: 'routing',
-  access: 'read',
+  // OPTIONS is safe, but a read-only run sends nothing but GET: it goes with the writes that touch
+  // no writable counterparty.
+  access: 'write',
+  elsewhere: true,
   async run(ctx) {
     const tag = (ctx.target.seed >>> 0).toString(36);
     const values: Record<string, string> = {

@@ -58,7 +58,8 @@ export const ROUTING_VARIANTS: Variant[] = [
   {
     id: 'bills-list-405',
     fault: 'GET /api/v1/bills is not routed (only POST is), so it is answered 405.',
-    trips: ['collection-routed'],
+    // Its 405 names POST alone in Allow, while the document lists GET on the path too.
+    trips: ['collection-routed', 'method-not-allowed-allow'],
     create: () =>
       new (class extends ReferenceServer {
         protected override operations(): Operation[] {
