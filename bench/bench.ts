@@ -51,6 +51,7 @@ import { startDelayingProxy } from './latency-proxy.ts';
 import { timingRows } from './timing.ts';
 import { PLAYWRIGHT, ROOT, run, startServer, TSX } from './processes.ts';
 import { PROXY_ROUNDS, proxyLatency, proxyMix, proxyRow } from './proxy-latency.ts';
+import { lastScore } from '../mutation/check.ts';
 
 const SEED = '20261122';
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
@@ -228,6 +229,22 @@ function remoteRows(runs: RemoteRun[]): [string, string][] {
   });
 }
 
+/**
+ * The mutation score (issue 22) of the last recorded npm run mutation (mutation/score.json): a
+ * whole run takes far longer than this benchmark, so it is read, not measured, here.
+ */
+function mutationRow(): [string, string] {
+  const s = lastScore();
+  if (!s) return ['mutation score (npm run mutation)', 'not recorded'];
+  const st = s.byStatus;
+  const detected = (st.Killed ?? 0) + (st.Timeout ?? 0);
+  const valid = detected + (st.Survived ?? 0) + (st.NoCoverage ?? 0);
+  return [
+    `mutation score over non-equivalent mutants (npm run mutation, ${s.startedAt.slice(0, 10)}, commit ${s.commit.slice(0, 7)}${s.dirty ? '+' : ''})`,
+    `${s.score.toFixed(1)} %: ${detected} detected of ${valid - s.equivalentOrSilent} (${valid} mutants; ${s.equivalentOrSilent} equivalent or silent, ${s.missed} missed, ${s.untriaged} untriaged; ${(s.wallMs / 60000).toFixed(0)} min wall)`,
+  ];
+}
+
 async function main(): Promise<void> {
   const cpu = cpus();
   const started = new Date();
@@ -240,6 +257,11 @@ async function main(): Promise<void> {
     const runs = await remoteRuns();
     console.log(table(remoteRows(runs)));
     if (runs.some((r) => r.code !== 0)) process.exitCode = 1;
+    return;
+  }
+
+  if (process.env.BENCH_ONLY === 'mutation') {
+    console.log(table([mutationRow()]));
     return;
   }
 
@@ -399,6 +421,7 @@ async function main(): Promise<void> {
         `${seconds(hostile.ms)} (${hostileCount} tests passed, exit ${hostile.code})`,
       ],
       ...timing,
+      mutationRow(),
     ]),
   );
   if (

@@ -1,8 +1,10 @@
 /** The registry of every oracle: each exchange of a run goes to every one that applies. */
 import { AUTH_CHALLENGE_ORACLE } from './auth-challenge.ts';
+import { AUTH_ERROR_CODE_ORACLE } from './auth-error-code.ts';
 import { COUNTERPARTY_RESPONSE_ORACLE } from './counterparty-response.ts';
 import { LIFECYCLE_HEADERS_ORACLE } from './lifecycle-headers.ts';
 import { MEDIA_TYPE_ORACLE } from './media-type.ts';
+import { METHOD_NOT_ALLOWED_ORACLE } from './method-not-allowed.ts';
 import { PATCH_LIFECYCLE_HEADERS_ORACLE } from './patch-lifecycle-headers.ts';
 import { PATCH_REJECTED_ORACLE } from './patch-rejected.ts';
 import { PATCH_UPDATE_ORACLE } from './patch-update.ts';
@@ -26,6 +28,8 @@ export const ORACLES: Oracle[] = [
   REQUEST_CREDENTIALS_ORACLE,
   REQUEST_BODY_ORACLE,
   REQUEST_PATH_ORACLE,
+  AUTH_ERROR_CODE_ORACLE,
+  METHOD_NOT_ALLOWED_ORACLE,
   PATCH_UPDATE_ORACLE,
   PATCH_REJECTED_ORACLE,
   PATCH_LIFECYCLE_HEADERS_ORACLE,

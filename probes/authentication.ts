@@ -57,6 +57,9 @@ export function credentialModes(token: string): CredentialMode[] {
       'with the token as a Basic password',
     ),
     wrong(`Token ${token}`, 'Token $API_TOKEN', 'with the token under the Token scheme'),
+    // A scheme that ends in "Bearer" is another scheme: a service that looks for "Bearer <token>"
+    // anywhere in the field, not at its start, takes it.
+    wrong(`XBearer ${token}`, 'XBearer $API_TOKEN', 'with the token under the scheme "XBearer"'),
   ];
   // The near misses (exchange/credentials.ts, where the redaction finds them too).
   for (const near of nearMisses(token))
@@ -173,7 +176,12 @@ export const readsRequireAuth: Probe = {
   id: 'reads-require-authentication',
   title:
     'every listed read operation, without a token, with empty ones, other schemes and near misses of the token; the token under "bearer"',
-  requirements: [...REQUIREMENTS, 'auth-scheme-case-insensitive', 'auth-401-bearer-challenge'],
+  requirements: [
+    ...REQUIREMENTS,
+    'auth-scheme-case-insensitive',
+    'auth-401-bearer-challenge',
+    'auth-401-error-code',
+  ],
   judges: [...REQUIREMENTS, 'auth-scheme-case-insensitive'],
   operations: [
     'getBill',
@@ -200,7 +208,7 @@ export const writesRequireAuth: Probe = {
   id: 'writes-require-authentication',
   title:
     'every listed write operation, without a token, with empty ones, other schemes and near misses of the token',
-  requirements: [...REQUIREMENTS, 'auth-401-bearer-challenge'],
+  requirements: [...REQUIREMENTS, 'auth-401-bearer-challenge', 'auth-401-error-code'],
   judges: [...REQUIREMENTS],
   operations: [
     'cancelMandate',

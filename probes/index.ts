@@ -18,6 +18,8 @@ import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
 import { EQUIVALENT_REQUEST_PROBES } from './equivalent-requests.ts';
 import { FINITE_CLASS_PROBES } from './finite-classes.ts';
+import { ITEM_WRITE_PROBES } from './item-writes.ts';
+import { UNDOCUMENTED_METHOD_PROBES } from './undocumented-methods.ts';
 import { REFERENCE_PROBES } from './references.ts';
 import { OTHER_OPERATION_PROBES } from './other-operations.ts';
 import { PATCH_OTHER_REFERENCE_PROBES } from './patch-other-references.ts';
@@ -36,6 +38,8 @@ const FAMILIES: readonly ProbeFamily[] = [
   FINITE_CLASS_PROBES,
   REFERENCE_VARIANT_PROBES,
   EQUIVALENT_REQUEST_PROBES,
+  ITEM_WRITE_PROBES,
+  UNDOCUMENTED_METHOD_PROBES,
 ];
 
 export const PROBES: Probe[] = FAMILIES.flatMap((f) => f.probes);

@@ -36,16 +36,15 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spec, type Operation } from '../spec/index.ts';
+import { REFERENCE_TOKEN, seedCounterparties } from './reference/seed.ts';
 
-export const REFERENCE_TOKEN = 'reference-token';
-/** Has every optional field and several account shapes. */
-export const REFERENCE_COUNTERPARTY = 'ACME-Supplies_0001';
-/** Only the required fields. */
-export const MINIMAL_COUNTERPARTY = 'min-cp-002';
-/** For write tests. */
-export const WRITABLE_COUNTERPARTY = 'conformance-writable-01';
-/** Writable counterparties for parallel lanes of write tests (WRITABLE_COUNTERPARTY_REF=a,b,...), the first being WRITABLE_COUNTERPARTY. */
-export const WRITABLE_COUNTERPARTIES = [1, 2, 3, 4].map((n) => `conformance-writable-0${n}`);
+export {
+  MINIMAL_COUNTERPARTY,
+  REFERENCE_COUNTERPARTY,
+  REFERENCE_TOKEN,
+  WRITABLE_COUNTERPARTIES,
+  WRITABLE_COUNTERPARTY,
+} from './reference/seed.ts';
 
 /** RFC 9745 structured date: 2025-12-31T23:59:59Z. */
 export const DEPRECATION_HEADER = '@1767225599';
@@ -247,95 +246,9 @@ export class ReferenceServer {
 
   // ---------------------------------------------------------------- seed data
 
-  /** The counterparties every fresh server starts with. */
+  /** The counterparties every fresh server starts with (servers/reference/seed.ts). */
   protected seed(): Counterparty[] {
-    return [
-      {
-        counterpartyReference: REFERENCE_COUNTERPARTY,
-        state: 'ACTIVE',
-        createdAt: '2023-03-14T09:26:53Z',
-        updatedAt: '2025-02-01T12:00:00Z',
-        accountHolderName: 'ACME Supplies Ltd',
-        emailAddress: 'accounts.payable@acme-supplies.example',
-        mobileNumber: '447700900123',
-        remarks: "Preferred supplier, net-30 terms, O'Neill approves",
-        createdBy: 'API',
-        address: { addressLine: 'Unit 4, 221 Harbour Road', postalCode: 'BS1 5TT', country: 'GB' },
-        counterpartyAccounts: [
-          {
-            state: 'ACTIVE',
-            verificationStatus: 'VERIFIED',
-            createdAt: '2023-03-14T09:30:00Z',
-            updatedAt: '2024-11-05T08:15:42Z',
-            lastVerifiedAt: '2024-11-05T08:15:42Z',
-            accountType: 'BANK_ACCOUNT',
-            accountCategory: 'BUSINESS',
-            country: 'GB',
-            currency: 'GBP',
-            name: 'ACME Supplies GBP operating',
-            accountIdentifier: { type: 'ACCOUNT_NUMBER', value: '31926819' },
-            branchIdentifier: { type: 'SORT', value: '401276' },
-          },
-          {
-            state: 'ACTIVE',
-            verificationStatus: 'UNVERIFIED',
-            createdAt: '2024-06-01T10:00:00Z',
-            updatedAt: '2024-06-01T10:00:00Z',
-            accountType: 'BANK_ACCOUNT',
-            accountCategory: 'BUSINESS',
-            country: 'US',
-            currency: 'USD',
-            name: 'ACME Supplies USD',
-            accountIdentifier: { type: 'ACCOUNT_NUMBER', value: '000123456789' },
-            branchIdentifier: { type: 'ROUTING', value: '021000021' },
-          },
-          {
-            state: 'INACTIVE',
-            verificationStatus: 'FAILED',
-            createdAt: '2023-09-20T16:45:10Z',
-            updatedAt: '2023-09-21T07:02:33Z',
-            lastVerifiedAt: '2023-09-21T07:02:33Z',
-            accountType: 'BANK_ACCOUNT',
-            accountCategory: 'PERSONAL',
-            country: 'DE',
-            currency: 'EUR',
-            name: 'ACME Supplies EUR',
-            accountIdentifier: { type: 'IBAN', value: 'DE89370400440532013000' },
-          },
-        ],
-      },
-      {
-        counterpartyReference: MINIMAL_COUNTERPARTY,
-        state: 'INACTIVE',
-        createdAt: '2024-01-02T03:04:05Z',
-        updatedAt: '2024-01-02T03:04:05Z',
-        accountHolderName: 'Minimal Counterparty',
-      },
-      ...WRITABLE_COUNTERPARTIES.map((counterpartyReference): Counterparty => ({
-        counterpartyReference,
-        state: 'ACTIVE',
-        createdAt: '2024-05-06T07:08:09Z',
-        updatedAt: '2024-05-06T07:08:09Z',
-        accountHolderName: 'Conformance Writable Ltd',
-        emailAddress: 'conformance@example.com',
-        remarks: 'Used by write tests',
-        createdBy: 'web',
-        counterpartyAccounts: [
-          {
-            state: 'ACTIVE',
-            verificationStatus: 'UNVERIFIED',
-            createdAt: '2024-05-06T07:08:09Z',
-            updatedAt: '2024-05-06T07:08:09Z',
-            accountType: 'BANK_ACCOUNT',
-            accountCategory: 'BUSINESS',
-            country: 'NL',
-            currency: 'EUR',
-            name: 'Conformance Writable EUR',
-            accountIdentifier: { type: 'IBAN', value: 'NL91ABNA0417164300' },
-          },
-        ],
-      })),
-    ];
+    return seedCounterparties();
   }
 
   /** Stores a deep copy of a counterparty that must validate against the spec. */
@@ -384,18 +297,7 @@ export class ReferenceServer {
       const auth = this.authenticate(req.headers.authorization);
       if (auth !== 'ok') return this.rejectUnauthenticated(res, auth);
     }
-    if (!operation) {
-      const allow = match.operations.map((op) => op.method).join(', ');
-      return this.sendError(
-        res,
-        405,
-        'METHOD_NOT_ALLOWED',
-        `${method} is not allowed on ${match.template}.`,
-        {
-          Allow: allow,
-        },
-      );
-    }
+    if (!operation) return this.methodNotAllowed(res, method, match);
     const params: Record<string, string> = {};
     for (const [name, raw] of Object.entries(match.rawParams)) {
       const decoded = this.decodeSegment(raw);
@@ -417,6 +319,14 @@ export class ReferenceServer {
   }
 
   // ---------------------------------------------------------------- routing hooks
+
+  /** A method the path does not have, once authenticated: 405 with the path's methods in Allow. */
+  protected methodNotAllowed(res: ServerResponse, method: string, match: PathMatch): void {
+    const allow = match.operations.map((op) => op.method).join(', ');
+    this.sendError(res, 405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${match.template}.`, {
+      Allow: allow,
+    });
+  }
 
   /** The operations that are routed; by default every operation of the spec. */
   protected operations(): Operation[] {

@@ -434,6 +434,27 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'auth-401-error-code',
+    section: 'RFC 6750 §3, §3.1',
+    group: '5',
+    level: 'SHOULD',
+    statement:
+      'The Bearer challenge of a 401 carries an error attribute when a bearer token was refused, and none when the request carried no credentials.',
+    rationale:
+      'RFC 6750 asks for both with SHOULD; the document shows no challenge at all. Requests under other schemes and "Bearer" without a token are not judged, and the error value is not: invalid_token and invalid_request both say why.',
+    quotes: [
+      {
+        source: 'RFC 6750 §3',
+        text: 'If the protected resource request included an access token and failed authentication, the resource server SHOULD include the "error" attribute to provide the client with the reason why the access request was declined.',
+      },
+      {
+        source: 'RFC 6750 §3.1',
+        text: 'If the request lacks any authentication information (e.g., the client was unaware that authentication is necessary or attempted using an unsupported authentication method), the resource server SHOULD NOT include an error code or other error information.',
+      },
+      { source: 'interface.md §5', text: 'Scheme: HTTP bearer.' },
+    ],
+  },
+  {
     id: 'auth-unauthenticated-401',
     section: 'RFC 6750 §3.1; RFC 9110 §15.5.2',
     group: '5',
@@ -458,6 +479,27 @@ export const REQUIREMENTS = [
       {
         source: 'interface.md §7',
         text: 'The status for this, the error body shape, the error codes, and statuses for an unknown counterparty, unauthenticated or forbidden requests: not shown.',
+      },
+    ],
+  },
+  {
+    id: 'method-not-allowed-allow',
+    section: 'RFC 9110 §15.5.6, §5.6.1',
+    group: '4',
+    level: 'MUST',
+    statement:
+      'A 405 to a path of the document carries Allow, a list of methods without empty elements that names every method the document lists on that path.',
+    rationale:
+      'Which methods a path has beyond the documented ones (HEAD, OPTIONS, its own) and whether an undocumented method is 405 at all are open; only the Allow of a 405 is judged, and only for the documented methods.',
+    quotes: [
+      {
+        source: 'RFC 9110 §15.5.6',
+        text: "The origin server MUST generate an Allow header field in a 405 response containing a list of the target resource's currently supported methods.",
+      },
+      { source: 'RFC 9110 §5.6.1', text: 'a sender MUST NOT generate empty list elements' },
+      {
+        source: 'interface.md §4.3',
+        text: '| DELETE | `/api/v1/mandates/{mandateReference}` | cancel an active mandate |',
       },
     ],
   },

@@ -42,6 +42,8 @@ export interface HttpRequest {
   json?: unknown;
   /** A raw body, sent as is (for malformed JSON). */
   rawBody?: string;
+  /** Send `rawBody` with no Content-Type field at all (a body a client forgot to label). */
+  unlabelled?: boolean;
   /** What the request is for in its probe ('read before PATCH', 'restore', ...), for the report. */
   role?: string;
   /**
@@ -170,8 +172,10 @@ export class HttpClient {
       recordedHeaders['Content-Type'] ??= 'application/json';
     } else if (req.rawBody !== undefined) {
       body = req.rawBody;
-      headers['Content-Type'] ??= 'application/json';
-      recordedHeaders['Content-Type'] ??= 'application/json';
+      if (!req.unlabelled) {
+        headers['Content-Type'] ??= 'application/json';
+        recordedHeaders['Content-Type'] ??= 'application/json';
+      }
     }
     headers['User-Agent'] ??= USER_AGENT;
     const url = this.url(req.path);

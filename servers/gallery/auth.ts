@@ -25,6 +25,21 @@ export function challenging(challenge: string | undefined): () => ReferenceServe
 }
 
 export const AUTH_VARIANTS: Variant[] = [
+  /** The credentials are looked for anywhere in the field, not at its start. */
+  {
+    id: 'bearer-anywhere-in-field',
+    fault:
+      'Authorization is matched by "Bearer <token>" anywhere in the field, so the token under another scheme whose name ends in "Bearer" (XBearer) is taken.',
+    trips: ['auth-wrong-token-rejected', 'auth-unauthenticated-401'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override authenticate(header: string | undefined): AuthResult {
+          if (header === undefined) return 'missing';
+          const m = /Bearer +(\S+) *$/i.exec(header);
+          return m?.[1] === this.token ? 'ok' : 'invalid';
+        }
+      })(),
+  },
   /** Authentication is switched off everywhere. */
   {
     id: 'auth-not-enforced',
@@ -87,5 +102,21 @@ export const AUTH_VARIANTS: Variant[] = [
     fault: 'Unauthenticated requests are answered 401 with a Basic challenge instead of a Bearer one.',
     trips: ['auth-401-bearer-challenge'],
     create: challenging(`Basic realm="${REALM}"`),
+  },
+  /** The challenge carries error="invalid_token" whatever was sent, no credentials included. */
+  {
+    id: 'auth-error-code-without-credentials',
+    fault:
+      'A request without an Authorization header is answered 401 with error="invalid_token" in the challenge, as if a token had been sent (RFC 6750 §3.1: no error code when no credentials came).',
+    trips: ['auth-401-error-code'],
+    create: challenging(`Bearer realm="${REALM}", error="invalid_token"`),
+  },
+  /** The challenge never says why a token was refused. */
+  {
+    id: 'auth-error-code-missing',
+    fault:
+      'A wrong bearer token is answered 401 with a bare Bearer challenge, without the error attribute that says why (RFC 6750 §3).',
+    trips: ['auth-401-error-code'],
+    create: challenging(`Bearer realm="${REALM}"`),
   },
 ];

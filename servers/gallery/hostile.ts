@@ -338,7 +338,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     id: 'drops-mid-body',
     fault: 'Answers the known counterparty with 200 and half its declared body, then closes the connection.',
     trips: ['request-answered'],
-    incomplete: ['known-counterparty', 'reference-variants'],
+    incomplete: ['known-counterparty', 'reference-variants', 'undocumented-methods'],
     reason: /before the body was complete/,
     maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>
@@ -352,7 +352,7 @@ export const HOSTILE_VARIANTS: HostileVariant[] = [
     id: 'endless-body',
     fault: 'Answers the known counterparty with an endless JSON body (no Content-Length).',
     trips: [],
-    incomplete: ['known-counterparty', 'reference-variants'],
+    incomplete: ['known-counterparty', 'reference-variants', 'undocumented-methods'],
     reason: /body exceeds 4 MiB/,
     maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>

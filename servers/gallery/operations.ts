@@ -307,4 +307,50 @@ export const OPERATION_VARIANTS: Variant[] = [
         }
       })(),
   },
+  // ------------------------------------------------------------ item writes at unknown references
+  {
+    id: 'unlabelled-body-500',
+    fault:
+      'Reading a JSON body takes the media type from the Content-Type field without looking whether there is one: a body with no Content-Type, with the token, is answered 500.',
+    trips: ['no-server-error'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override async readJson(
+          ctx: RequestContext,
+          opts: { strictMediaType: boolean },
+        ): ReturnType<ReferenceServer['readJson']> {
+          const type = ctx.req.headers['content-type'] as string;
+          if (type.split(';')[0]!.trim() === '') throw new Error('no media type');
+          return super.readJson(ctx, opts);
+        }
+      })(),
+  },
+  {
+    id: 'mandate-cancel-unknown-500',
+    fault:
+      'DELETE of a mandate reads its status before looking whether it exists: an unknown mandate, with the token, is answered 500.',
+    trips: ['no-server-error'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override cancelMandate(ctx: RequestContext): void {
+          const mandate = this.mandates.get(ctx.params.mandateReference!) as Record<string, unknown>;
+          if (mandate.status === 'CANCELLED') throw new Error('already cancelled');
+          super.cancelMandate(ctx);
+        }
+      })(),
+  },
+  {
+    id: 'document-unknown-bill-500',
+    fault:
+      'POST of a PDF to a bill links the document before looking the bill up: an unknown bill, with the token and a PDF, is answered 500.',
+    trips: ['no-server-error'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override async uploadBillDocument(ctx: RequestContext): Promise<void> {
+          const bill = this.bills.get(ctx.params.uniqueReferenceIdentifier!) as Record<string, unknown>;
+          if ((ctx.req.headers['content-type'] ?? '').startsWith('application/pdf')) bill.document = 'linked';
+          await super.uploadBillDocument(ctx);
+        }
+      })(),
+  },
 ];

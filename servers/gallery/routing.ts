@@ -1,9 +1,34 @@
 /** Faults of the other listed operations (interface.md §4.3) and of server errors (§7). */
 import type { Operation } from '../../spec/index.ts';
-import { ReferenceServer, type RequestContext } from '../reference.ts';
+import type { ServerResponse } from 'node:http';
+import { ReferenceServer, type PathMatch, type RequestContext } from '../reference.ts';
 import type { Variant } from './types.ts';
 
 export const ROUTING_VARIANTS: Variant[] = [
+  {
+    id: 'method-not-allowed-without-allow',
+    fault:
+      'A method the path does not have is answered 405 without an Allow field (the methods are listed only in the error message).',
+    trips: ['method-not-allowed-allow'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override methodNotAllowed(res: ServerResponse, method: string, match: PathMatch): void {
+          this.sendError(res, 405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${match.template}.`);
+        }
+      })(),
+  },
+  {
+    id: 'undocumented-method-500',
+    fault:
+      'A method the path does not have is looked up among the handlers once the token is accepted: OPTIONS with the token is answered 500 (without it, 401 as it should).',
+    trips: ['no-server-error'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override methodNotAllowed(_res: ServerResponse, method: string, _match: PathMatch): void {
+          throw new Error(`no handler for ${method}`);
+        }
+      })(),
+  },
   /** The mandate list crashes on an empty store (500). */
   {
     id: 'mandates-list-500',
@@ -33,7 +58,8 @@ export const ROUTING_VARIANTS: Variant[] = [
   {
     id: 'bills-list-405',
     fault: 'GET /api/v1/bills is not routed (only POST is), so it is answered 405.',
-    trips: ['collection-routed'],
+    // Its 405 names POST alone in Allow, while the document lists GET on the path too.
+    trips: ['collection-routed', 'method-not-allowed-allow'],
     create: () =>
       new (class extends ReferenceServer {
         protected override operations(): Operation[] {
