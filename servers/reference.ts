@@ -36,12 +36,13 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spec, type Operation } from '../spec/index.ts';
-import { REFERENCE_TOKEN, seedCounterparties } from './reference/seed.ts';
+import { REFERENCE_TOKEN, seedCounterparties, seedItems } from './reference/seed.ts';
 
 export {
   MINIMAL_COUNTERPARTY,
   REFERENCE_COUNTERPARTY,
   REFERENCE_TOKEN,
+  SEED_ITEM_REFS,
   WRITABLE_COUNTERPARTIES,
   WRITABLE_COUNTERPARTY,
 } from './reference/seed.ts';
@@ -205,6 +206,13 @@ export class ReferenceServer {
         throw new Error(`reference server: no handler for ${op.operationId}`);
     }
     for (const cp of this.seed()) this.store(cp);
+    const items = seedItems();
+    for (const [into, list, key] of [
+      [this.bills, items.bills, 'uniqueReferenceIdentifier'],
+      [this.mandates, items.mandates, 'mandateReference'],
+      [this.collections, items.collections, 'collectionReference'],
+    ] as const)
+      for (const item of list) into.set(item[key] as string, item);
   }
 
   // ---------------------------------------------------------------- lifecycle

@@ -286,7 +286,18 @@ export const OPERATION_VARIANTS: Variant[] = [
           if (body === null || typeof body === 'number') {
             throw new TypeError("Cannot read properties of null (reading 'mandateReference')");
           }
-          this.sendError(ctx.res, 400, 'INVALID_BODY', 'The body must be a non-empty JSON object.');
+          if (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).length === 0)
+            return this.sendError(ctx.res, 400, 'INVALID_BODY', 'The body must be a non-empty JSON object.');
+          // An object is a collection, as on the reference server.
+          const reference = `COLLECTION-S${this.collections.size + 1}`;
+          const collection = {
+            ...body,
+            collectionReference: reference,
+            createdAt: this.now(),
+            updatedAt: this.now(),
+          };
+          this.collections.set(reference, collection);
+          this.sendJson(ctx.res, 201, collection, { Location: `/api/v1/direct-debit/${reference}` });
         }
       })(),
   },

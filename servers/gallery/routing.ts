@@ -41,16 +41,18 @@ export const ROUTING_VARIANTS: Variant[] = [
         }
       })(),
   },
-  /** An empty collection list is answered 404, as if the route did not exist. */
+  /** The collection list is routed only with a cursor: without a query it is answered 404. */
   {
     id: 'direct-debit-list-404',
-    fault: 'GET /api/v1/direct-debit answers 404 while no collection exists, as if the route were missing.',
+    fault:
+      'GET /api/v1/direct-debit without a cursor answers 404, as if the route existed only for the next page.',
     trips: ['collection-routed'],
     create: () =>
       new (class extends ReferenceServer {
         protected override listDirectDebits(ctx: RequestContext): void {
-          if (this.collections.size > 0) return super.listDirectDebits(ctx);
-          this.sendError(ctx.res, 404, 'NOT_FOUND', 'No collections.');
+          if (new URL(ctx.req.url ?? '/', 'http://localhost').searchParams.has('cursor'))
+            return super.listDirectDebits(ctx);
+          this.sendError(ctx.res, 404, 'NOT_FOUND', 'No such route.');
         }
       })(),
   },

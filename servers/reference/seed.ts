@@ -17,6 +17,58 @@ export const WRITABLE_COUNTERPARTY = 'conformance-writable-01';
 /** Writable counterparties for parallel lanes of write tests (WRITABLE_COUNTERPARTY_REF=a,b,...), the first being WRITABLE_COUNTERPARTY. */
 export const WRITABLE_COUNTERPARTIES = [1, 2, 3, 4].map((n) => `conformance-writable-0${n}`);
 
+/** A bill, a mandate and a collection every fresh server holds (ITEM_FIXTURES' read part, embedded). */
+export const SEED_ITEM_REFS = {
+  bill: 'BILL-SEED-0001',
+  mandate: 'MANDATE-SEED-0001',
+  collection: 'COLLECTION-SEED-0001',
+} as const;
+
+/** The items of SEED_ITEM_REFS as stored (the payloads are not shown: what a deployment's would carry). */
+export function seedItems(): {
+  bills: Record<string, unknown>[];
+  mandates: Record<string, unknown>[];
+  collections: Record<string, unknown>[];
+} {
+  const at = '2025-03-01T10:00:00Z';
+  return {
+    bills: [
+      {
+        uniqueReferenceIdentifier: SEED_ITEM_REFS.bill,
+        counterpartyReference: REFERENCE_COUNTERPARTY,
+        status: 'OPEN',
+        currencyCode: 'EUR',
+        totalAmount: 250,
+        openAmount: 250,
+        dueDate: '2025-04-30',
+        createdAt: at,
+        updatedAt: at,
+      },
+    ],
+    mandates: [
+      {
+        mandateReference: SEED_ITEM_REFS.mandate,
+        counterpartyReference: REFERENCE_COUNTERPARTY,
+        status: 'ACTIVE',
+        mode: 'CORE',
+        type: 'RECURRING',
+        createdAt: at,
+        updatedAt: at,
+      },
+    ],
+    collections: [
+      {
+        collectionReference: SEED_ITEM_REFS.collection,
+        mandateReference: SEED_ITEM_REFS.mandate,
+        amount: 99.95,
+        currency: 'EUR',
+        createdAt: at,
+        updatedAt: at,
+      },
+    ],
+  };
+}
+
 /** The counterparties every fresh server starts with (each is checked against the spec when stored). */
 export function seedCounterparties(): Counterparty[] {
   return [

@@ -8,6 +8,7 @@ import { expect, test } from '@playwright/test';
 import { spec } from '../../spec/index.ts';
 import { isRequirementId } from '../../spec/requirements.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
+import { SEED_ITEM_REFS, seedItems } from '../../servers/reference/seed.ts';
 import {
   DEPRECATION_HEADER,
   MINIMAL_COUNTERPARTY,
@@ -420,16 +421,25 @@ test.describe('PATCH', () => {
 });
 
 test.describe('the other twelve operations', () => {
-  test('the lists answer 200 with empty collections', async () => {
+  test('the lists answer 200 with the seeded bill, mandate and collection (ITEM_FIXTURES of the embedded run)', async () => {
+    const items = seedItems();
     expect((await call(base, 'GET', '/api/v1/bills', { headers: AUTH })).body).toEqual({
-      bills: [],
-      paginationDetails: { page: 0, pageSize: 20, totalElements: 0 },
+      bills: items.bills,
+      paginationDetails: { page: 0, pageSize: 20, totalElements: 1 },
     });
-    expect((await call(base, 'GET', '/api/v1/mandates', { headers: AUTH })).body).toEqual({ mandates: [] });
+    expect((await call(base, 'GET', '/api/v1/mandates', { headers: AUTH })).body).toEqual({
+      mandates: items.mandates,
+    });
     expect((await call(base, 'GET', '/api/v1/direct-debit?cursor=abc', { headers: AUTH })).body).toEqual({
-      collections: [],
+      collections: items.collections,
       nextCursor: null,
     });
+    for (const [path, ref] of [
+      ['bills', SEED_ITEM_REFS.bill],
+      ['mandates', SEED_ITEM_REFS.mandate],
+      ['direct-debit', SEED_ITEM_REFS.collection],
+    ])
+      expect((await call(base, 'GET', `/api/v1/${path}/${ref}`, { headers: AUTH })).status, ref).toBe(200);
   });
 
   test('the bill list ignores its query: every documented filter value and page 0 are 200', async () => {
