@@ -35,6 +35,7 @@ export const QUICK_SPECS = [
   'verdict-headline',
   'traceability',
   'requirement-quotes',
+  'items',
 ].map((name) => `${name}.spec.ts`);
 
 // A renamed or removed file would drop out of the tier silently: say so instead.

@@ -9,6 +9,7 @@ import {
   parseAccountFixtures,
   type AccountFixture,
 } from '../generators/account-fixture.ts';
+import { parseItemFixtures, type ItemFixtures } from '../generators/item-fixtures.ts';
 import { spec } from '../spec/index.ts';
 import { INITIAL_IN_FLIGHT } from '../transport/limiter.ts';
 import type { Politeness } from '../transport/politeness.ts';
@@ -34,6 +35,8 @@ export interface SuiteConfig {
   accountFixtures: AccountFixture[] | undefined;
   /** The most accounts a run may add to the writable counterparty. */
   accountBudget: number;
+  /** Bills, mandates and collections that exist, and bodies that create them (ITEM_FIXTURES); undefined: none. */
+  itemFixtures: ItemFixtures | undefined;
   /** The seed of every generated input of the run. */
   seed: number;
   /** Whether the seed was given (replay) or drawn. */
@@ -168,6 +171,8 @@ export interface EmbeddedTarget {
   accountFixture?: AccountFixture;
   /** The accounts it accepts, the first being `accountFixture`. */
   accountFixtures?: readonly AccountFixture[];
+  /** The items it holds and the bodies it accepts for the operations of §4.3. */
+  itemFixtures?: ItemFixtures;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -259,6 +264,33 @@ function accountFixtures(env: Env, cwd: string): AccountFixture[] | undefined {
 }
 
 /**
+ * ITEM_FIXTURES: a JSON object, or the path of a file holding one (relative to `cwd`), read as
+ * ACCOUNT_FIXTURE is (generators/item-fixtures.ts says what it holds).
+ */
+function itemFixtures(env: Env, cwd: string): ItemFixtures | undefined {
+  const raw = nonEmpty(env.ITEM_FIXTURES);
+  if (raw === undefined) return undefined;
+  let text = raw;
+  if (!raw.startsWith('{')) {
+    try {
+      text = readInputFile(resolve(cwd, raw), 'ITEM_FIXTURES', INPUT_CAPS.fixture).toString('utf8');
+    } catch (error) {
+      if (!(error instanceof InputFileError)) throw error;
+      if (error.code !== 'ENOTREG' && error.code !== 'EFBIG')
+        throw new ConfigError(
+          `ITEM_FIXTURES: cannot read the file '${escapeControls(raw)}' (${error.code ?? 'unreadable'}); give a JSON object or a readable JSON file`,
+        );
+      throw new ConfigError(error.message);
+    }
+  }
+  try {
+    return parseItemFixtures(text);
+  } catch (error) {
+    throw new ConfigError(escapeControls((error as Error).message));
+  }
+}
+
+/**
  * A URL as an error line may show it, even a string that is no valid URL: whatever could be
  * credentials (everything up to the last `@`, after the scheme) and any query or fragment (which
  * may hold a key) are replaced by ***.
@@ -338,6 +370,7 @@ export function parseConfig(
   const fixtures = accountFixtures(env, cwd);
   const fixture = fixtures?.[0];
   const accountBudget = integer(env, 'CONFORMANCE_ACCOUNT_BUDGET', 0, MAX_RUNS) ?? DEFAULT_ACCOUNT_BUDGET;
+  const items = itemFixtures(env, cwd);
   const politeness = parsePoliteness(env, baseURL !== undefined);
   const extraHeaders = parseExtraHeaders(env, headerFlags);
   // The embedded server has no replica to wait for: its window is 0 unless one is given.
@@ -367,6 +400,8 @@ export function parseConfig(
                 ? [embedded.accountFixture]
                 : undefined)),
       accountBudget,
+      // Set but empty asks for none, as ACCOUNT_FIXTURE does.
+      itemFixtures: env.ITEM_FIXTURES === '' ? undefined : (items ?? embedded.itemFixtures),
       seed: seedValue ?? drawSeed(),
       seedGiven: seedValue !== undefined,
       runs,
@@ -401,6 +436,7 @@ export function parseConfig(
     accountFixture: fixture,
     accountFixtures: fixtures,
     accountBudget,
+    itemFixtures: items,
     seed: seedValue ?? drawSeed(),
     seedGiven: seedValue !== undefined,
     runs,

@@ -61,6 +61,11 @@ export const VARIABLE_HELP: Record<ConfigVariable, VariableHelp> = {
     value: '<n>',
     help: 'the most accounts a run may add (default 40)',
   },
+  ITEM_FIXTURES: {
+    group: 'target',
+    value: '<json|file>',
+    help: 'bills, mandates, collections that exist, and bodies that create them (write mode): JSON or a JSON file',
+  },
   CONFORMANCE_SEED: {
     group: 'inputs',
     value: '<n>',

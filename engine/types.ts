@@ -8,6 +8,7 @@
 import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
+import type { ItemFixtures } from '../generators/item-fixtures.ts';
 import type { Rule } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
@@ -32,6 +33,11 @@ export interface TargetConfig {
   accountFixtures?: AccountFixture[];
   /** The most accounts the suite may add to the writable counterparty in one run (default 40). */
   accountBudget?: number;
+  /**
+   * Bills, mandates and collections that exist, and bodies the deployment accepts to create and
+   * update them (ITEM_FIXTURES, generators/item-fixtures.ts). Undefined: none known.
+   */
+  itemFixtures?: ItemFixtures;
   /** A replay of one case of one property (--case): the others of its probe are not run. */
   replayCase?: { property: string; path: string };
   seed: number;

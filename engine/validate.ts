@@ -40,6 +40,8 @@ const TOKEN =
   'needs knowing which bearer token the deployment accepts, which a recorded request does not show: judged only by a probe, not exercised in validation';
 const EXISTING =
   'needs knowing which counterparties or items exist (a probe checks or invents them first), which recorded traffic does not show: not exercised in validation';
+const ITEMS =
+  'needs knowing which bills, mandates and collections exist and which bodies the deployment accepts (the document does not show the payloads; ITEM_FIXTURES vouches for them): judged only by a probe, not exercised in validation';
 
 /**
  * Why each requirement only probes judge is not exercised in validation: what it needs that a
@@ -56,6 +58,11 @@ export const PROBE_ONLY_REASONS: Partial<Record<RequirementId, string>> = {
   'patch-unknown-not-created': EXISTING,
   'item-unknown-reference-not-another': EXISTING,
   'reference-percent-encoding-equivalent': EXISTING,
+  'item-known-readable': ITEMS,
+  'item-create-accepted': ITEMS,
+  'item-update-accepted': ITEMS,
+  'bill-document-accepted': ITEMS,
+  'mandate-cancel': ITEMS,
   'patch-valid-accepted':
     'needs knowing the valid token and which account identifiers the deployment accepts (the document does not show their inner fields; ACCOUNT_FIXTURE vouches for them): judged only by a probe, not exercised in validation',
 };

@@ -19,6 +19,7 @@ import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
 import { EQUIVALENT_REQUEST_PROBES } from './equivalent-requests.ts';
 import { FINITE_CLASS_PROBES } from './finite-classes.ts';
 import { ITEM_WRITE_PROBES } from './item-writes.ts';
+import { ITEM_PROBES } from './items.ts';
 import { UNDOCUMENTED_METHOD_PROBES } from './undocumented-methods.ts';
 import { REFERENCE_PROBES } from './references.ts';
 import { OTHER_OPERATION_PROBES } from './other-operations.ts';
@@ -39,6 +40,7 @@ const FAMILIES: readonly ProbeFamily[] = [
   REFERENCE_VARIANT_PROBES,
   EQUIVALENT_REQUEST_PROBES,
   ITEM_WRITE_PROBES,
+  ITEM_PROBES,
   UNDOCUMENTED_METHOD_PROBES,
 ];
 

@@ -23,6 +23,7 @@ import {
 } from '../config/selection.ts';
 import { CONFIG_VARIABLES, readDotenv } from '../config/sources.ts';
 import { SELECTABLE } from '../probes/index.ts';
+import { itemFixturesJson } from '../generators/item-fixtures.ts';
 
 export interface ResolvedRun {
   /** The directory the run was started from: its .env was read, relative paths resolve against it. */
@@ -89,6 +90,7 @@ function replaySettings(config: SuiteConfig, strict: boolean, inputs: Env): Reco
             config.accountFixtures.length === 1 ? config.accountFixtures[0] : config.accountFixtures,
           ),
     CONFORMANCE_ACCOUNT_BUDGET: String(config.accountBudget),
+    ITEM_FIXTURES: config.itemFixtures === undefined ? '' : itemFixturesJson(config.itemFixtures),
     CONFORMANCE_SEED: String(config.seed),
     CONFORMANCE_RUNS: String(config.runs),
     CONFORMANCE_SETTLE_MS: String(config.settleMs),
@@ -98,6 +100,8 @@ function replaySettings(config: SuiteConfig, strict: boolean, inputs: Env): Reco
   // them without a line of JSON.
   if (config.baseURL === undefined && (inputs.ACCOUNT_FIXTURE ?? '') === '' && config.accountFixtures)
     delete out.ACCOUNT_FIXTURE;
+  if (config.baseURL === undefined && (inputs.ITEM_FIXTURES ?? '') === '' && config.itemFixtures)
+    delete out.ITEM_FIXTURES;
   for (const name of POLITENESS_NAMES) {
     const value = inputs[name];
     if (value !== undefined && value !== '') out[name] = value;

@@ -930,6 +930,110 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'item-known-readable',
+    section: 'interface.md §4.3',
+    group: '4.3',
+    level: 'MUST',
+    statement: 'GET of one bill, mandate or collection that exists (named in ITEM_FIXTURES) answers 2xx.',
+    rationale:
+      'The payloads are not shown, so nothing is asserted of the body beyond what the oracles judge of every answer; the operation exists to return the item, and the item exists.',
+    quotes: [
+      {
+        source: 'interface.md §4.3',
+        text: '| GET | `/api/v1/bills/{uniqueReferenceIdentifier}` | get one bill |',
+      },
+      {
+        source: 'interface.md §4.3',
+        text: '| GET | `/api/v1/mandates/{mandateReference}` | get one mandate |',
+      },
+      {
+        source: 'interface.md §4.3',
+        text: '| GET | `/api/v1/direct-debit/{collectionReference}` | get one collection |',
+      },
+      {
+        source: 'RFC 9110 §15.3.1',
+        text: 'The 200 (OK) status code indicates that the request has succeeded.',
+      },
+    ],
+  },
+  {
+    id: 'item-create-accepted',
+    section: 'interface.md §4.3',
+    group: '4.3',
+    level: 'MUST',
+    statement:
+      'POST /api/v1/bills, /api/v1/mandates and /api/v1/direct-debit with a body the deployment accepts (ITEM_FIXTURES) answer 2xx, and the item created can then be read (GET answers 2xx).',
+    rationale:
+      "The payloads are not shown, so the body is the deployment's own (ITEM_FIXTURES); the created item is found by the Location header or by a field of the answer named like the path parameter, and when neither names it, it is not read back. A read may trail the write by the settle window.",
+    quotes: [
+      { source: 'interface.md §4.3', text: '| POST | `/api/v1/bills` | ingest a bill |' },
+      {
+        source: 'interface.md §4.3',
+        text: '| POST | `/api/v1/mandates` | create a SEPA direct-debit mandate |',
+      },
+      {
+        source: 'interface.md §4.3',
+        text: '| POST | `/api/v1/direct-debit` | start a collection against an active mandate |',
+      },
+      {
+        source: 'RFC 9110 §15.3.2',
+        text: 'The 201 (Created) status code indicates that the request has been fulfilled and has resulted in one or more new resources being created.',
+      },
+    ],
+  },
+  {
+    id: 'item-update-accepted',
+    section: 'interface.md §4.3',
+    group: '4.3',
+    level: 'MUST',
+    statement:
+      'PATCH /api/v1/bills/{ref} of a bill that exists, with a body the deployment accepts (ITEM_FIXTURES updateBill), answers 2xx.',
+    rationale:
+      "The payload is not shown, so the body is the deployment's own and only its acceptance is judged, not what the bill then holds.",
+    quotes: [
+      {
+        source: 'interface.md §4.3',
+        text: '| PATCH | `/api/v1/bills/{uniqueReferenceIdentifier}` | update bill status, open amount or due date |',
+      },
+    ],
+  },
+  {
+    id: 'bill-document-accepted',
+    section: 'interface.md §4.3',
+    group: '4.3',
+    level: 'MUST',
+    statement:
+      'POST /api/v1/bills/{ref}/document of a PDF to a bill that exists, framed as the deployment takes documents (ITEM_FIXTURES document), answers 2xx.',
+    rationale:
+      'Whether the file is the whole body or a part of a multipart/form-data body is not shown, so the deployment says which. JPEG and PNG are not sent yet (the transport sends text bodies only).',
+    quotes: [
+      {
+        source: 'interface.md §4.3',
+        text: '| POST | `/api/v1/bills/{uniqueReferenceIdentifier}/document` | upload a PDF, JPEG or PNG and link it to the bill |',
+      },
+    ],
+  },
+  {
+    id: 'mandate-cancel',
+    section: 'interface.md §3, §4.3',
+    group: '3',
+    level: 'MUST',
+    statement:
+      'DELETE /api/v1/mandates/{ref} of an active mandate (one the run created) answers 2xx, and a read of the mandate after it shows CANCELLED.',
+    rationale:
+      "The field that holds a mandate's state is not shown, so the read after must hold the value CANCELLED somewhere in its body; a read may trail by the settle window.",
+    quotes: [
+      {
+        source: 'interface.md §3',
+        text: '| Mandate | active | DELETE `/api/v1/mandates/{mandateReference}` | mandate is active | CANCELLED | none shown |',
+      },
+      {
+        source: 'interface.md §4.3',
+        text: '| DELETE | `/api/v1/mandates/{mandateReference}` | cancel an active mandate |',
+      },
+    ],
+  },
+  {
     id: 'write-body-malformed-not-success',
     section: 'interface.md (introduction), §4.3',
     group: '4.3',

@@ -34,6 +34,7 @@ export function targetFromEnv(env: Record<string, string | undefined> = process.
     accountFixture: config.accountFixture,
     ...(config.accountFixtures ? { accountFixtures: config.accountFixtures } : {}),
     accountBudget: config.accountBudget,
+    ...(config.itemFixtures ? { itemFixtures: config.itemFixtures } : {}),
     seed: config.seed,
     runs: config.runs,
     extraHeaders: config.extraHeaders,

@@ -16,6 +16,7 @@ import { exchangesOfHar, harOfExchanges, parseHar } from '../../exchange/har.ts'
 import { TrafficValidation } from '../../engine/validate.ts';
 import { TargetSession } from '../../transport/session.ts';
 import { EMBEDDED_POLITENESS } from '../../config/config.ts';
+import { EMBEDDED_TARGET } from '../../config/embedded.ts';
 import type { Politeness } from '../../transport/politeness.ts';
 import type { Clock } from '../../transport/clock.ts';
 import { resolveSelection } from '../../config/selection.ts';
@@ -38,6 +39,7 @@ export function galleryTarget(baseURL: string): TargetConfig {
     writableRef: WRITABLE_COUNTERPARTY,
     accountFixture: DEFAULT_ACCOUNT_FIXTURE,
     accountFixtures: [...DEFAULT_ACCOUNT_FIXTURES],
+    ...(EMBEDDED_TARGET.itemFixtures ? { itemFixtures: EMBEDDED_TARGET.itemFixtures } : {}),
     seed: SELF_TEST_SEED,
     runs: SELF_TEST_RUNS,
   };
