@@ -37,6 +37,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { spec, type Operation } from '../spec/index.ts';
 import { REFERENCE_TOKEN, seedCounterparties, seedItems } from './reference/seed.ts';
+import type { Counterparty, CounterpartyAccount, CounterpartyPatch } from './reference/types.ts';
 
 export {
   MINIMAL_COUNTERPARTY,
@@ -69,51 +70,7 @@ export interface ReferenceOptions {
   now?: () => Date;
 }
 
-export interface Address {
-  addressLine?: string;
-  postalCode?: string;
-  country?: string;
-  [field: string]: unknown;
-}
-
-export interface CounterpartyAccount {
-  state: string;
-  verificationStatus?: string;
-  createdAt: string;
-  updatedAt: string;
-  lastVerifiedAt?: string;
-  accountType: string;
-  accountCategory: string;
-  country?: string;
-  currency?: string;
-  name?: string;
-  accountIdentifier: Record<string, unknown>;
-  branchIdentifier?: Record<string, unknown>;
-  [field: string]: unknown;
-}
-
-export interface Counterparty {
-  counterpartyReference: string;
-  state: string;
-  createdAt: string;
-  updatedAt: string;
-  accountHolderName: string;
-  emailAddress?: string;
-  mobileNumber?: string;
-  remarks?: string;
-  createdBy?: string;
-  address?: Address;
-  counterpartyAccounts?: CounterpartyAccount[];
-  [field: string]: unknown;
-}
-
-/** The body of a PATCH once it validated against PatchCounterpartyRequest. */
-export interface CounterpartyPatch {
-  counterpartyDetails?: Partial<
-    Pick<Counterparty, 'accountHolderName' | 'emailAddress' | 'mobileNumber' | 'remarks' | 'address'>
-  >;
-  counterpartyAccounts?: Record<string, unknown>[];
-}
+export type { Address, Counterparty, CounterpartyAccount, CounterpartyPatch } from './reference/types.ts';
 
 /** A schema problem of a request or of a stored counterparty, as ajv reports it. */
 export interface SchemaProblem {

@@ -5,7 +5,7 @@
  * testing (mutation/) does not mutate this module: a mutant here would change what the suite is
  * pointed at, not what the server does with a request.
  */
-import type { Counterparty } from '../reference.ts';
+import type { Counterparty } from './types.ts';
 
 export const REFERENCE_TOKEN = 'reference-token';
 /** Has every optional field and several account shapes. */
