@@ -36,13 +36,8 @@ import { RECOVERY_ENV } from '../probes/recovery.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import { PACE_ENV } from '../transport/session.ts';
 import { headerSecrets, redactText, secretsFromEnv } from '../reporter/redact.ts';
-import {
-  buildRecord,
-  formatSummary,
-  summaryColour,
-  type IncompleteCheck,
-  type RecordRun,
-} from '../reporter/summary.ts';
+import { buildRecord, type IncompleteCheck, type RecordRun } from '../reporter/summary.ts';
+import { formatSummary, summaryColour } from '../reporter/console.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { readAttachments } from './attachments.ts';

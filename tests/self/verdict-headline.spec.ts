@@ -14,14 +14,8 @@ import type { ProbeOutcome } from '../../engine/types.ts';
 import { renderHtml } from '../../reporter/html.ts';
 import { renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import {
-  buildRecord,
-  formatSummary,
-  gatePassed,
-  headline,
-  summaryColour,
-  type ConformanceRecord,
-} from '../../reporter/summary.ts';
+import { buildRecord, gatePassed, headline, type ConformanceRecord } from '../../reporter/summary.ts';
+import { formatSummary, summaryColour } from '../../reporter/console.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { removeTemporaryDirectories, ROOT, temporaryDirectory } from './cli-fixtures.ts';
 

@@ -187,13 +187,13 @@ export function otherVariables(): OtherVariableRow[] {
     {
       name: 'NO_COLOR',
       kind: 'process',
-      readBy: 'reporter/summary.ts',
+      readBy: 'reporter/console.ts',
       help: 'set and not empty: the console headline is never coloured',
     },
     {
       name: 'FORCE_COLOR',
       kind: 'process',
-      readBy: 'reporter/summary.ts',
+      readBy: 'reporter/console.ts',
       help: 'set (not 0 or false): the console headline is coloured even when the output is not a terminal',
     },
     {
