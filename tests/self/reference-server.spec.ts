@@ -507,7 +507,9 @@ test.describe('the other twelve operations', () => {
         amount: 100,
       });
       const listed = (await call(b, 'GET', '/api/v1/bills', { headers: AUTH })).body as { bills: unknown[] };
-      expect(listed.bills).toHaveLength(1);
+      // The seeded bill, then the one created.
+      expect(listed.bills).toHaveLength(2);
+      expect(listed.bills[1]).toMatchObject({ uniqueReferenceIdentifier: billRef });
       const updated = await call(b, 'PATCH', `/api/v1/bills/${billRef}`, {
         headers: JSON_HEADERS,
         body: '{"amount":50}',
@@ -549,7 +551,9 @@ test.describe('the other twelve operations', () => {
       const list = (await call(b, 'GET', '/api/v1/direct-debit', { headers: AUTH })).body as {
         collections: unknown[];
       };
-      expect(list.collections).toHaveLength(1);
+      // The seeded collection, then the one created.
+      expect(list.collections).toHaveLength(2);
+      expect(list.collections[1]).toMatchObject({ collectionReference: collectionRef });
     });
   });
 });
