@@ -25,6 +25,9 @@
  * PATCHes confirmed by one read) makes the case that sent it the suspect: the round stops sending,
  * and the suspect is run again by its fast-check path, alone with the reads around it, and shrunk
  * from there. So a finding's input, its request, its curl and its --case replay are one case's.
+ * That needs a case sent alone to be judged while it runs: a probe whose read after may come
+ * within the settle window without showing the PATCH, and which then reads no more, says so
+ * (ProbeContext.lastRead), or its judgement would wait for the next case's PATCH.
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';

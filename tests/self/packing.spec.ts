@@ -10,7 +10,7 @@ import { EMBEDDED_POLITENESS } from '../../config/config.ts';
 import { coverCases, splitPack } from '../../engine/packing.ts';
 import { RunContext, runProbe } from '../../engine/run.ts';
 import type { ProbeOutcome, TargetConfig } from '../../engine/types.ts';
-import { requestJson } from '../../exchange/exchange.ts';
+import { requestJson, type Exchange } from '../../exchange/exchange.ts';
 import fc from 'fast-check';
 import type { Labelled } from '../../generators/labelled.ts';
 import { validDetailsBody, validDetailsBodyExamples, type PatchBody } from '../../generators/patch-body.ts';
@@ -18,6 +18,7 @@ import { DETAILS_PACKING, patchValidDetails } from '../../probes/counterparty-pa
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
 import { TargetSession } from '../../transport/session.ts';
+import { VirtualClock } from './fake-clock.ts';
 import { galleryTarget, SELF_TEST_SEED } from './suite-runner.ts';
 
 test('the covering design: each case once, no shared slot, as few packs as the fullest slot', () => {
@@ -80,14 +81,22 @@ test('a failed pack is split down to the cases that fail alone, and no further',
   expect(count).toBeLessThanOrEqual(6);
 });
 
-async function runDetails(server: ReferenceServer, target?: Partial<TargetConfig>): Promise<ProbeOutcome> {
+async function runDetails(
+  server: ReferenceServer,
+  target?: Partial<TargetConfig>,
+  log?: Exchange[],
+): Promise<ProbeOutcome> {
   const baseURL = await server.start(0);
   try {
-    return await runProbe(
-      patchValidDetails,
-      { ...galleryTarget(baseURL), ...target },
-      new RunContext(new TargetSession({ politeness: EMBEDDED_POLITENESS }), baseURL),
+    // A settle window is waited out on a virtual clock: no real time, whatever the machine's load.
+    const clock = target?.settleMs ? { clock: new VirtualClock() } : {};
+    const run = new RunContext(
+      new TargetSession({ politeness: EMBEDDED_POLITENESS, ...clock }),
+      baseURL,
+      target?.settleMs,
     );
+    if (log) run.log.subscribe((ex) => log.push(ex));
+    return await runProbe(patchValidDetails, { ...galleryTarget(baseURL), ...target }, run);
   } finally {
     await server.stop();
   }
@@ -172,3 +181,37 @@ for (const id of ['patch-holder-name-shortest-refused', 'patch-mobile-max-15']) 
     expect(replay.notes.join('\n')).not.toMatch(/of the first round/);
   });
 }
+
+test('a change no read shows, with a settle window: the packed round reports a case that fails alone, with its own PATCH', async () => {
+  // Reads confirm several packs at once, and once a read has not shown a PATCH within the window
+  // the writer reads no more than once: the judgement of each PATCH sent alone (a half of a split
+  // pack, a shrink candidate, a replay) must still come while that PATCH's case runs.
+  const variant = GALLERY.find((v) => v.id === 'patch-not-persisted')!;
+  const log: Exchange[] = [];
+  const outcome = await runDetails(variant.create() as ReferenceServer, { settleMs: 1000 }, log);
+  expect(outcome.incomplete, outcome.incomplete).toBeUndefined();
+  expect(outcome.notes.join('\n')).toMatch(/; \d+ split to find the failing case/);
+  expect(outcome.notes.join('\n')).not.toMatch(/run again alone, the case held/);
+  const findings = outcome.findings.filter((f) => f.requirement === 'patch-persisted');
+  // The property's finding comes first; the only other is the restore's, which no case sent.
+  expect(findings[0]?.path, JSON.stringify(findings.map((f) => f.message))).toBeDefined();
+  expect(findings.slice(1).map((f) => f.context?.find((c) => c.request.startsWith('PATCH '))?.role)).toEqual([
+    'restore',
+  ]);
+  // Its input is the body of the PATCH it rests on.
+  const finding = findings[0]!;
+  const patchOf = (f: typeof finding): string | undefined =>
+    f.context?.find((c) => c.request.startsWith('PATCH '))?.curl;
+  const body = (curl: string | undefined): unknown =>
+    JSON.parse(/--data-binary '(.*)'$/.exec(curl ?? '')![1]!.replaceAll("'\\''", "'"));
+  expect(body(patchOf(finding))).toEqual(finding.input);
+  expect(log.filter((ex) => ex.request.method === 'PATCH').length).toBeLessThan(80);
+  // Replayed alone by its path, it fails the same way, with the same body.
+  const replay = await runDetails(variant.create() as ReferenceServer, {
+    settleMs: 1000,
+    replayCase: { property: finding.property!, path: finding.path! },
+  });
+  const again = replay.findings.find((f) => f.requirement === 'patch-persisted' && f.path !== undefined);
+  expect(again?.input).toEqual(finding.input);
+  expect(body(patchOf(again!))).toEqual(finding.input);
+});
