@@ -306,6 +306,22 @@ export class Judge {
     );
   }
 
+  /**
+   * The sender will not read `reference` again before its next write to it (it has stopped
+   * waiting for the settle window): a chain of accepted PATCHes waiting on a read within the
+   * window that did not show it yet is judged now with that read, as the next accepted PATCH
+   * would judge it. A HAR of the traffic, which carries no such word, gets the same judgements
+   * when that PATCH comes, as long as it is the counterparty's next exchange (were a refused PATCH
+   * and then a read showing the chain to come first, the HAR would have the chain judged held).
+   * Nothing else is judged early: refused PATCHes still wait for a read after the window, other
+   * counterparties for their own reads.
+   */
+  lastRead(reference: string): OracleJudgement[] {
+    const state = this.states.get(reference);
+    if (!state?.chain?.stale) return [];
+    return this.resolve(reference, state, state.chain.stale);
+  }
+
   /** Judges the PATCHes still waiting for a read after them with what they have. */
   flush(): OracleJudgement[] {
     const out: OracleJudgement[] = [];

@@ -25,6 +25,9 @@
  * PATCHes confirmed by one read) makes the case that sent it the suspect: the round stops sending,
  * and the suspect is run again by its fast-check path, alone with the reads around it, and shrunk
  * from there. So a finding's input, its request, its curl and its --case replay are one case's.
+ * That needs a case sent alone to be judged while it runs: a probe whose read after may come
+ * within the settle window without showing the PATCH, and which then reads no more, says so
+ * (ProbeContext.lastRead), or its judgement would wait for the next case's PATCH.
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
@@ -275,16 +278,34 @@ export interface PackedStats {
   splitRequests: number;
 }
 
+/**
+ * The violations of a sending that rest on its own exchanges (subjectOf); `elsewhere` gets the
+ * others, judgements of an earlier request that came while it was sent.
+ */
+function ownViolations(
+  r: { violations: JudgedViolation[]; sent?: ReadonlySet<Exchange> },
+  elsewhere: (v: JudgedViolation) => void,
+): JudgedViolation[] {
+  const own: JudgedViolation[] = [];
+  for (const v of r.violations) {
+    if (!r.sent || r.sent.has(subjectOf(v))) own.push(v);
+    else elsewhere(v);
+  }
+  return own;
+}
+
 /** The key of a packed case's result: its value. */
 const valueKey = (input: Labelled<unknown>): string => JSON.stringify(input.value) ?? 'undefined';
 
 /**
  * Sends the first round's cases packed (engine/packing.ts) and returns each one's result, keyed
- * by valueKey (equal cases are sent once). Every violation seen while the packs went out is traced to the pack whose request it
- * rests on (the PATCH among the violation's exchanges, else the exchange that shows it), since a
- * read that confirms several requests judges them all at once. A pack with a violation is split
- * down to its single cases, each sent alone; if none fails alone (the fault needs two cases
- * together), the pack's violations are recorded as they are, without an input to shrink.
+ * by valueKey (equal cases are sent once). Every violation seen while the packs went out is
+ * traced to the pack whose request it rests on (the PATCH among the violation's exchanges, else
+ * the exchange that shows it), since a read that confirms several requests judges them all at
+ * once. A pack with a violation is split down to its single cases, each sent alone; a part's
+ * verdict is what rests on its own exchanges, and a judgement of a pack's request that comes while
+ * a part is sent goes to that pack. If no case fails alone (the fault needs two cases together),
+ * the pack's violations are recorded as they are, without an input to shrink.
  */
 async function sendPacked<T>(
   ctx: ProbeContext,
@@ -334,13 +355,15 @@ async function sendPacked<T>(
       for (const v of r.violations) delivered.push({ v, at: packs.length - 1 });
     }
   }
-  const traced = packs.map(() => [] as JudgedViolation[]);
-  for (const { v, at } of delivered) {
+  // The pack whose request a violation rests on: the write among its exchanges, else the
+  // exchange judged; undefined for one no pack sent.
+  const packOf = (v: JudgedViolation): number | undefined => {
     const rests = [v.exchange, ...(v.context ?? [])];
     const write = rests.find((ex) => ex.request.method !== 'GET' && owner.has(ex));
-    const i = owner.get(write ?? v.exchange) ?? at;
-    traced[i]!.push(v);
-  }
+    return owner.get(write ?? v.exchange);
+  };
+  const traced = packs.map(() => [] as JudgedViolation[]);
+  for (const { v, at } of delivered) traced[packOf(v) ?? at]!.push(v);
   for (const [i, pack] of packs.entries()) {
     const violations = traced[i]!;
     if (violations.length === 0) {
@@ -356,8 +379,16 @@ async function sendPacked<T>(
     stats.splitRequests += await splitPack(pack, async (cases) => {
       const r = await sendCase(ctx, () => prop.probe(inputOf(cases), true));
       if ('error' in r) return stop(r.error);
-      if (cases.length === 1) alone.set(valueKey(cases[0]!), r);
-      return r.violations.length > 0 ? 'failed' : 'passed';
+      // A part's verdict is what rests on its own request; a judgement that came while it was
+      // sent but rests on another request goes where that request's verdict is still to be
+      // made (a pack not examined yet), else it is recorded as judged.
+      const own = ownViolations(r, (v) => {
+        const k = packOf(v);
+        if (k !== undefined && k > i) traced[k]!.push(v);
+        else ctx.report(v);
+      });
+      if (cases.length === 1) alone.set(valueKey(cases[0]!), { ...r, violations: own });
+      return own.length > 0 ? 'failed' : 'passed';
     });
     for (const c of pack) results.set(valueKey(c), alone.get(valueKey(c)) ?? { violations: [] });
     const failsAlone = pack.some((c) => {

@@ -242,6 +242,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
         throw error;
       }
     },
+    lastRead: (ref) => deliver(run.judge.lastRead(ref)),
     notApplicable(id, reason) {
       if (!outcome.notApplicable.some((n) => n.requirement === id))
         outcome.notApplicable.push({ requirement: id, reason });

@@ -208,6 +208,13 @@ export interface ProbeContext {
     exchanges: Exchange[];
     sent?: ReadonlySet<Exchange>;
   }>;
+  /**
+   * Says the probe will not read counterparty `ref` again before its next write to it: a PATCH
+   * whose read after came within the settle window without showing it, and which no later read
+   * will confirm, is judged now with that read (engine/judge.ts lastRead), so its judgements go to
+   * the case running rather than to the case that writes next.
+   */
+  lastRead(ref: string): void;
   /** Marks a requirement the probe aims at as not applicable to this target, with the reason. */
   notApplicable(requirement: RequirementId, reason: string): void;
   note(text: string): void;

@@ -8,16 +8,20 @@
 import { expect, test } from '@playwright/test';
 import { EMBEDDED_POLITENESS } from '../../config/config.ts';
 import { coverCases, splitPack } from '../../engine/packing.ts';
+import { runProperty } from '../../engine/property.ts';
 import { RunContext, runProbe } from '../../engine/run.ts';
-import type { ProbeOutcome, TargetConfig } from '../../engine/types.ts';
-import { requestJson } from '../../exchange/exchange.ts';
+import type { Probe, ProbeContext, ProbeOutcome, TargetConfig } from '../../engine/types.ts';
+import { counterpartyPath } from '../../exchange/paths.ts';
+import { requestJson, type Exchange } from '../../exchange/exchange.ts';
 import fc from 'fast-check';
-import type { Labelled } from '../../generators/labelled.ts';
+import { keeps, labelled, type Labelled } from '../../generators/labelled.ts';
 import { validDetailsBody, validDetailsBodyExamples, type PatchBody } from '../../generators/patch-body.ts';
 import { DETAILS_PACKING, patchValidDetails } from '../../probes/counterparty-patch.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
-import { ReferenceServer } from '../../servers/reference.ts';
+import { type Counterparty, ReferenceServer, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
+import { patchRequest, ROLE } from '../../probes/write-lane.ts';
 import { TargetSession } from '../../transport/session.ts';
+import { VirtualClock } from './fake-clock.ts';
 import { galleryTarget, SELF_TEST_SEED } from './suite-runner.ts';
 
 test('the covering design: each case once, no shared slot, as few packs as the fullest slot', () => {
@@ -80,14 +84,22 @@ test('a failed pack is split down to the cases that fail alone, and no further',
   expect(count).toBeLessThanOrEqual(6);
 });
 
-async function runDetails(server: ReferenceServer, target?: Partial<TargetConfig>): Promise<ProbeOutcome> {
+async function runDetails(
+  server: ReferenceServer,
+  target?: Partial<TargetConfig>,
+  log?: Exchange[],
+): Promise<ProbeOutcome> {
   const baseURL = await server.start(0);
   try {
-    return await runProbe(
-      patchValidDetails,
-      { ...galleryTarget(baseURL), ...target },
-      new RunContext(new TargetSession({ politeness: EMBEDDED_POLITENESS }), baseURL),
+    // A settle window is waited out on a virtual clock: no real time, whatever the machine's load.
+    const clock = target?.settleMs ? { clock: new VirtualClock() } : {};
+    const run = new RunContext(
+      new TargetSession({ politeness: EMBEDDED_POLITENESS, ...clock }),
+      baseURL,
+      target?.settleMs,
     );
+    if (log) run.log.subscribe((ex) => log.push(ex));
+    return await runProbe(patchValidDetails, { ...galleryTarget(baseURL), ...target }, run);
   } finally {
     await server.stop();
   }
@@ -172,3 +184,114 @@ for (const id of ['patch-holder-name-shortest-refused', 'patch-mobile-max-15']) 
     expect(replay.notes.join('\n')).not.toMatch(/of the first round/);
   });
 }
+
+test('a change no read shows, with a settle window: the packed round reports a case that fails alone, with its own PATCH', async () => {
+  // Reads confirm several packs at once, and once a read has not shown a PATCH within the window
+  // the writer reads no more than once: the judgement of each PATCH sent alone (a half of a split
+  // pack, a shrink candidate, a replay) must still come while that PATCH's case runs.
+  const variant = GALLERY.find((v) => v.id === 'patch-not-persisted')!;
+  const log: Exchange[] = [];
+  const outcome = await runDetails(variant.create() as ReferenceServer, { settleMs: 1000 }, log);
+  expect(outcome.incomplete, outcome.incomplete).toBeUndefined();
+  expect(outcome.notes.join('\n')).toMatch(/; \d+ split to find the failing case/);
+  expect(outcome.notes.join('\n')).not.toMatch(/run again alone, the case held/);
+  const findings = outcome.findings.filter((f) => f.requirement === 'patch-persisted');
+  // The property's finding comes first; the only other is the restore's, which no case sent.
+  expect(findings[0]?.path, JSON.stringify(findings.map((f) => f.message))).toBeDefined();
+  expect(findings.slice(1).map((f) => f.context?.find((c) => c.request.startsWith('PATCH '))?.role)).toEqual([
+    'restore',
+  ]);
+  // Its input is the body of the PATCH it rests on.
+  const finding = findings[0]!;
+  const patchOf = (f: typeof finding): string | undefined =>
+    f.context?.find((c) => c.request.startsWith('PATCH '))?.curl;
+  const body = (curl: string | undefined): unknown =>
+    JSON.parse(/--data-binary '(.*)'$/.exec(curl ?? '')![1]!.replaceAll("'\\''", "'"));
+  expect(body(patchOf(finding))).toEqual(finding.input);
+  expect(log.filter((ex) => ex.request.method === 'PATCH').length).toBeLessThan(80);
+  // Replayed alone by its path, it fails the same way, with the same body.
+  const replay = await runDetails(variant.create() as ReferenceServer, {
+    settleMs: 1000,
+    replayCase: { property: finding.property!, path: finding.path! },
+  });
+  const again = replay.findings.find((f) => f.requirement === 'patch-persisted' && f.path !== undefined);
+  expect(again?.input).toEqual(finding.input);
+  expect(body(patchOf(again!))).toEqual(finding.input);
+});
+
+test('a judgement that comes while a split pack is sent counts for the pack it rests on, not for the half sent', async () => {
+  // Packs [e1 e2] and [e3], confirmed by one read, which does not show e3 (never stored) but
+  // comes within the settle window: e3's PATCH is judged when the next PATCH goes out, the first
+  // half of [e1 e2] (split for e2's own violation). The judgement is e3's, not e1's, which holds.
+  const server = new (class extends ReferenceServer {
+    protected override save(cp: Counterparty): void {
+      if (cp.remarks !== 'three') super.save(cp);
+    }
+  })();
+  const baseURL = await server.start(0);
+  const ref = WRITABLE_COUNTERPARTY;
+  const body = (details: Record<string, string>): Labelled<PatchBody> =>
+    labelled(
+      { counterpartyDetails: details },
+      keeps('counterpartyDetails', 'schema', JSON.stringify(details)),
+    );
+  const cases = [
+    body({ remarks: 'one' }),
+    body({ accountHolderName: 'Flagged' }),
+    body({ remarks: 'three' }),
+  ];
+  const read = (ctx: ProbeContext): Promise<unknown> =>
+    ctx.http.send({ method: 'GET', path: counterpartyPath(ref), role: ROLE.after });
+  const probe: Probe = {
+    id: 'packed-late-judgement',
+    title: 'packed PATCHes confirmed by one read',
+    requirements: ['patch-valid-accepted', 'patch-persisted'],
+    judges: ['patch-valid-accepted'],
+    operations: ['getCounterparty', 'patchCounterparty'],
+    group: 'counterparty-patch',
+    access: 'write',
+    async run(ctx) {
+      await read(ctx);
+      await runProperty(ctx, {
+        name: 'late',
+        arbitrary: fc.constantFrom(...cases),
+        examples: cases,
+        runs: 1,
+        maxShrinkProbes: 0,
+        async probe(input, alone) {
+          const patch = await ctx.http.send(patchRequest(ref, input));
+          if (alone) {
+            await read(ctx);
+            ctx.lastRead(ref);
+          }
+          if (input.value.counterpartyDetails?.accountHolderName !== 'Flagged') return undefined;
+          return {
+            requirement: 'patch-valid-accepted',
+            exchange: patch,
+            message: 'flagged',
+            expected: '',
+            received: '',
+          };
+        },
+        packing: { ...DETAILS_PACKING, settle: async () => void (await read(ctx)) },
+      });
+    },
+  };
+  let outcome: ProbeOutcome;
+  try {
+    const run = new RunContext(
+      new TargetSession({ politeness: EMBEDDED_POLITENESS, clock: new VirtualClock() }),
+      baseURL,
+      1000,
+    );
+    outcome = await runProbe(probe, galleryTarget(baseURL), run);
+  } finally {
+    await server.stop();
+  }
+  expect(outcome.incomplete, outcome.incomplete).toBeUndefined();
+  const ofCase = (requirement: string): unknown[] =>
+    outcome.findings.filter((f) => f.requirement === requirement && f.path !== undefined).map((f) => f.input);
+  expect(ofCase('patch-valid-accepted')).toEqual([cases[1]!.value]);
+  // e3's PATCH, sent in its own pack; not e1's, whose half was being sent when it was judged.
+  expect(ofCase('patch-persisted')).toEqual([cases[2]!.value]);
+});

@@ -65,12 +65,7 @@ function caseFinding(rec: ConformanceRecord, requirement: string): { finding: Fi
 
 const REQUIREMENT = 'patch-persisted';
 
-// Known open (found merging issue 24's packed first round with this tracing): against
-// patch-not-persisted, the violations of the packed first round are traced to a suspect case that,
-// run again alone by its path, holds, so patch-persisted is reported from the reads without a
-// property case, input or replay. Fixed when the suspect of a packed round is its pack's case
-// (engine/property.ts sendPacked and the suspect rerun); until then this test would fail.
-test.fixme("a write finding's input, request, curl and replay are one exchange's", async () => {
+test("a write finding's input, request, curl and replay are one exchange's", async () => {
   test.setTimeout(240_000);
   const variant = GALLERY.find((v) => v.id === 'patch-not-persisted')!;
   expect(variant.trips).toContain(REQUIREMENT);

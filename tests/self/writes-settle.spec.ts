@@ -98,6 +98,40 @@ test('settle: a change that never appears within the window still fails patch-pe
   expect(verdicts(stale).violated).toEqual(['patch-persisted']);
 });
 
+test('settle: a stale read the writer takes as its last before the next write judges the PATCH at once, as that write would', () => {
+  const stale = [read(0, base), patch(10, send('new'), 200, remarks('new')), read(20, base)];
+  const now = new Judge(ORACLES, '', SETTLE);
+  for (const ex of stale) now.judge(ex);
+  const early = now.lastRead('ACME-1').map((j) => j.judgement);
+  const late = new Judge(ORACLES, '', SETTLE);
+  for (const ex of stale) late.judge(ex);
+  // What the next PATCH brings of the sequence oracles (the others judge that PATCH itself).
+  const sequenceOracles = new Set(ORACLES.filter((o) => o.kind === 'patch').map((o) => o.id));
+  const next = late
+    .judge(patch(30, send('second'), 200, remarks('second')))
+    .filter((j) => sequenceOracles.has(j.oracle))
+    .map((j) => j.judgement);
+  // The same judgements, the violation resting on the stale read; nothing left for the next PATCH.
+  expect(early).toEqual(next);
+  const violated = early.flatMap((j) => (j.held ? [] : [j]));
+  expect(violated.map((j) => j.requirement)).toEqual(['patch-persisted']);
+  expect(violated[0]!.exchange).toBe(stale[2]);
+  expect(
+    now
+      .judge(patch(30, send('second'), 200, remarks('second')))
+      .filter((j) => j.judgement.requirement === 'patch-persisted'),
+  ).toEqual([]);
+  // A read that showed the PATCH judged it already; another counterparty waits for its own reads.
+  const shown = new Judge(ORACLES, '', SETTLE);
+  for (const ex of [read(0, base), patch(10, send('new'), 200, remarks('new')), read(20, remarks('new'))])
+    shown.judge(ex);
+  expect(shown.lastRead('ACME-1')).toEqual([]);
+  const other = new Judge(ORACLES, '', SETTLE);
+  for (const ex of stale) other.judge(ex);
+  expect(other.lastRead('ACME-2')).toEqual([]);
+  expect(other.flush().some((j) => j.judgement.requirement === 'patch-persisted')).toBe(true);
+});
+
 test('settle: a stale read does not blame a refused PATCH for an accepted change appearing late', () => {
   const log = [
     read(0, base),
