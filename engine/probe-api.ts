@@ -7,7 +7,8 @@
  * change without them.
  */
 export type { Probe, ProbeContext, RestoreRecord, TargetConfig } from './types.ts';
-export { requestKey, runCases, runProperty } from './property.ts';
+export { requestKey, runCases } from './cases.ts';
+export { runProperty } from './property.ts';
 export { coverCases, type CasePacking } from './packing.ts';
 export { sendInBatches, type BatchResult } from './batch.ts';
 export { showsState } from './judge.ts';
