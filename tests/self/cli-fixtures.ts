@@ -230,6 +230,9 @@ const NOT_COPIED = new Set([
   'blob-report',
   'playwright-report',
   'all-blob-reports',
+  // Stryker's sandboxes while npm run mutation runs in this clone: copies of the whole project,
+  // whose replay and CLI runs then failed in the self-tests run beside it.
+  '.stryker-tmp',
 ]);
 
 /** This worker's copy of the project (projectCopy()), made on first use. */
