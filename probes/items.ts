@@ -190,7 +190,8 @@ class Lifecycle {
     const clock = this.ctx.http.clock;
     const until = clock.now() + (this.ctx.target.settleMs ?? 0);
     let read = await this.ctx.http.send({ method: 'GET', path: itemPath(kind, ref), role });
-    for (let wait = 50; !shows(read) && clock.now() < until; wait *= 2) {
+    // The last read starts after the window (engine/judge.ts judges reads the same way).
+    for (let wait = 50; !shows(read) && read.startedAt < until; wait *= 2) {
       await clock.sleep(Math.min(wait, Math.max(0, until - clock.now())));
       read = await this.ctx.http.send({ method: 'GET', path: itemPath(kind, ref), role });
     }

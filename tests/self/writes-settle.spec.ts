@@ -20,6 +20,8 @@ import { ORACLES } from '../../oracles/index.ts';
 import type { Oracle, PatchSequence } from '../../oracles/types.ts';
 import { exchangeFrom } from '../../oracles/vectors/format.ts';
 import { patchValidAccounts, patchValidDetails } from '../../probes/counterparty-patch.ts';
+import { Writer } from '../../probes/write-lane.ts';
+import type { ProbeContext } from '../../engine/types.ts';
 import type { Finding } from '../../engine/types.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { ReferenceServer, WRITABLE_COUNTERPARTIES } from '../../servers/reference.ts';
@@ -130,6 +132,50 @@ test('settle: a stale read the writer takes as its last before the next write ju
   for (const ex of stale) other.judge(ex);
   expect(other.lastRead('ACME-2')).toEqual([]);
   expect(other.flush().some((j) => j.judgement.requirement === 'patch-persisted')).toBe(true);
+});
+
+test('settle: the writer reads until a read starts after the window, though one that started within it ends after it', async () => {
+  // Each request takes 300 ms of a manual clock (a busy target or machine); the target never
+  // shows the PATCH. With a window of 1000 ms after the PATCH's answer, the reads at +0, +350 and
+  // +750 start within it (the judge leaves them unjudged), the one at +750 ending after it.
+  let t = 0;
+  const clock = { now: () => t, sleep: async (ms: number) => void (t += Math.max(0, ms)) };
+  const sent: Exchange[] = [];
+  const ctx = {
+    http: {
+      clock,
+      interruption: () => undefined,
+      send: async (req: { method: string }) => {
+        const startedAt = t;
+        t += 300;
+        const ex =
+          req.method === 'PATCH' ? patch(startedAt, send('new'), 200, remarks('new')) : read(startedAt, base);
+        const timed = { ...ex, durationMs: 300 };
+        sent.push(timed);
+        return timed;
+      },
+    },
+    target: { settleMs: SETTLE },
+    note: () => {},
+    lastRead: () => {},
+  } as unknown as ProbeContext;
+  const writer = new Writer(ctx, 'ACME-1');
+  const accepted = await writer.patch(
+    { method: 'PATCH', path: '/api/v1/counterparties/ACME-1', json: send('new') },
+    false,
+  );
+  await writer.settle();
+  const end = accepted.startedAt + accepted.durationMs + SETTLE;
+  const reads = sent.filter((ex) => ex.request.method === 'GET');
+  expect(reads.map((ex) => ex.startedAt - (accepted.startedAt + accepted.durationMs))).toEqual([
+    0, 350, 750, 1050,
+  ]);
+  expect(reads.at(-1)!.startedAt).toBeGreaterThanOrEqual(end);
+  // So the judge judges the PATCH with that read, while the case that sent it runs.
+  expect(verdicts(sent).violated).toEqual(['patch-persisted']);
+  const judge = new Judge(ORACLES, '', SETTLE);
+  const during = sent.flatMap((ex) => judge.judge(ex)).map((j) => j.judgement);
+  expect(during.filter((j) => !j.held).map((j) => j.requirement)).toEqual(['patch-persisted']);
 });
 
 test('settle: a stale read does not blame a refused PATCH for an accepted change appearing late', () => {
