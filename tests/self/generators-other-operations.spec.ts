@@ -20,6 +20,7 @@ import {
   isJsonText,
   ITEM_RESOURCES,
   LARGE_BODY_BYTES,
+  LARGE_JSON_STRING_BYTES,
   LARGEST_PAGE,
   LONG_REFERENCE_LENGTHS,
   paginationExamples,
@@ -167,7 +168,13 @@ test('bad bodies: empty, not JSON, every JSON scalar type, very large; never a J
   expect([...types].sort()).toEqual(['boolean', 'null', 'number', 'string']);
   for (const t of ['true', 'false']) expect(texts).toContain(t);
   expect(texts.filter((t) => t !== '' && !isJsonText(t)).length).toBeGreaterThanOrEqual(7);
-  expect(texts.filter((t) => Buffer.byteLength(t) === LARGE_BODY_BYTES)).toHaveLength(2);
+  // Very large: 1 MiB that is not JSON, a JSON string of 64 KiB.
+  const large = texts.filter((t) => Buffer.byteLength(t) >= LARGE_JSON_STRING_BYTES);
+  expect(large.map((t) => [Buffer.byteLength(t), isJsonText(t)])).toEqual([
+    [LARGE_BODY_BYTES, false],
+    [LARGE_JSON_STRING_BYTES, true],
+  ]);
+  expect(LARGE_BODY_BYTES).toBe(1024 * 1024);
 });
 
 test('the same seed gives the same values', () => {
