@@ -10,8 +10,9 @@
  * Each probe judges only what needs its plan ("this filter value is documented, so it must not
  * be 400"); what the request itself shows (a reference breaking its pattern, a body that is not
  * JSON: not 2xx), 5xx, media types and the lifecycle headers of every answer are the oracles'
- * business (the request model's rules, oracles/request-path.ts and request-body.ts). Every finite class is sent in full as
- * explicit cases; a few random cases of the run's seed explore on top.
+ * business (the request model's rules, oracles/request-path.ts and request-body.ts). Every
+ * finite class is sent in full as explicit cases; a few random cases of the run's seed explore on
+ * top.
  */
 import type { Arbitrary } from 'fast-check';
 import { describeResponse } from '../exchange/describe.ts';
