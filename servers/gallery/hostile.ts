@@ -7,15 +7,9 @@
  * complete (no answer that can be judged), and how long the whole suite may take against it
  * (tests/self/hostile.spec.ts).
  */
-import {
-  createServer,
-  request,
-  Agent,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { forward } from '../forward.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, ReferenceServer } from '../reference.ts';
 import type { GalleryServer, HostileVariant } from './types.ts';
 
@@ -107,24 +101,9 @@ export class HostileFront implements GalleryServer {
     this.timers.add(t);
   }
 
+  /** Passes the request on to the inner server and its answer back (servers/forward.ts). */
   forward(req: IncomingMessage, res: ServerResponse): void {
-    const upstream = request(
-      `${this.innerURL}${req.url ?? '/'}`,
-      { method: req.method, headers: req.headers, agent: this.agent },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    // The inner server may answer a large body before reading it all and close that connection:
-    // the answer already passed on stands, and the rest of the client's body is read and dropped,
-    // as a server would, rather than the client's connection being reset.
-    upstream.on('error', () => {
-      req.unpipe(upstream);
-      req.resume();
-      if (!res.headersSent) res.destroy();
-    });
-    req.pipe(upstream);
+    forward(this.innerURL, req, res, { agent: this.agent });
   }
 }
 

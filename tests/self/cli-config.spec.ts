@@ -7,7 +7,7 @@
  * `--probe`, which the replay command of a finding uses.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -24,6 +24,7 @@ import {
 import { LOCK_FILE } from '../../bin/reports-lock.ts';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
 import {
+  forward,
   playwrightCli,
   projectCopy,
   recordingProxy,
@@ -352,18 +353,11 @@ test.describe('one run per reports directory', () => {
     let count = 0;
     const front = createServer((req: IncomingMessage, res: ServerResponse) => {
       count++;
-      const forward = (): void => {
-        const up = httpRequest(`${upstream}${req.url}`, { method: req.method, headers: req.headers }, (u) => {
-          res.writeHead(u.statusCode ?? 502, u.headers);
-          u.pipe(res);
-        });
-        up.on('error', () => res.destroy());
-        req.pipe(up);
-      };
+      const pass = (): void => forward(upstream, req, res);
       if (count === 1) {
         arrived();
-        void released.then(forward);
-      } else forward();
+        void released.then(pass);
+      } else pass();
     });
     await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;

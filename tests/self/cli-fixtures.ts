@@ -16,13 +16,7 @@ import {
   statSync,
   symlinkSync,
 } from 'node:fs';
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +29,7 @@ import {
   WRITABLE_COUNTERPARTY,
   type RequestContext,
 } from '../../servers/reference.ts';
+import { forward as forwardRequest } from '../../servers/forward.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -332,12 +327,7 @@ export function forward(
   res: ServerResponse,
   extra: Record<string, string> = {},
 ): void {
-  const upstream = httpRequest(`${target}${req.url}`, { method: req.method, headers: req.headers }, (up) => {
-    res.writeHead(up.statusCode ?? 502, { ...up.headers, ...extra });
-    up.pipe(res);
-  });
-  upstream.on('error', () => res.destroy());
-  req.pipe(upstream);
+  forwardRequest(target, req, res, { extra });
 }
 
 /**

@@ -6,11 +6,13 @@
  * other-operations.ts) rest on this; these servers end their answer, end it and then destroy the
  * connection, or write it on the socket and reset the connection (RST) without reading anything.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { LARGE_BODY_BYTES } from '../../generators/other-operations.ts';
-import { transmit } from '../../transport/wire.ts';
+import { forward } from '../../servers/forward.ts';
+import { REFERENCE_TOKEN, ReferenceServer, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
+import { createPool, transmit } from '../../transport/wire.ts';
 
 const ANSWER = '{"code":"PAYLOAD_TOO_LARGE"}';
 
@@ -63,3 +65,61 @@ for (const [how, answer] of Object.entries(EARLY)) {
     }
   });
 }
+
+test("a front before the reference server (servers/forward.ts): an early answer to a large body costs no later request on the client's connections", async () => {
+  const inner = new ReferenceServer();
+  const innerURL = await inner.start(0);
+  const agent = new Agent({ keepAlive: true });
+  const front = createServer((req, res) => forward(innerURL, req, res, { agent }));
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  const pool = createPool(8, 1 << 22);
+  // The reference answers these before reading their bodies (an unknown bill: 404; a counterparty
+  // PATCH that is not JSON: 415); the reads between them go on the same connections.
+  const requests: [string, string, Buffer | undefined][] = [];
+  for (let i = 0; i < 40; i++) {
+    requests.push(['PATCH', '/api/v1/bills/conformance-unknown-bill', Buffer.alloc(LARGE_BODY_BYTES, 'x')]);
+    requests.push([
+      'POST',
+      '/api/v1/bills/conformance-unknown-bill/document',
+      Buffer.alloc(LARGE_BODY_BYTES, 'x'),
+    ]);
+    requests.push([
+      'PATCH',
+      `/api/v1/counterparties/${WRITABLE_COUNTERPARTY}`,
+      Buffer.alloc(LARGE_BODY_BYTES, 'x'),
+    ]);
+    requests.push(['GET', '/api/v1/bills', undefined]);
+  }
+  const failures: string[] = [];
+  let next = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let r = requests[next++]; r; r = requests[next++]) {
+          const [method, path, body] = r;
+          try {
+            await transmit(
+              new URL(base + path),
+              method,
+              { 'Content-Type': 'text/plain', Authorization: `Bearer ${REFERENCE_TOKEN}` },
+              body,
+              { timeoutMs: 30_000, maxResponseBytes: 1 << 22, pool },
+            );
+          } catch (error) {
+            failures.push(`${method} ${path}: ${(error as Error).message}`);
+          }
+        }
+      }),
+    );
+  } finally {
+    pool.close();
+    agent.destroy();
+    await new Promise<void>((resolve) => {
+      front.close(() => resolve());
+      front.closeAllConnections();
+    });
+    await inner.stop();
+  }
+  expect(failures).toEqual([]);
+});
