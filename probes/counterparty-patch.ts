@@ -31,7 +31,7 @@ import {
   invalidPatchBodyExamples,
   validAccountsBody,
   validAccountsBodyExamples,
-  validDetailsBody,
+  validDetailsFieldBody,
   validDetailsBodyExamples,
   type PatchBody,
 } from '../generators/patch-body.ts';
@@ -130,7 +130,7 @@ export const DETAILS_PACKING: CasePacking<Labelled<PatchBody>> = {
 function detailsPatches(target: TargetConfig): number {
   const cases: Labelled<PatchBody>[] = [];
   fc.check(
-    fc.property(validDetailsBody(), (c) => {
+    fc.property(validDetailsFieldBody(), (c) => {
       cases.push(c);
     }),
     {
@@ -160,7 +160,7 @@ export const patchValidDetails: Probe = {
     try {
       await runProperty(ctx, {
         name: 'valid details patch',
-        arbitrary: validDetailsBody(),
+        arbitrary: validDetailsFieldBody(),
         examples: validDetailsBodyExamples(),
         probe: async (input, shrinking) =>
           probeValid(ctx, await writer.patch(patchRequest(ref, input), shrinking), input),
