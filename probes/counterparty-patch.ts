@@ -57,8 +57,8 @@ import {
 export const ACCOUNT_RUNS = 8;
 /** The same with a single ACCOUNT_FIXTURE: every account added repeats its identifier. */
 export const ACCOUNT_RUNS_ONE_FIXTURE = 2;
-/** Invalid bodies sent together before one read. */
-export const INVALID_BATCH = 32;
+/** Invalid bodies sent together before one read (as FINITE_BATCH, probes/finite-classes.ts). */
+export const INVALID_BATCH = 64;
 
 const UPDATE_REQUIREMENTS = [
   'patch-valid-accepted',

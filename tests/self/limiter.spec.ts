@@ -42,12 +42,13 @@ function answers(l: AdaptiveLimiter, clock: { now: number }, n: number, latencyM
 
 test.describe('the limiter', () => {
   test('starts with a few in flight and grows while latency holds: doubling, then one per window', () => {
-    const { l, clock } = limiter();
+    // A cap above where slow start ends, so that the growth after it shows.
+    const { l, clock } = limiter(2 * SLOW_START_UNTIL);
     expect(l.concurrency()).toBe(INITIAL_IN_FLIGHT);
     answers(l, clock, INITIAL_IN_FLIGHT, 10);
     expect(l.concurrency()).toBe(2 * INITIAL_IN_FLIGHT);
     answers(l, clock, 100, 10);
-    // Slow start ended at 16; 100 answers add about 100/16 more, one per window.
+    // Slow start ended at 32; the rest of the 100 answers add a few more, one per window.
     expect(l.concurrency()).toBeGreaterThan(SLOW_START_UNTIL);
     expect(l.concurrency()).toBeLessThan(SLOW_START_UNTIL + 8);
     expect(l.report().backoffs).toEqual([]);

@@ -144,7 +144,7 @@ test.describe('the pace on a fake clock', () => {
       report.backoffs.every((b) => b.reason === 'latency'),
       summary,
     ).toBe(true);
-    // Never near the cap: slow start ends at 16, and the latency held it near what the server
+    // Never near the cap: slow start ends at 32 (half of it), and the latency held it near what the server
     // serves without delay.
     expect(target.maxInFlight(), summary).toBeLessThanOrEqual(SLOW_START_UNTIL);
     expect(report.finalConcurrency, summary).toBeLessThanOrEqual(CAPACITY_IN_FLIGHT + 3);
