@@ -3,6 +3,7 @@
  * kind of fault a hand-written check of the raw request gives. Caught by the
  * patch-equivalent-forms probe, which sends each form the request model enumerates.
  */
+import type { Counterparty } from '../reference/types.ts';
 import { ReferenceServer, type RequestContext } from '../reference.ts';
 import type { Variant } from './types.ts';
 
@@ -18,6 +19,29 @@ export const EQUIVALENT_REQUEST_VARIANTS: Variant[] = [
           if (ctx.req.headers['content-type'] !== 'application/json')
             return this.sendError(ctx.res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send application/json.');
           return super.patchCounterparty(ctx);
+        }
+      })(),
+  },
+  {
+    id: 'patch-media-type-parameters-not-stored',
+    fault:
+      'A PATCH whose Content-Type carries parameters ("application/json; charset=utf-8") is answered 200 with the update applied, but goes down a path that never stores it: a GET returns the old data.',
+    // Seen only by a read after that PATCH or by the answer to the PATCH after it, which shows
+    // the fields of the lost one as they were: each form is confirmed, not only the last.
+    trips: ['patch-persisted'],
+    create: () =>
+      new (class extends ReferenceServer {
+        private lost = false;
+        protected override async patchCounterparty(ctx: RequestContext): Promise<void> {
+          this.lost = (ctx.req.headers['content-type'] ?? '').includes(';');
+          try {
+            await super.patchCounterparty(ctx);
+          } finally {
+            this.lost = false;
+          }
+        }
+        protected override save(cp: Counterparty): void {
+          if (!this.lost) super.save(cp);
         }
       })(),
   },
