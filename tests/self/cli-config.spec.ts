@@ -24,7 +24,6 @@ import {
 import { LOCK_FILE } from '../../bin/reports-lock.ts';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
 import {
-  forward,
   playwrightCli,
   projectCopy,
   recordingProxy,
@@ -37,6 +36,7 @@ import {
   temporaryDirectory,
   type CliRun,
 } from './cli-fixtures.ts';
+import { forward } from '../../servers/forward.ts';
 
 test.describe.configure({ mode: 'default' });
 test.afterAll(() => removeTemporaryDirectories());

@@ -16,7 +16,7 @@ import {
   statSync,
   symlinkSync,
 } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ import {
   WRITABLE_COUNTERPARTY,
   type RequestContext,
 } from '../../servers/reference.ts';
-import { forward as forwardRequest } from '../../servers/forward.ts';
+import { forward } from '../../servers/forward.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -318,16 +318,6 @@ export function scannableContents(path: string): { where: string; bytes: Buffer 
   }
   if (zip) for (const [name, entry] of zipEntries(zip)) out.push({ where: `${path}!${name}`, bytes: entry });
   return out;
-}
-
-/** Sends `req` on to `target` (a 127.0.0.1 server) and its answer back, with `extra` headers added to the answer. */
-export function forward(
-  target: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  extra: Record<string, string> = {},
-): void {
-  forwardRequest(target, req, res, { extra });
 }
 
 /**

@@ -16,12 +16,12 @@ import { HttpClient } from '../../transport/client.ts';
 import { TargetSession } from '../../transport/session.ts';
 import {
   filesBelow,
-  forward,
   removeTemporaryDirectories,
   runCli,
   scannableContents,
   targetEnv,
 } from './cli-fixtures.ts';
+import { forward } from '../../servers/forward.ts';
 
 const KEY = 'gw-key-7Hq2Lx9Vb4Nc';
 
@@ -89,7 +89,7 @@ async function gateway(
       res.end(JSON.stringify({ error: 'gateway: missing API key' }));
       return;
     }
-    forward(target, req, res, { 'x-gateway-key': KEY });
+    forward(target, req, res, { extra: { 'x-gateway-key': KEY } });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -11,13 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ReferenceServer, REFERENCE_TOKEN } from '../../servers/reference.ts';
-import {
-  forward,
-  removeTemporaryDirectories,
-  runCli,
-  targetEnv,
-  temporaryDirectory,
-} from './cli-fixtures.ts';
+import { removeTemporaryDirectories, runCli, targetEnv, temporaryDirectory } from './cli-fixtures.ts';
+import { forward } from '../../servers/forward.ts';
 
 test.afterAll(removeTemporaryDirectories);
 
