@@ -45,6 +45,7 @@ import {
   PLACEHOLDER_FIXTURE,
   patchRequest,
   readWritable,
+  REFUSED_BATCH,
   refusedRoundTrips,
   restoreDetails,
   ROLE,
@@ -57,8 +58,6 @@ import {
 export const ACCOUNT_RUNS = 8;
 /** The same with a single ACCOUNT_FIXTURE: every account added repeats its identifier. */
 export const ACCOUNT_RUNS_ONE_FIXTURE = 2;
-/** Invalid bodies sent together before one read (as FINITE_BATCH, probes/finite-classes.ts). */
-export const INVALID_BATCH = 64;
 
 const UPDATE_REQUIREMENTS = [
   'patch-valid-accepted',
@@ -289,7 +288,7 @@ export const patchInvalidBodies: Probe = {
   roundTrips: (target) =>
     refusedRoundTrips(
       invalidPatchBodyExamples(target.accountFixture ?? PLACEHOLDER_FIXTURE).length + target.runs,
-      INVALID_BATCH,
+      REFUSED_BATCH,
     ),
   async run(ctx) {
     const ref = ctx.target.writableRef!;
@@ -307,12 +306,12 @@ export const patchInvalidBodies: Probe = {
       ...fc.sample(property.arbitrary, { seed: ctx.target.seed, numRuns: ctx.target.runs }),
     ];
     let wrong = 0;
-    const result = await sendRefusedInBatches(ctx, ref, cases, INVALID_BATCH, (_c, ex) => {
+    const result = await sendRefusedInBatches(ctx, ref, cases, REFUSED_BATCH, (_c, ex) => {
       if (invalidRejected(ex)) ctx.held('patch-invalid-rejected');
       else wrong++;
     });
     ctx.note(
-      `${cases.length} invalid case(s): ${cases.length - result.duplicates} sent in ${result.batches} batch(es) of at most ${INVALID_BATCH}`,
+      `${cases.length} invalid case(s): ${cases.length - result.duplicates} sent in ${result.batches} batch(es) of at most ${REFUSED_BATCH}`,
     );
     if (wrong === 0 && result.changed.length === 0) return;
     ctx.note(

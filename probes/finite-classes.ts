@@ -15,14 +15,7 @@ import { describeResponse } from '../exchange/describe.ts';
 import type { Probe } from '../engine/probe-api.ts';
 import { family } from './family.ts';
 import { finiteClassCases } from '../generators/finite-classes.ts';
-import { PLACEHOLDER_FIXTURE, refusedRoundTrips, sendRefusedInBatches } from './write-lane.ts';
-
-/**
- * PATCHes sent together before one read: two round trips of a process's share of the default
- * concurrency cap (32) and one read, where batches of 32 took one read each (issue 24: 683 cases in
- * 11 batches instead of 22). A batch that changes the state costs one more level of bisection.
- */
-export const FINITE_BATCH = 64;
+import { PLACEHOLDER_FIXTURE, REFUSED_BATCH, refusedRoundTrips, sendRefusedInBatches } from './write-lane.ts';
 
 export const patchFiniteClasses: Probe = {
   id: 'patch-finite-classes',
@@ -35,19 +28,21 @@ export const patchFiniteClasses: Probe = {
   access: 'write',
   splitAcrossLanes: true,
   roundTrips: (target) =>
-    refusedRoundTrips(finiteClassCases(target.accountFixture ?? PLACEHOLDER_FIXTURE).length, FINITE_BATCH),
+    refusedRoundTrips(finiteClassCases(target.accountFixture ?? PLACEHOLDER_FIXTURE).length, REFUSED_BATCH),
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture ?? PLACEHOLDER_FIXTURE;
     const all = finiteClassCases(fixture);
     // A part of the probe split across lanes sends every count-th batch, from its own.
     const part = ctx.target.part;
-    const cases = part ? all.filter((_, i) => Math.floor(i / FINITE_BATCH) % part.count === part.index) : all;
+    const cases = part
+      ? all.filter((_, i) => Math.floor(i / REFUSED_BATCH) % part.count === part.index)
+      : all;
     if (part)
       ctx.note(
         `part ${part.index + 1} of ${part.count} (one per lane): ${cases.length} of the ${all.length} cases, every ${part.count}th batch`,
       );
-    const result = await sendRefusedInBatches(ctx, ref, cases, FINITE_BATCH, (c, ex) => {
+    const result = await sendRefusedInBatches(ctx, ref, cases, REFUSED_BATCH, (c, ex) => {
       if (ex.status >= 400 && ex.status <= 499) {
         ctx.held('patch-invalid-rejected');
         return;
@@ -61,7 +56,7 @@ export const patchFiniteClasses: Probe = {
       });
     });
     ctx.note(
-      `${cases.length} finite-class case(s): ${cases.length - result.duplicates} sent in ${result.batches} batch(es) of at most ${FINITE_BATCH}, ${result.duplicates} equivalent left out`,
+      `${cases.length} finite-class case(s): ${cases.length - result.duplicates} sent in ${result.batches} batch(es) of at most ${REFUSED_BATCH}, ${result.duplicates} equivalent left out`,
     );
     for (const c of result.changed) {
       ctx.note(`changed the counterparty when sent alone: ${c.rule.description}`);

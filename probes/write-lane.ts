@@ -312,6 +312,14 @@ export class SelfMoving {
 }
 
 /**
+ * PATCHes that must be refused, sent together before one read (patch-finite-classes,
+ * patch-invalid-bodies): two round trips of a process's share of the default concurrency cap (32)
+ * and one read. Batches of 32 took a read each (issue 24: the 683 finite-class cases in 11 batches
+ * instead of 22). A batch that changes the state costs one more level of bisection.
+ */
+export const REFUSED_BATCH = 64;
+
+/**
  * Sends cases that must all be refused in concurrent batches of `size`, with one read per batch
  * (engine/batch.ts): only a batch after which the counterparty changed, on what a write can
  * change (SelfMoving: a field that also changes between two reads with no write is left out), is
