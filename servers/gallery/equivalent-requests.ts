@@ -3,7 +3,6 @@
  * kind of fault a hand-written check of the raw request gives. Caught by the
  * patch-equivalent-forms probe, which sends each form the request model enumerates.
  */
-import type { Counterparty } from '../reference/types.ts';
 import { ReferenceServer, type RequestContext } from '../reference.ts';
 import type { Variant } from './types.ts';
 
@@ -31,17 +30,14 @@ export const EQUIVALENT_REQUEST_VARIANTS: Variant[] = [
     trips: ['patch-persisted'],
     create: () =>
       new (class extends ReferenceServer {
-        private lost = false;
         protected override async patchCounterparty(ctx: RequestContext): Promise<void> {
-          this.lost = (ctx.req.headers['content-type'] ?? '').includes(';');
-          try {
-            await super.patchCounterparty(ctx);
-          } finally {
-            this.lost = false;
-          }
-        }
-        protected override save(cp: Counterparty): void {
-          if (!this.lost) super.save(cp);
+          // What was stored before, put back once this PATCH is answered: decided per request,
+          // so no other request's save is affected.
+          const reference = ctx.params.counterpartyReference!;
+          const stored = this.counterparties.get(reference);
+          await super.patchCounterparty(ctx);
+          if (stored !== undefined && (ctx.req.headers['content-type'] ?? '').includes(';'))
+            this.counterparties.set(reference, stored);
         }
       })(),
   },
