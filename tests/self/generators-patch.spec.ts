@@ -14,6 +14,7 @@ import {
   validAccountsBody,
   validAccountsBodyExamples,
   validDetailsBody,
+  validDetailsFieldBody,
   validDetailsBodyExamples,
   type PatchBody,
 } from '../../generators/patch-body.ts';
@@ -36,6 +37,7 @@ for (const [name, fixture] of [
   test(`valid bodies validate against PatchCounterpartyRequest (${name})`, () => {
     const bodies: Labelled<PatchBody>[] = [
       ...fc.sample(validDetailsBody(), { seed: SEED, numRuns: 300 }),
+      ...fc.sample(validDetailsFieldBody(), { seed: SEED, numRuns: 300 }),
       ...fc.sample(validAccountsBody(fixture), { seed: SEED, numRuns: 300 }),
       ...validDetailsBodyExamples(),
       ...validAccountsBodyExamples(fixture),
@@ -151,6 +153,29 @@ test('shrinking reaches the smallest failing body, with its rule kept', () => {
   expect(body.value.counterpartyDetails?.remarks?.length).toBe(41);
   expect(Object.keys(body.value.counterpartyDetails!)).toEqual(['remarks']);
   expect(body.rule.description).toBe('a valid patch: counterpartyDetails {remarks}');
+});
+
+test('the random valid-details cases mostly set one field (never the country alone), some any combination, and shrink to one field', () => {
+  const fields = (b: Labelled<PatchBody>): string[] =>
+    Object.entries(b.value.counterpartyDetails ?? {}).flatMap(([k, v]) =>
+      k === 'address' ? Object.keys(v as object).map((f) => `address.${f}`) : [k],
+    );
+  const sample = fc.sample(validDetailsFieldBody(), { seed: SEED, numRuns: 1000 });
+  const single = sample.filter((b) => fields(b).length === 1);
+  // Nine in ten single (the rest a combined body, which may also hold one field).
+  expect(single.length).toBeGreaterThanOrEqual(880);
+  expect(single.length).toBeLessThan(1000);
+  expect(new Set(single.map((b) => fields(b)[0])).size).toBeGreaterThanOrEqual(6);
+  expect(sample.some((b) => fields(b).length >= 3)).toBe(true);
+  // A country alone comes only from a combined body, about one in 10 × 7 × 3.
+  expect(single.filter((b) => fields(b)[0] === 'address.country').length).toBeLessThan(20);
+  const details = fc.check(
+    fc.property(validDetailsFieldBody(), (b) => (b.value.counterpartyDetails?.remarks?.length ?? 0) <= 40),
+    { seed: SEED },
+  );
+  expect(details.failed).toBe(true);
+  expect(fields(details.counterexample![0])).toEqual(['remarks']);
+  expect(details.counterexample![0].value.counterpartyDetails?.remarks?.length).toBe(41);
 });
 
 test('the account fixture is checked, with one-line messages', () => {
