@@ -2,13 +2,12 @@
  * PATCH /api/v1/counterparties/{ref} (interface.md §4.2, §7, §8; RFC 5789 §2). Accepted cases
  * follow one another, each PATCH's answer being the state the next starts from, with a read every
  * READ_EVERY of them and at the end (re-read up to the settle window, CONFORMANCE_SETTLE_MS);
- * cases that must be refused go in concurrent batches with one read each (probes/write-lane.ts). What
+ * bodies that must be refused are probes/invalid-bodies.ts's, in concurrent batches. What
  * an update did to the stored counterparty is judged by the sequence oracles
  * (oracles/patch-update.ts, oracles/patch-rejected.ts) from those exchanges (engine/judge.ts), and
  * every answer by the single-exchange oracles. While a failure is shrunk, each case is sent alone
  * with the reads around it. The probes judge what needs their plan: this body is
- * valid, so it must be accepted; this one breaks a rule, so it must be refused; this reference
- * does not exist, so it must not be created. They write, so they run only with
+ * valid, so it must be accepted. They write, so they run only with
  * WRITABLE_COUNTERPARTY_REF and only against that counterparty (plus invented references for the
  * unknown-counterparty cases).
  */
@@ -27,8 +26,6 @@ import { family } from './family.ts';
 import { DEFAULT_ACCOUNT_BUDGET, identifierKey, withAccountFixture } from '../generators/account-fixture.ts';
 import { keeps, labelled, type Labelled } from '../generators/labelled.ts';
 import {
-  invalidPatchBody,
-  invalidPatchBodyExamples,
   validAccountsBody,
   validAccountsBodyExamples,
   validDetailsFieldBody,
@@ -40,19 +37,7 @@ import { accountsOf } from '../oracles/compare.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import type { Violation } from '../oracles/types.ts';
-import {
-  acceptedRoundTrips,
-  PLACEHOLDER_FIXTURE,
-  patchRequest,
-  readWritable,
-  REFUSED_BATCH,
-  refusedRoundTrips,
-  restoreDetails,
-  ROLE,
-  sendRefusedInBatches,
-  startWriting,
-  Writer,
-} from './write-lane.ts';
+import { acceptedRoundTrips, patchRequest, restoreDetails, startWriting, Writer } from './write-lane.ts';
 
 /** Random cases of the account-adding property: every case leaves accounts behind. */
 export const ACCOUNT_RUNS = 8;
@@ -274,78 +259,4 @@ export const patchValidAccounts: Probe = {
   },
 };
 
-/** What a refused case must get: a 4xx (which one is not shown). */
-const invalidRejected = (ex: Exchange): boolean => ex.status >= 400 && ex.status <= 499;
-
-export const patchInvalidBodies: Probe = {
-  id: 'patch-invalid-bodies',
-  title: 'patch bodies breaking one rule each: refused with a 4xx, and nothing changed',
-  requirements: ['patch-invalid-rejected', 'patch-rejected-unchanged'],
-  judges: ['patch-invalid-rejected'],
-  operations: ['getCounterparty', 'patchCounterparty'],
-  group: 'counterparty-patch',
-  access: 'write',
-  roundTrips: (target) =>
-    refusedRoundTrips(
-      invalidPatchBodyExamples(target.accountFixture ?? PLACEHOLDER_FIXTURE).length + target.runs,
-      REFUSED_BATCH,
-    ),
-  async run(ctx) {
-    const ref = ctx.target.writableRef!;
-    const fixture = ctx.target.accountFixture ?? PLACEHOLDER_FIXTURE;
-    const property = {
-      name: 'invalid patch',
-      arbitrary: invalidPatchBody(fixture),
-      examples: invalidPatchBodyExamples(fixture),
-    };
-    // The property's cases, all sent at once in batches: a conforming deployment refuses them
-    // all and nothing changes. Only if one is not refused, or a batch changed the counterparty,
-    // is the property run case by case, to shrink to the smallest input that shows it.
-    const cases = [
-      ...property.examples,
-      ...fc.sample(property.arbitrary, { seed: ctx.target.seed, numRuns: ctx.target.runs }),
-    ];
-    let wrong = 0;
-    const result = await sendRefusedInBatches(ctx, ref, cases, REFUSED_BATCH, (_c, ex) => {
-      if (invalidRejected(ex)) ctx.held('patch-invalid-rejected');
-      else wrong++;
-    });
-    ctx.note(
-      `${cases.length} invalid case(s): ${cases.length - result.duplicates} sent in ${result.batches} batch(es) of at most ${REFUSED_BATCH}`,
-    );
-    if (wrong === 0 && result.changed.length === 0) return;
-    ctx.note(
-      `${wrong} case(s) not refused, ${result.changed.length} changing: sent again one by one to shrink`,
-    );
-    let fresh = false;
-    const before = async (): Promise<void> => {
-      if (!fresh) await readWritable(ctx, ref, ROLE.before);
-    };
-    await runProperty(ctx, {
-      ...property,
-      async probe(input) {
-        await before();
-        const patch = await ctx.http.send(patchRequest(ref, input));
-        await readWritable(ctx, ref, ROLE.after);
-        fresh = true;
-        if (invalidRejected(patch)) {
-          ctx.held('patch-invalid-rejected');
-          return undefined;
-        }
-        return {
-          requirement: 'patch-invalid-rejected',
-          exchange: patch,
-          message: `the invalid body (${input.rule.description}) was answered ${patch.status}`,
-          expected: 'a 4xx status: the body breaks a rule of interface.md §4.2 (which 4xx is not shown)',
-          received: describeResponse(patch),
-        };
-      },
-    });
-  },
-};
-
-export const COUNTERPARTY_PATCH_PROBES = family(import.meta.url, [
-  patchValidDetails,
-  patchValidAccounts,
-  patchInvalidBodies,
-]);
+export const COUNTERPARTY_PATCH_PROBES = family(import.meta.url, [patchValidDetails, patchValidAccounts]);

@@ -17,7 +17,7 @@ import { AUTHENTICATION_PROBES } from './authentication.ts';
 import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
 import { EQUIVALENT_REQUEST_PROBES } from './equivalent-requests.ts';
-import { FINITE_CLASS_PROBES } from './finite-classes.ts';
+import { INVALID_BODY_PROBES } from './invalid-bodies.ts';
 import { ITEM_WRITE_PROBES } from './item-writes.ts';
 import { ITEM_PROBES } from './items.ts';
 import { UNDOCUMENTED_METHOD_PROBES } from './undocumented-methods.ts';
@@ -36,7 +36,7 @@ const FAMILIES: readonly ProbeFamily[] = [
   ROUTING_PROBES,
   COUNTERPARTY_PATCH_PROBES,
   OTHER_OPERATION_PROBES,
-  FINITE_CLASS_PROBES,
+  INVALID_BODY_PROBES,
   REFERENCE_VARIANT_PROBES,
   EQUIVALENT_REQUEST_PROBES,
   ITEM_WRITE_PROBES,

@@ -5,7 +5,7 @@
  * with one read each (sendRefusedInBatches, engine/batch.ts); and what a probe changed is put back
  * to the run's original state as housekeeping, sent even after the run was interrupted
  * (restoreDetails); and what such probes cost the lane they run in (acceptedRoundTrips,
- * refusedRoundTrips). probes/counterparty-patch.ts, probes/finite-classes.ts and
+ * refusedRoundTrips). probes/counterparty-patch.ts, probes/invalid-bodies.ts and
  * probes/patch-other-references.ts use it; probes/recovery.ts restores with restoreRequest after a
  * worker died.
  */
@@ -312,9 +312,8 @@ export class SelfMoving {
 }
 
 /**
- * PATCHes that must be refused, sent together before one read (patch-finite-classes,
- * patch-invalid-bodies): two round trips of a process's share of the default concurrency cap (32)
- * and one read. Batches of 32 took a read each (issue 24: the 683 finite-class cases in 11 batches
+ * PATCHes that must be refused, sent together before one read (patch-invalid-bodies): two round
+ * trips of a process's share of the default concurrency cap (32) and one read. Batches of 32 took a read each (issue 24: the 683 finite-class cases in 11 batches
  * instead of 22). A batch that changes the state costs one more level of bisection.
  */
 export const REFUSED_BATCH = 64;

@@ -81,7 +81,7 @@ test.describe('generated tables', () => {
 
   test('the probe, oracle and requirement tables name every entry of their registries', () => {
     const tables = renderTables();
-    for (const id of ['known-counterparty', 'patch-finite-classes', 'malformed-write-bodies'])
+    for (const id of ['known-counterparty', 'patch-invalid-bodies', 'malformed-write-bodies'])
       expect(tables.probes).toContain(`[\`${id}\`](../probes/`);
     expect(tables.oracles).toContain('[`read-stability`](../oracles/read-stability.ts)');
     expect(tables.requirements).toContain('`get-known-counterparty-200` | MUST');

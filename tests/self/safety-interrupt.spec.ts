@@ -88,7 +88,7 @@ test.describe("the run's baseline", () => {
     // A worker takes the counterparty and dies mid-probe: its marker stays, naming a pid that is gone.
     const pid = deadPid();
     mkdirSync(dir, { recursive: true });
-    const marker = { ref: 'W-1', probe: 'patch-finite-classes', pid };
+    const marker = { ref: 'W-1', probe: 'patch-valid-accounts', pid };
     writeFileSync(join(dir, 'writing-W-1.json'), JSON.stringify(marker));
     expect(deadWriters(dir)).toEqual([marker]);
     // The next writer: the run stops, and its restore target is still the run's original.
@@ -96,7 +96,7 @@ test.describe("the run's baseline", () => {
       new FileBaselines(dir).capture('W-1', { accountHolderName: 'left changed' }, 'patch-invalid-bodies'),
     ).toEqual(original);
     expect(readStop(dir)?.reason).toBe(
-      `a Playwright worker (pid ${pid}) died while patch-finite-classes was writing W-1, before its restore`,
+      `a Playwright worker (pid ${pid}) died while patch-valid-accounts was writing W-1, before its restore`,
     );
   });
 
