@@ -10,7 +10,7 @@ export type { Probe, ProbeContext, RestoreRecord, TargetConfig } from './types.t
 export { requestKey, runCases } from './cases.ts';
 export { runProperty } from './property.ts';
 export { coverCases, type CasePacking } from './packing.ts';
-export { sendInBatches, type BatchResult } from './batch.ts';
+export { CHANGED_CASES_BUDGET, sendInBatches, type BatchResult } from './batch.ts';
 export { showsState } from './judge.ts';
 export { incompleteReason } from './run.ts';
 export { clearWriter, deadWriterInterruption, deadWriters, storedBaseline } from './baseline.ts';

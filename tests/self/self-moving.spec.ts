@@ -6,7 +6,13 @@
  */
 import { expect, test } from '@playwright/test';
 import { EMBEDDED_POLITENESS } from '../../config/config.ts';
-import { BisectionStorm, bisectionBudget, chunks, sendInBatches } from '../../engine/batch.ts';
+import {
+  BisectionStorm,
+  bisectionBudget,
+  CHANGED_CASES_BUDGET,
+  chunks,
+  sendInBatches,
+} from '../../engine/batch.ts';
 import { Judge } from '../../engine/judge.ts';
 import { RunContext, runProbe } from '../../engine/run.ts';
 import type { Probe, ProbeOutcome } from '../../engine/types.ts';
@@ -22,13 +28,12 @@ import { galleryTarget } from './suite-runner.ts';
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 
-test('a target whose every batch changes the state: the batching stops at its budget, with a storm', async () => {
+test('a target whose every write changes the state: four single cases found, the later batches restored but not taken apart', async () => {
   let sends = 0;
   let restores = 0;
   const cases = range(700);
   const size = 32;
-  const budget = bisectionBudget(chunks(cases, size).length, size);
-  const error = await sendInBatches(cases, size, String, {
+  const r = await sendInBatches(cases, size, String, {
     send: async () => {
       sends++;
       return true;
@@ -36,18 +41,60 @@ test('a target whose every batch changes the state: the batching stops at its bu
     restore: async () => {
       restores++;
     },
+  });
+  const planned = chunks(cases, size).length;
+  expect(r.changed).toEqual([0, 1, 2, 3]);
+  expect(r.changedBatches).toBe(planned);
+  expect(r.notTakenApart).toBe(planned - 1);
+  // The batches, and the resendings that found the four cases: depth-first, 5 + 1 + 2 + 1. Not
+  // all 22 batches taken apart (22 × 62 = 1364 sendings, a restore each).
+  expect(sends).toBe(planned + 9);
+  expect(restores).toBe(sends);
+});
+
+test('halves that change the state while no single case does: the batching stops at its budget, with a storm', async () => {
+  let sends = 0;
+  const cases = range(700);
+  const size = 32;
+  const budget = bisectionBudget(size);
+  const error = await sendInBatches(cases, size, String, {
+    send: async (batch) => {
+      sends++;
+      return batch.length > 1;
+    },
+    restore: async () => {},
   }).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(BisectionStorm);
   expect(String((error as Error).message)).toMatch(
     /bisection storm: \d+ of the first \d+ batch\(es\) \(of 22 planned\)/,
   );
-  // The batches, then at most the budget's resendings: a quarter of the plan's batches taken
-  // apart, not all 22 (22 × 63 = 1386 sendings, a restore each).
-  const planned = chunks(cases, size).length;
-  expect(budget).toBe(2 * 31 * Math.ceil(planned / 4));
-  expect(sends).toBeLessThanOrEqual(planned + budget);
-  expect(sends).toBeLessThan((planned * 63) / 3);
-  expect(restores).toBeLessThanOrEqual(sends);
+  // Four single cases' worth of resendings (2 × log2(32) + 1 each), whatever the plan's size:
+  // bisection is sequential, so this bounds the time too.
+  expect(budget).toBe(CHANGED_CASES_BUDGET * (2 * 5 + 1));
+  expect(sends).toBeLessThanOrEqual(chunks(cases, size).length + budget);
+});
+
+test('cases known to change the state (answered as accepted) are not taken apart', async () => {
+  const accepted = new Set([5, 40, 41, 300]);
+  const refusedButChanging = 301;
+  let state = 0;
+  const sent: number[][] = [];
+  const r = await sendInBatches(range(700), 32, String, {
+    send: async (batch, resend) => {
+      if (resend) sent.push(batch);
+      for (const c of batch) if (accepted.has(c) || c === refusedButChanging) state++;
+      return state !== 0;
+    },
+    restore: async () => {
+      state = 0;
+    },
+    known: (c) => accepted.has(c),
+  });
+  expect(r.changed).toEqual([refusedButChanging]);
+  // Batches 0 and 1 changed only by accepted cases: each resent once without them, never split.
+  expect(sent.filter((b) => b.includes(5) || b.includes(40))).toEqual([]);
+  expect(sent.filter((b) => b.length === 31 && b[0] === 0)).toHaveLength(1);
+  expect(r.changedBatches).toBe(1);
 });
 
 test('a few changing cases fit the budget and are all found', async () => {
@@ -63,6 +110,23 @@ test('a few changing cases fit the budget and are all found', async () => {
     },
   });
   expect(r.changed).toEqual(bad);
+});
+
+test('past four single cases, a changed batch is restored and not taken apart', async () => {
+  const bad = [3, 4, 5, 6, 7, 200];
+  let state = 0;
+  const r = await sendInBatches(range(700), 32, String, {
+    send: async (batch) => {
+      for (const c of batch) if (bad.includes(c)) state++;
+      return state !== 0;
+    },
+    restore: async () => {
+      state = 0;
+    },
+  });
+  expect(r.changed).toEqual([3, 4, 5, 6]);
+  expect(r.changedBatches).toBe(2);
+  expect(r.notTakenApart).toBe(1);
 });
 
 const URL = 'http://h/api/v1/counterparties/ACME-1';
