@@ -1,9 +1,9 @@
 /**
  * Several explicit cases in one request: a covering design. Explicit cases that each occupy a part
  * of the input no other case of theirs touches (a field of a patch body: the holder name at its
- * longest, the email at its shortest, an address line with every allowed symbol) are packed side
- * by side, so that every case is still sent and judged, in as few requests as the part with the
- * most cases allows. A pack whose request shows nothing wrong passes every case in it. A pack that
+ * longest, the email at its shortest, an address line with every allowed symbol), or give it the
+ * same value, are packed side by side, so that every case is still sent and judged, in as few
+ * requests as the part with the most distinct values allows. A pack whose request shows nothing wrong passes every case in it. A pack that
  * shows something (the probe's own verdict, or an oracle's on the request or on a read that
  * confirms it) is split in halves, each sent on its own, down to the single cases that show it
  * alone: those are the cases the property then reports, shrinks and replays like any other.
@@ -20,6 +20,11 @@ export interface CasePacking<C> {
    * case goes alone.
    */
   slots(c: C): readonly string[] | undefined;
+  /**
+   * The value a case gives one of its parts, canonical: two cases that give a part the same value
+   * may share a request (sending it once sends it for both). Undefined: no part is shared.
+   */
+  valueAt?(c: C, slot: string): string;
   /** One input carrying every one of `cases` (which occupy different parts). */
   merge(cases: readonly C[]): C;
   /**
@@ -30,24 +35,47 @@ export interface CasePacking<C> {
 }
 
 /**
- * The packs: each case in exactly one, no two cases of a pack sharing a part. First fit, the
- * cases that occupy most parts placed first (a case occupying every part goes alone); within a pack
- * the cases keep their order. With cases of one part each, there are as many packs as the part
- * with most cases has cases: the least any packing can do.
+ * The packs: each case in exactly one, no two cases of a pack giving a part different values (with
+ * no `valueAt`, no two sharing a part at all). First fit, the cases that occupy most parts placed
+ * first (a case occupying every part goes alone), each in the pack where most of its parts already
+ * hold its values; within a pack the cases keep their order. With cases of one part each, there
+ * are as many packs as the part with most distinct values has values: the least any packing can do.
  */
-export function coverCases<C>(cases: readonly C[], slots: (c: C) => readonly string[] | undefined): C[][] {
-  const placed: { index: number; members: { c: C; i: number }[]; taken: Set<string> }[] = [];
+export function coverCases<C>(
+  cases: readonly C[],
+  slots: (c: C) => readonly string[] | undefined,
+  valueAt?: (c: C, slot: string) => string,
+): C[][] {
+  const placed: { index: number; members: { c: C; i: number }[]; taken: Map<string, string | undefined> }[] =
+    [];
   const alone: { c: C; i: number }[] = [];
   const items = cases.map((c, i) => ({ c, i, s: [...new Set(slots(c) ?? [])] }));
   const sorted = items.filter((x) => x.s.length > 0).sort((a, b) => b.s.length - a.s.length || a.i - b.i);
   for (const item of sorted) {
-    let pack = placed.find((p) => item.s.every((s) => !p.taken.has(s)));
+    const values = item.s.map((s) => valueAt?.(item.c, s));
+    let pack: (typeof placed)[number] | undefined;
+    let best = -1;
+    for (const p of placed) {
+      let shared = 0;
+      const fits = item.s.every((s, k) => {
+        if (!p.taken.has(s)) return true;
+        const v = p.taken.get(s);
+        if (v === undefined || v !== values[k]) return false;
+        shared++;
+        return true;
+      });
+      if (fits && shared > best) {
+        pack = p;
+        best = shared;
+        if (shared === item.s.length) break;
+      }
+    }
     if (pack === undefined) {
-      pack = { index: item.i, members: [], taken: new Set() };
+      pack = { index: item.i, members: [], taken: new Map() };
       placed.push(pack);
     }
     pack.members.push(item);
-    for (const s of item.s) pack.taken.add(s);
+    item.s.forEach((s, k) => pack.taken.set(s, values[k]));
     pack.index = Math.min(pack.index, item.i);
   }
   for (const item of items) if (item.s.length === 0) alone.push(item);

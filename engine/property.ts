@@ -144,7 +144,7 @@ async function sendPacked<T>(
 ): Promise<{ results: Map<string, CaseResult>; others: Set<string>; stats: PackedStats }> {
   const seen = new Set<string>();
   const unique = cases.filter((c) => !seen.has(valueKey(c)) && seen.add(valueKey(c)) !== undefined);
-  const all = coverCases(unique, packing.slots);
+  const all = coverCases(unique, packing.slots, packing.valueAt && ((c, slot) => packing.valueAt!(c, slot)));
   const part = ctx.target.part;
   const packs = part === undefined ? all : all.filter((_, i) => i % part.count === part.index);
   const others = new Set(all.filter((p) => !packs.includes(p)).flatMap((p) => p.map(valueKey)));
