@@ -44,7 +44,8 @@ export function requestKey(req: HttpRequest): string {
   const headers = Object.entries(req.headers ?? {})
     .map(([k, v]) => [k.toLowerCase(), v])
     .sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0));
-  const body = req.json !== undefined ? ['json', JSON.stringify(req.json)] : ['raw', req.rawBody ?? null];
+  const raw = req.rawBody instanceof Uint8Array ? Buffer.from(req.rawBody).toString('base64') : req.rawBody;
+  const body = req.json !== undefined ? ['json', JSON.stringify(req.json)] : ['raw', raw ?? null];
   return createHash('sha256')
     .update(JSON.stringify([req.method.toUpperCase(), req.path, auth, headers, body]))
     .digest('hex');

@@ -7,7 +7,7 @@
  * the 2024 edition).
  */
 import { hasControls } from './escape.ts';
-import type { RecordedRequest } from './exchange.ts';
+import { requestBodyBytes, type RecordedRequest } from './exchange.ts';
 import { REDACTED_TOKEN } from './redact.ts';
 
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
@@ -92,6 +92,23 @@ export function curlCommand(req: RecordedRequest, options: { foreign?: boolean }
       parts.push('-H', shellQuote(`${name}: ${value}`));
     }
   }
+  if (req.body !== undefined && req.bodyEncoding === 'base64') {
+    // Bytes that are not text (an image): printf writes them from octal escapes, NUL bytes
+    // included, which no quoting of a shell word can carry; curl reads them from its input.
+    parts.push('--data-binary', '@-');
+    return `printf '%b' ${shellQuote(octalEscapes(requestBodyBytes(req)!))} | ${parts.join(' ')}`;
+  }
   if (req.body !== undefined) parts.push('--data-binary', shellQuote(req.body));
   return parts.join(' ');
+}
+
+/** Bytes as printf's %b reads them: printable ASCII as is (a backslash doubled), the rest as \0ooo. */
+export function octalEscapes(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) {
+    if (b === 0x5c) out += '\\\\';
+    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
+    else out += `\\0${b.toString(8).padStart(3, '0')}`;
+  }
+  return out;
 }

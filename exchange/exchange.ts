@@ -11,7 +11,16 @@ export interface RecordedRequest {
   url: string;
   /** Header names as sent. */
   headers: Record<string, string>;
+  /** The body as text, or, with `bodyEncoding` 'base64', its bytes in base64 (an image, say). */
   body?: string;
+  /** 'base64': the body is bytes that are not text, written in base64. */
+  bodyEncoding?: 'base64';
+}
+
+/** The bytes of a request's body (undefined: none). */
+export function requestBodyBytes(req: RecordedRequest): Buffer | undefined {
+  if (req.body === undefined) return undefined;
+  return Buffer.from(req.body, req.bodyEncoding === 'base64' ? 'base64' : 'utf8');
 }
 
 /** Why a request got no complete answer (status 0). */
@@ -75,7 +84,9 @@ export function parseJsonBody(text: string): unknown {
 
 /** The request body as JSON, or undefined. */
 export function requestJson(ex: Exchange): unknown {
-  return ex.request.body === undefined ? undefined : parseJsonBody(ex.request.body);
+  return ex.request.body === undefined || ex.request.bodyEncoding !== undefined
+    ? undefined
+    : parseJsonBody(ex.request.body);
 }
 
 /** A request header, by name in any case. */

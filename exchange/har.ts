@@ -5,7 +5,8 @@
  * oracles judge a recorded file (Playwright's recordHar, a browser's devtools, mitmproxy) as they
  * judge the suite's own traffic. The suite writes its own exchanges as a HAR file the same way.
  *
- * Read from an entry: the request (method, URL, headers, postData.text), the response (status,
+ * Read from an entry: the request (method, URL, headers, postData.text, base64 bytes when the
+ * custom postData._encoding says so, as this module writes bodies that are not text), the response (status,
  * headers, content.text, base64-decoded when content.encoding says so), startedDateTime and time.
  * An entry without an answer (status 0, with the `_error` devtools and Playwright write) is an
  * exchange with status 0 and a failure. Bodies a recorder left out are empty.
@@ -15,7 +16,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { escapeControls } from './escape.ts';
 import type { Exchange, ExchangeFailure } from './exchange.ts';
-import { parseJsonBody } from './exchange.ts';
+import { parseJsonBody, requestBodyBytes } from './exchange.ts';
 
 // ajv-formats is CommonJS; under ESM its default export may arrive wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -268,6 +269,9 @@ export function exchangeOfEntry(entry: HarEntry, index: number, source: string):
       url: entry.request.url,
       headers: headerRecord(entry.request.headers, false),
       ...(body !== undefined && body !== '' ? { body } : {}),
+      ...(body !== undefined && body !== '' && entry.request.postData?._encoding === 'base64'
+        ? { bodyEncoding: 'base64' as const }
+        : {}),
     },
     status: revalidated ? 304 : answered ? entry.response.status : 0,
     headers: answered ? headerRecord(entry.response.headers, true) : {},
@@ -352,11 +356,20 @@ export function entryOfExchange(ex: Exchange): HarEntry {
       cookies: [],
       headers: harHeaders(ex.request.headers),
       queryString: query,
+      // HAR 1.2 gives postData no encoding: bytes that are not text go in base64, said by the
+      // custom field _encoding (as content.encoding says it of a response).
       ...(ex.request.body !== undefined
-        ? { postData: { mimeType: requestType, text: ex.request.body, params: [] } }
+        ? {
+            postData: {
+              mimeType: requestType,
+              text: ex.request.body,
+              params: [],
+              ...(ex.request.bodyEncoding ? { _encoding: ex.request.bodyEncoding } : {}),
+            },
+          }
         : {}),
       headersSize: -1,
-      bodySize: ex.request.body !== undefined ? Buffer.byteLength(ex.request.body) : 0,
+      bodySize: requestBodyBytes(ex.request)?.length ?? 0,
     },
     response: {
       status: ex.status,

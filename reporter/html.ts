@@ -94,7 +94,12 @@ function ruleText(rule: unknown): string {
 function renderRequest(request: NonNullable<Finding['request']>, role: string | undefined): string {
   const head = [`${request.method} ${request.url}`];
   for (const [name, value] of Object.entries(request.headers ?? {})) head.push(`${name}: ${value}`);
-  const body = request.body !== undefined ? `\n\n${request.body}` : '';
+  const body =
+    request.body === undefined
+      ? ''
+      : request.bodyEncoding === 'base64'
+        ? `\n\n(${Buffer.byteLength(request.body, 'base64')} bytes that are not text; the curl command sends them)`
+        : `\n\n${request.body}`;
   return `<details class="request"><summary>Request sent${role ? ` (the ${esc(role)})` : ''}</summary><pre>${esc(head.join('\n') + body)}</pre></details>`;
 }
 

@@ -16,7 +16,7 @@
  * every open point with a request that touches it, for the tests and for the generators.
  */
 import type { HarEntry } from '../exchange/har.ts';
-import type { Exchange } from '../exchange/exchange.ts';
+import { requestBodyBytes, type Exchange } from '../exchange/exchange.ts';
 import { BODY_SCHEMA } from './body-schema.ts';
 import { CREDENTIALS, readCredentials } from './credentials.ts';
 import { HEADERS } from './headers.ts';
@@ -148,16 +148,19 @@ export function openCases(): OpenCase[] {
 
 /** The request of a logged exchange (its headers one value per name, as the log keeps them). */
 export function requestOfExchange(ex: Exchange): HttpRequest {
-  return ex.request;
+  return ex.request.bodyEncoding === undefined
+    ? ex.request
+    : { ...ex.request, body: requestBodyBytes(ex.request) };
 }
 
 /** The request of a HAR entry, with its header lines as recorded: a repeated field stays repeated. */
 export function requestOfHarEntry(entry: HarEntry): HttpRequest {
   const text = entry.request.postData?.text;
+  const bytes = entry.request.postData?._encoding === 'base64';
   return {
     method: entry.request.method,
     url: entry.request.url,
     headers: entry.request.headers.map((h) => [h.name, h.value] as const),
-    ...(text !== undefined && text !== '' ? { body: text } : {}),
+    ...(text !== undefined && text !== '' ? { body: bytes ? Buffer.from(text, 'base64') : text } : {}),
   };
 }

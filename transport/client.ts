@@ -40,8 +40,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   /** A JSON body (serialised with JSON.stringify). */
   json?: unknown;
-  /** A raw body, sent as is (for malformed JSON). */
-  rawBody?: string;
+  /** A raw body, sent as is: text (malformed JSON, a multipart body), or bytes (an image). */
+  rawBody?: string | Uint8Array;
   /** Send `rawBody` with no Content-Type field at all (a body a client forgot to label). */
   unlabelled?: boolean;
   /** What the request is for in its probe ('read before PATCH', 'restore', ...), for the report. */
@@ -165,7 +165,7 @@ export class HttpClient {
       }
       recordedHeaders.Authorization = this.redactor.header(auth.recorded ?? auth.authorization);
     }
-    let body: string | undefined;
+    let body: string | Uint8Array | undefined;
     if (req.json !== undefined) {
       body = JSON.stringify(req.json);
       headers['Content-Type'] ??= 'application/json';
@@ -183,7 +183,11 @@ export class HttpClient {
       method,
       url,
       headers: recordedHeaders,
-      ...(body !== undefined ? { body } : {}),
+      ...(typeof body === 'string' ? { body } : {}),
+      // Bytes are recorded in base64: the log, the HAR and the curl line carry them unchanged.
+      ...(body instanceof Uint8Array
+        ? { body: Buffer.from(body).toString('base64'), bodyEncoding: 'base64' as const }
+        : {}),
     };
     const origin = {
       ...(this.options.probe !== undefined ? { probe: this.options.probe } : {}),
@@ -200,7 +204,11 @@ export class HttpClient {
         method,
         new URL(url),
         headers,
-        body !== undefined ? Buffer.from(body, 'utf8') : undefined,
+        body === undefined
+          ? undefined
+          : typeof body === 'string'
+            ? Buffer.from(body, 'utf8')
+            : Buffer.from(body),
         { housekeeping: req.housekeeping === true },
       );
     } catch (error) {
