@@ -26,17 +26,7 @@ import { family } from './family.ts';
 import { spec, type Operation } from '../spec/index.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { describeOperation } from './operations.ts';
-
-/** The smallest PDF a reader opens: a header, one empty page, the trailer. */
-export const MINIMAL_PDF = [
-  '%PDF-1.4',
-  '1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj',
-  '2 0 obj <</Type /Pages /Kids [3 0 R] /Count 1>> endobj',
-  '3 0 obj <</Type /Page /Parent 2 0 R /MediaBox [0 0 10 10]>> endobj',
-  'trailer <</Root 1 0 R>>',
-  '%%EOF',
-  '',
-].join('\n');
+import { MINIMAL_PDF } from '../generators/documents.ts';
 
 function operation(operationId: string): Operation {
   const op = spec()

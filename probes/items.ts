@@ -8,7 +8,7 @@
  *
  *   - known-items (any run): GET of each item ITEM_FIXTURES names under `read` answers 2xx.
  *   - item-lifecycles (write mode; creates real items, so only with the bodies given): creates a
- *     bill, updates it, links a PDF to it; creates a mandate, starts a collection against it, then
+ *     bill, updates it, links a PDF, a JPEG and a PNG to it; creates a mandate, starts a collection against it, then
  *     cancels it (§3: an active mandate moves to CANCELLED) and reads it back.
  *
  * What the answers are must be is not shown beyond success, so the probes judge that each is
@@ -27,7 +27,7 @@ import { spec, type Operation } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { family } from './family.ts';
-import { MINIMAL_PDF } from './item-writes.ts';
+import { BILL_DOCUMENTS, type BillDocument } from '../generators/documents.ts';
 import { describeOperation } from './operations.ts';
 
 function operation(operationId: string): Operation {
@@ -136,19 +136,33 @@ function holds(value: unknown, wanted: string): boolean {
   return false;
 }
 
-/** The request that sends the PDF to a bill, framed as the deployment takes documents. */
-export function documentRequest(path: string, form: DocumentForm, boundary: string): HttpRequest {
+/** The request that sends a document to a bill, framed as the deployment takes documents. */
+export function documentRequest(
+  path: string,
+  form: DocumentForm,
+  boundary: string,
+  document: BillDocument = BILL_DOCUMENTS[0]!,
+): HttpRequest {
   if (form.kind === 'raw')
-    return { method: 'POST', path, rawBody: MINIMAL_PDF, headers: { 'Content-Type': 'application/pdf' } };
-  const body = [
+    return {
+      method: 'POST',
+      path,
+      rawBody: document.content,
+      headers: { 'Content-Type': document.mediaType },
+    };
+  const head = [
     `--${boundary}`,
-    `Content-Disposition: form-data; name="${form.field}"; filename="conformance.pdf"`,
-    'Content-Type: application/pdf',
+    `Content-Disposition: form-data; name="${form.field}"; filename="${document.filename}"`,
+    `Content-Type: ${document.mediaType}`,
     '',
-    MINIMAL_PDF,
-    `--${boundary}--`,
     '',
   ].join('\r\n');
+  const tail = `\r\n--${boundary}--\r\n`;
+  // A text document keeps a text body; an image's bytes make the body bytes.
+  const body =
+    typeof document.content === 'string'
+      ? head + document.content + tail
+      : Buffer.concat([Buffer.from(head, 'latin1'), document.content, Buffer.from(tail, 'latin1')]);
   return {
     method: 'POST',
     path,
@@ -269,7 +283,7 @@ export function readsActive(value: unknown): boolean {
 export const itemLifecycles: Probe = {
   id: 'item-lifecycles',
   title:
-    'Creates the bill, mandate and collection of ITEM_FIXTURES, updates the bill and links a PDF to it, cancels the mandate: each accepted, each created item readable, the mandate CANCELLED',
+    'Creates the bill, mandate and collection of ITEM_FIXTURES, updates the bill and links a PDF, a JPEG and a PNG to it, cancels the mandate: each accepted, each created item readable, the mandate CANCELLED',
   requirements: [
     'item-create-accepted',
     'item-update-accepted',
@@ -339,21 +353,25 @@ export const itemLifecycles: Probe = {
       if (form === undefined)
         none('bill-document-accepted', 'document framing ("raw" or "multipart:<field>")');
       else {
+        // Each kind of document §4.3 names, one after another, to the bill created.
         const op = operation('uploadBillDocument');
-        const ex = await ctx.http.send({
-          ...documentRequest(
-            fillPath(op.path, { uniqueReferenceIdentifier: bill }),
-            form,
-            `conformance-${unique}`,
-          ),
-          role: `${describeOperation(op)} of a PDF to the bill created`,
-        });
-        life.accepted(
-          'bill-document-accepted',
-          ex,
-          `POST of a PDF (${form.kind === 'raw' ? 'as the body' : `as the form part ${form.field}`}) to the bill ${bill}, created by this run`,
-          'the bill exists and a PDF is a document it takes (interface.md §4.3: "upload a PDF, JPEG or PNG and link it to the bill")',
-        );
+        for (const document of BILL_DOCUMENTS) {
+          const ex = await ctx.http.send({
+            ...documentRequest(
+              fillPath(op.path, { uniqueReferenceIdentifier: bill }),
+              form,
+              `conformance-${unique}`,
+              document,
+            ),
+            role: `${describeOperation(op)} of a ${document.kind} to the bill created`,
+          });
+          life.accepted(
+            'bill-document-accepted',
+            ex,
+            `POST of a ${document.kind} (${form.kind === 'raw' ? 'as the body' : `as the form part ${form.field}`}) to the bill ${bill}, created by this run`,
+            `the bill exists and a ${document.kind} is a document it takes (interface.md §4.3: "upload a PDF, JPEG or PNG and link it to the bill")`,
+          );
+        }
       }
     }
 

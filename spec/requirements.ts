@@ -1003,9 +1003,9 @@ export const REQUIREMENTS = [
     group: '4.3',
     level: 'MUST',
     statement:
-      'POST /api/v1/bills/{ref}/document of a PDF to a bill that exists, framed as the deployment takes documents (ITEM_FIXTURES document), answers 2xx.',
+      'POST /api/v1/bills/{ref}/document of a PDF, of a JPEG and of a PNG to a bill that exists, each framed as the deployment takes documents (ITEM_FIXTURES document), answers 2xx.',
     rationale:
-      'Whether the file is the whole body or a part of a multipart/form-data body is not shown, so the deployment says which. JPEG and PNG are not sent yet (the transport sends text bodies only).',
+      'Whether the file is the whole body or a part of a multipart/form-data body is not shown, so the deployment says which. The three kinds the purpose row names are a finite class: each is sent (generators/documents.ts), the images as the bytes of a one-pixel file.',
     quotes: [
       {
         source: 'interface.md §4.3',

@@ -97,6 +97,23 @@ export const ITEM_VARIANTS: Variant[] = [
         }
       })(),
   },
+  // The list of media types taken lost one of the images (mutation/triage.yaml): the PDF still
+  // goes through, that image kind is answered 415.
+  ...(['jpeg', 'png'] as const).map((kind): Variant => ({
+    id: `bill-document-${kind}-415`,
+    fault: `A bill document labelled image/${kind} is answered 415: the accepted list lost image/${kind}, so only the PDF and the other image are taken.`,
+    trips: ['bill-document-accepted'],
+    create: () =>
+      new (class extends ReferenceServer {
+        protected override uploadBillDocument(ctx: RequestContext): Promise<void> {
+          const type = (ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+          if (type !== `image/${kind}`) return super.uploadBillDocument(ctx);
+          ctx.req.resume();
+          this.sendError(ctx.res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'A bill document is a PDF, JPEG or PNG.');
+          return Promise.resolve();
+        }
+      })(),
+  })),
   {
     id: 'mandate-cancel-active-409',
     fault: 'The state check of DELETE /api/v1/mandates/{ref} is inverted: an active mandate is answered 409.',

@@ -5,6 +5,7 @@
  * as active, and the document's framing. Then the two probes against the reference server, and
  * against variants whose fault is a matter of reading: a Location elsewhere, a pending mandate.
  */
+import { BILL_DOCUMENTS } from '../../generators/documents.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -191,16 +192,30 @@ test.describe('reading the answers', () => {
     expect(readsActive(null)).toBe(false);
   });
 
-  test('a document as the body, or as a part of a form', () => {
+  test('a document as the body, or as a part of a form; an image as bytes either way', () => {
     const raw = documentRequest('/api/v1/bills/B/document', { kind: 'raw' }, 'b');
     expect(raw.headers).toEqual({ 'Content-Type': 'application/pdf' });
-    expect(raw.rawBody!.startsWith('%PDF-')).toBe(true);
+    expect(String(raw.rawBody).startsWith('%PDF-')).toBe(true);
     const form = documentRequest('/api/v1/bills/B/document', { kind: 'multipart', field: 'file' }, 'xyz');
     expect(form.headers).toEqual({ 'Content-Type': 'multipart/form-data; boundary=xyz' });
+    expect(typeof form.rawBody).toBe('string');
     expect(form.rawBody).toContain(
-      '--xyz\r\nContent-Disposition: form-data; name="file"; filename="conformance.pdf"\r\n',
+      '--xyz\r\nContent-Disposition: form-data; name="file"; filename="conformance.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-',
     );
-    expect(form.rawBody!.endsWith('\r\n--xyz--\r\n')).toBe(true);
+    expect(String(form.rawBody).endsWith('\r\n--xyz--\r\n')).toBe(true);
+    const png = BILL_DOCUMENTS.find((d) => d.kind === 'PNG')!;
+    const rawPng = documentRequest('/api/v1/bills/B/document', { kind: 'raw' }, 'b', png);
+    expect(rawPng.headers).toEqual({ 'Content-Type': 'image/png' });
+    expect(Buffer.from(rawPng.rawBody as Uint8Array)).toEqual(Buffer.from(png.content as Uint8Array));
+    const formPng = documentRequest('/api/v1/bills/B/document', { kind: 'multipart', field: 'f' }, 'q', png);
+    const body = Buffer.from(formPng.rawBody as Uint8Array);
+    const head =
+      '--q\r\nContent-Disposition: form-data; name="f"; filename="conformance.png"\r\nContent-Type: image/png\r\n\r\n';
+    expect(body.subarray(0, head.length).toString('latin1')).toBe(head);
+    expect(body.subarray(head.length, head.length + 8)).toEqual(
+      Buffer.from(png.content as Uint8Array).subarray(0, 8),
+    );
+    expect(body.subarray(-9).toString('latin1')).toBe('\r\n--q--\r\n');
   });
 });
 
