@@ -63,8 +63,8 @@ function segment(marker: number, data: readonly number[]): number[] {
 }
 
 /**
- * A baseline JPEG of one 8×8 block of one greyscale component (the image one pixel wide and
- * high): quantisation all 1; a DC and an AC Huffman table of one code each ('0'), for DC
+ * A baseline JFIF JPEG of one 8×8 block of one greyscale component (the image one pixel wide
+ * and high): quantisation all 1; a DC and an AC Huffman table of one code each ('0'), for DC
  * category 0 and for end-of-block; the one block coded as DC difference 0 (mid-grey) and
  * end-of-block, '00' padded with ones to a byte.
  */
@@ -74,6 +74,8 @@ function minimalJpeg(): Buffer {
   return Buffer.from([
     0xff,
     0xd8, // SOI
+    // APP0 JFIF 1.01, aspect 1:1, no thumbnail: what file-type checks that look past FF D8 FF expect.
+    ...segment(0xe0, [0x4a, 0x46, 0x49, 0x46, 0x00, 1, 1, 0, 0, 1, 0, 1, 0, 0]),
     ...segment(0xdb, [0x00, ...new Array<number>(64).fill(1)]), // DQT: table 0, 8-bit
     ...segment(0xc0, [8, 0, 1, 0, 1, 1, 1, 0x11, 0]), // SOF0: 8-bit, 1×1, one component (id 1, 1×1, table 0)
     ...oneCode(0x00, 0x00), // DHT: DC table 0, category 0

@@ -25,7 +25,8 @@ test('every kind of document §4.3 names, once: a PDF, a JPEG and a PNG, each wi
   const [pdf, jpeg, png] = BILL_DOCUMENTS.map((d) => bytesOf(d.content));
   expect(pdf!.subarray(0, 5).toString('latin1')).toBe('%PDF-');
   expect(pdf!.toString('latin1')).toContain('%%EOF');
-  expect([...jpeg!.subarray(0, 2)]).toEqual([0xff, 0xd8]);
+  expect([...jpeg!.subarray(0, 4)]).toEqual([0xff, 0xd8, 0xff, 0xe0]);
+  expect(jpeg!.subarray(6, 11).toString('latin1')).toBe('JFIF\0');
   expect([...jpeg!.subarray(-2)]).toEqual([0xff, 0xd9]);
   expect([...png!.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 });
