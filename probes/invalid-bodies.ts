@@ -29,6 +29,7 @@ import { type Probe, runProperty } from '../engine/probe-api.ts';
 import { family } from './family.ts';
 import { finiteClassCases } from '../generators/finite-classes.ts';
 import type { Labelled } from '../generators/labelled.ts';
+import type { Violation } from '../oracles/types.ts';
 import { invalidPatchBody, invalidPatchBodyExamples } from '../generators/patch-body.ts';
 import {
   PLACEHOLDER_FIXTURE,
@@ -42,6 +43,17 @@ import {
 
 /** What a refused case must get: a 4xx (which one is not shown). */
 const invalidRejected = (ex: Exchange): boolean => ex.status >= 400 && ex.status <= 499;
+
+/** The finding of an invalid body that was not refused. */
+function notRefused(c: Labelled<unknown>, ex: Exchange): Violation {
+  return {
+    requirement: 'patch-invalid-rejected',
+    exchange: ex,
+    message: `the invalid body (${c.rule.description}) was answered ${ex.status}`,
+    expected: 'a 4xx status: the body breaks a rule of interface.md §4.2 (which 4xx is not shown)',
+    received: describeResponse(ex),
+  };
+}
 
 /** A case of the stream: an explicit finite-class member, or a case of the invalid-patch property. */
 interface StreamCase extends Labelled<unknown> {
@@ -100,13 +112,7 @@ export const patchInvalidBodies: Probe = {
         wrong++;
         return;
       }
-      ctx.fail({
-        requirement: 'patch-invalid-rejected',
-        exchange: ex,
-        message: `the invalid body (${c.rule.description}) was answered ${ex.status}`,
-        expected: 'a 4xx status: the body breaks a rule of interface.md §4.2 (which 4xx is not shown)',
-        received: describeResponse(ex),
-      });
+      ctx.fail(notRefused(c, ex));
     });
     const finite = cases.filter((c) => c.finite).length;
     ctx.note(
@@ -135,13 +141,7 @@ export const patchInvalidBodies: Probe = {
           ctx.held('patch-invalid-rejected');
           return undefined;
         }
-        return {
-          requirement: 'patch-invalid-rejected',
-          exchange: patch,
-          message: `the invalid body (${input.rule.description}) was answered ${patch.status}`,
-          expected: 'a 4xx status: the body breaks a rule of interface.md §4.2 (which 4xx is not shown)',
-          received: describeResponse(patch),
-        };
+        return notRefused(input, patch);
       },
     });
   },

@@ -9,6 +9,20 @@ import { ReferenceServer, type RequestContext } from '../reference.ts';
 import type { Operation } from '../../spec/index.ts';
 import type { Variant } from './types.ts';
 
+/** A server that answers a bill document of the media type `refused` (its Content-Type) 415. */
+function refusingDocumentType(refused: string): () => ReferenceServer {
+  return () =>
+    new (class extends ReferenceServer {
+      protected override uploadBillDocument(ctx: RequestContext): Promise<void> {
+        const type = (ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        if (type !== refused) return super.uploadBillDocument(ctx);
+        ctx.req.resume();
+        this.sendError(ctx.res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'A bill document is a PDF, JPEG or PNG.');
+        return Promise.resolve();
+      }
+    })();
+}
+
 export const ITEM_VARIANTS: Variant[] = [
   {
     id: 'item-get-wrong-store',
@@ -86,16 +100,7 @@ export const ITEM_VARIANTS: Variant[] = [
     fault:
       'A bill document labelled application/pdf is answered 415: the accepted list names application/x-pdf, image/jpeg and image/png.',
     trips: ['bill-document-accepted'],
-    create: () =>
-      new (class extends ReferenceServer {
-        protected override uploadBillDocument(ctx: RequestContext): Promise<void> {
-          const type = (ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-          if (type !== 'application/pdf') return super.uploadBillDocument(ctx);
-          ctx.req.resume();
-          this.sendError(ctx.res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'A bill document is a PDF, JPEG or PNG.');
-          return Promise.resolve();
-        }
-      })(),
+    create: refusingDocumentType('application/pdf'),
   },
   // The list of media types taken lost one of the images (mutation/triage.yaml): the PDF still
   // goes through, that image kind is answered 415.
@@ -103,16 +108,7 @@ export const ITEM_VARIANTS: Variant[] = [
     id: `bill-document-${kind}-415`,
     fault: `A bill document labelled image/${kind} is answered 415: the accepted list lost image/${kind}, so only the PDF and the other image are taken.`,
     trips: ['bill-document-accepted'],
-    create: () =>
-      new (class extends ReferenceServer {
-        protected override uploadBillDocument(ctx: RequestContext): Promise<void> {
-          const type = (ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-          if (type !== `image/${kind}`) return super.uploadBillDocument(ctx);
-          ctx.req.resume();
-          this.sendError(ctx.res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'A bill document is a PDF, JPEG or PNG.');
-          return Promise.resolve();
-        }
-      })(),
+    create: refusingDocumentType(`image/${kind}`),
   })),
   {
     id: 'mandate-cancel-active-409',
