@@ -2,15 +2,19 @@
 import { expect, test } from '@playwright/test';
 import { chunks, sendInBatches } from '../../engine/batch.ts';
 
-/** A fake target: `bad` cases change the state when sent; counts what is sent and read. */
-function target(bad: readonly number[]) {
+/**
+ * A fake target: `bad` cases change the state when sent; counts what is sent and read. `known`
+ * are cases the batching is told changed it (answered as accepted).
+ */
+function target(bad: readonly number[], known: readonly number[] = []) {
   let state = 0;
-  const log = { sends: [] as number[][], reads: 0, restores: 0 };
+  const log = { sends: [] as number[][], resent: [] as number[][], reads: 0, restores: 0 };
   return {
     log,
     io: {
-      send: async (cases: number[]) => {
+      send: async (cases: number[], resend: boolean) => {
         log.sends.push(cases);
+        if (resend) log.resent.push(cases);
         for (const c of cases) if (bad.includes(c)) state++;
         log.reads++;
         return state !== 0;
@@ -19,6 +23,7 @@ function target(bad: readonly number[]) {
         log.restores++;
         state = 0;
       },
+      known: (c: number) => known.includes(c),
     },
   };
 }
@@ -60,4 +65,26 @@ test('equivalent cases are sent once', async () => {
   const r = await sendInBatches([1, 2, 1, 3, 2], 10, String, io);
   expect(r.duplicates).toBe(2);
   expect(log.sends).toEqual([[1, 2, 3]]);
+});
+
+test('cases known to change the state (answered as accepted) are not taken apart', async () => {
+  const accepted = [5, 40, 41, 300];
+  const { io, log } = target([...accepted, 301], accepted);
+  const r = await sendInBatches(range(700), 32, String, io);
+  expect(r.changed).toEqual([301]);
+  const resent = log.resent;
+  // Batches 0 and 1 changed only by accepted cases: each sent again once without them, never split.
+  expect(resent.filter((b) => accepted.some((c) => b.includes(c)))).toEqual([]);
+  expect(resent.filter((b) => b.length === 31 && b[0] === 0)).toHaveLength(1);
+  expect(r.changedBatches).toBe(1);
+});
+
+test('past four single cases, a changed batch is restored and not taken apart', async () => {
+  const { io, log } = target([3, 4, 5, 6, 7, 200]);
+  const r = await sendInBatches(range(700), 32, String, io);
+  expect(r.changed).toEqual([3, 4, 5, 6]);
+  expect(r.changedBatches).toBe(2);
+  expect(r.notTakenApart).toBe(1);
+  // The batch holding 200 was restored after its first sending, and never sent in parts.
+  expect(log.sends.filter((b) => b.includes(200))).toHaveLength(1);
 });

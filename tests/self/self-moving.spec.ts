@@ -74,29 +74,6 @@ test('halves that change the state while no single case does: the batching stops
   expect(sends).toBeLessThanOrEqual(chunks(cases, size).length + budget);
 });
 
-test('cases known to change the state (answered as accepted) are not taken apart', async () => {
-  const accepted = new Set([5, 40, 41, 300]);
-  const refusedButChanging = 301;
-  let state = 0;
-  const sent: number[][] = [];
-  const r = await sendInBatches(range(700), 32, String, {
-    send: async (batch, resend) => {
-      if (resend) sent.push(batch);
-      for (const c of batch) if (accepted.has(c) || c === refusedButChanging) state++;
-      return state !== 0;
-    },
-    restore: async () => {
-      state = 0;
-    },
-    known: (c) => accepted.has(c),
-  });
-  expect(r.changed).toEqual([refusedButChanging]);
-  // Batches 0 and 1 changed only by accepted cases: each resent once without them, never split.
-  expect(sent.filter((b) => b.includes(5) || b.includes(40))).toEqual([]);
-  expect(sent.filter((b) => b.length === 31 && b[0] === 0)).toHaveLength(1);
-  expect(r.changedBatches).toBe(1);
-});
-
 test('a few changing cases fit the budget and are all found', async () => {
   const bad = [3, 200, 411, 690];
   let state = 0;
@@ -110,23 +87,6 @@ test('a few changing cases fit the budget and are all found', async () => {
     },
   });
   expect(r.changed).toEqual(bad);
-});
-
-test('past four single cases, a changed batch is restored and not taken apart', async () => {
-  const bad = [3, 4, 5, 6, 7, 200];
-  let state = 0;
-  const r = await sendInBatches(range(700), 32, String, {
-    send: async (batch) => {
-      for (const c of batch) if (bad.includes(c)) state++;
-      return state !== 0;
-    },
-    restore: async () => {
-      state = 0;
-    },
-  });
-  expect(r.changed).toEqual([3, 4, 5, 6]);
-  expect(r.changedBatches).toBe(2);
-  expect(r.notTakenApart).toBe(1);
 });
 
 const URL = 'http://h/api/v1/counterparties/ACME-1';
