@@ -67,11 +67,29 @@ export function comparable(cp: Obj): Obj {
       .map((a: unknown) => ({ a, key: canonicalJson(a) }))
       .sort((x: { key: string }, y: { key: string }) => x.key.localeCompare(y.key))
       .map((x: { a: unknown }) => x.a);
+    // Each account is compared with every account of another state (a multiset match): its
+    // text kept too.
+    for (const a of out.counterpartyAccounts as unknown[]) if (isObj(a)) states.add(a);
   }
   comparables.set(cp, out);
   states.add(out);
   return out;
 }
+
+/**
+ * What comparable() returns without updatedAt: what a PATCH changed on what the document settles
+ * (updatedAt aside). Kept, with its text, like comparable()'s.
+ */
+export function settled(cp: Obj): Obj {
+  const known = settleds.get(cp);
+  if (known) return known;
+  const { updatedAt: _updatedAt, ...rest } = comparable(cp);
+  settleds.set(cp, rest);
+  states.add(rest);
+  return rest;
+}
+
+const settleds = new WeakMap<Obj, Obj>();
 
 const comparables = new WeakMap<Obj, Obj>();
 /** What comparable() returned: never changed after, so their canonical text is kept. */
