@@ -97,8 +97,14 @@ export default defineConfig({
   // The lanes of the writable counterparties first: their probes run one after another and are
   // the long pole of a write run, so they must start at once, not after every read (Playwright
   // queues its test groups project by project, and file by file in alphabetical order within one).
-  projects: [
-    { name: 'writes', testMatch: WRITE_LANES },
-    { name: 'others', testIgnore: WRITE_LANES },
-  ],
+  // With one worker there is nothing to start beside them, and a second project would only cost
+  // a second worker process (Playwright starts one per project): one project then.
+  ...(limits.workers > 1
+    ? {
+        projects: [
+          { name: 'writes', testMatch: WRITE_LANES },
+          { name: 'others', testIgnore: WRITE_LANES },
+        ],
+      }
+    : {}),
 });
