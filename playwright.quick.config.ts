@@ -11,6 +11,7 @@ import { defineConfig } from '@playwright/test';
 
 export const QUICK_SPECS = [
   'oracle-vectors',
+  'openapi',
   'generators-finite',
   'generators-other-operations',
   'generators-patch',
