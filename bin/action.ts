@@ -15,7 +15,7 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConformanceRecord } from '../reporter/summary.ts';
-import { isEntryPoint } from './run-support.ts';
+import { isEntryPoint } from './entry-point.ts';
 import { shellWords, ShellWordsError } from './shell-words.ts';
 
 /** The Action's outputs of a run that ended with `status`, its record read from `reportsDir`. */

@@ -15,7 +15,7 @@
  */
 import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { resolveRun, type ResolvedRun } from '../run/resolve.ts';
+import { resolveRun, type ResolvedRun, type RunFlags } from '../run/resolve.ts';
 import { playwrightEnv } from '../run/hand-down.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
 import { harOfExchanges } from '../exchange/har.ts';
@@ -108,7 +108,8 @@ usage error, or a token the target does not accept (401 with it as without it); 
 interrupted (SIGINT/SIGTERM).`;
 }
 
-interface Flags {
+/** What the command line of `run` says (parseRunArgs). */
+export interface Flags {
   strict: boolean;
   probes: string[];
   headers: string[];
@@ -121,15 +122,34 @@ function emptyFlags(): Flags {
   return { strict: false, probes: [], headers: [], variables: {}, selection: {} };
 }
 
-function parseFlags(args: readonly string[]): Flags {
+/**
+ * The command line of `run` read against its flags, as runCommand reads it: a UsageError, its
+ * message the line the command prints, when it is wrong.
+ */
+export function parseRunArgs(args: readonly string[]): Flags {
   const flags = emptyFlags();
+  parseArgs(args, runFlags(flags));
+  return flags;
+}
+
+function parseFlags(args: readonly string[]): Flags {
   try {
-    parseArgs(args, runFlags(flags));
+    return parseRunArgs(args);
   } catch (error) {
     if (error instanceof UsageError) fail(error.message);
     throw error;
   }
-  return flags;
+}
+
+/** The flags of the command line as run/resolve.ts takes them (resolveRun's `flags`). */
+export function runFlagsOf(flags: Flags): RunFlags {
+  return {
+    strict: flags.strict,
+    probes: flags.probes,
+    headers: flags.headers,
+    variables: flags.variables,
+    ...flags.selection,
+  };
 }
 
 /** `payflow-conformance run` and `npm run conformance`: exits with the gate's status. */
@@ -140,13 +160,7 @@ export async function runCommand(args: readonly string[]): Promise<void> {
   }
   const flags = parseFlags(args);
   const run = orFail(() =>
-    resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, {
-      strict: flags.strict,
-      probes: flags.probes,
-      headers: flags.headers,
-      variables: flags.variables,
-      ...flags.selection,
-    }),
+    resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, runFlagsOf(flags)),
   );
   const { config } = run;
   // Before the first request: the reports directory must be writable, and this run's alone, and

@@ -4,10 +4,9 @@
  * passes through the token redaction, and the exit status derived from the written record.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { StringDecoder } from 'node:string_decoder';
-import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config/error.ts';
 import { COMPILED, PACKAGE_ROOT } from '../config/layout.ts';
 import { escapeControls } from '../exchange/escape.ts';
@@ -37,19 +36,8 @@ export function withSourceMaps(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, NODE_OPTIONS: [env.NODE_OPTIONS, '--enable-source-maps'].filter(Boolean).join(' ') };
 }
 
-/**
- * Whether the module of `moduleURL` is the script node was started with (not imported by
- * bin/cli.ts): bin/conformance.ts, bin/validate.ts and bin/merge-shards.ts run their command then.
- */
-export function isEntryPoint(moduleURL: string): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return realpathSync(script) === realpathSync(fileURLToPath(moduleURL));
-  } catch {
-    return false;
-  }
-}
+/** Whether a module is the script node was started with (in a module of its own, for bin/action.ts). */
+export { isEntryPoint } from './entry-point.ts';
 
 /**
  * A message as one line on the terminal: every control character (of a value quoted from an

@@ -120,18 +120,21 @@ export function serveBanner(url: string, token: string, tokenDrawn: boolean): st
   ].join('\n');
 }
 
-export async function serveCommand(args: readonly string[]): Promise<void> {
-  if (args.includes('--help') || args.includes('-h')) {
-    console.log(serveUsage());
-    return;
-  }
-  let flags: ServeFlags;
-  try {
-    flags = parseServeFlags(args);
-  } catch (error) {
-    if (error instanceof UsageError) fail(error.message);
-    throw error;
-  }
+/** The server `serve` started, where it listens and the token it accepts. */
+export interface Served {
+  server: ReferenceServer;
+  url: string;
+  token: string;
+  /** Whether the token was drawn for this start (no --token). */
+  tokenDrawn: boolean;
+}
+
+/**
+ * Starts the reference server as `serve` does with `flags`: the token --token gave, else one
+ * drawn for this start. Rejects with a UsageError, its message the line `serve` prints, when it
+ * cannot listen there.
+ */
+export async function startServing(flags: ServeFlags): Promise<Served> {
   const token = flags.token ?? drawToken();
   const server = new ReferenceServer({ token });
   let url: string;
@@ -140,11 +143,29 @@ export async function serveCommand(args: readonly string[]): Promise<void> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE')
-      fail(`port ${flags.port} of ${flags.host} is in use (--port chooses another; 0: a free one)`);
+      throw new UsageError(
+        `port ${flags.port} of ${flags.host} is in use (--port chooses another; 0: a free one)`,
+      );
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES')
-      fail(`cannot listen on ${flags.host} port ${flags.port} (${code})`);
+      throw new UsageError(`cannot listen on ${flags.host} port ${flags.port} (${code})`);
     throw error;
   }
+  return { server, url, token, tokenDrawn: flags.token === undefined };
+}
+
+export async function serveCommand(args: readonly string[]): Promise<void> {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(serveUsage());
+    return;
+  }
+  let serving: Served;
+  try {
+    serving = await startServing(parseServeFlags(args));
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
+  const { server, url, token, tokenDrawn } = serving;
   // Listening for the signals before the banner, which tells a caller it may send one.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
@@ -156,7 +177,7 @@ export async function serveCommand(args: readonly string[]): Promise<void> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  console.log(serveBanner(url, token, flags.token === undefined));
+  console.log(serveBanner(url, token, tokenDrawn));
   await stopped;
   process.exit(0);
 }

@@ -35,7 +35,7 @@ import { redactText, type SecretInput } from '../reporter/redact.ts';
 import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { resolve } from 'node:path';
-import { buildRecord, gatePassed } from '../reporter/summary.ts';
+import { buildRecord, gatePassed, type ConformanceRecord } from '../reporter/summary.ts';
 import { formatSummary, summaryColour } from '../reporter/console.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
@@ -76,7 +76,7 @@ const VALIDATE_VARIABLES = [
   'CONFORMANCE_MAX_RESPONSE_BYTES',
 ] as const satisfies readonly ConfigVariable[];
 
-interface Flags {
+export interface ValidateFlags {
   har?: string;
   baseURL?: string;
   proxy: boolean;
@@ -95,7 +95,7 @@ function number(name: string, v: string, max: number): number {
 }
 
 /** The flags of `validate`. */
-function validateFlags(flags: Flags): Flag[] {
+function validateFlags(flags: ValidateFlags): Flag[] {
   const group = 'Validation';
   return [
     {
@@ -133,7 +133,7 @@ function validateFlags(flags: Flags): Flag[] {
   ];
 }
 
-function emptyFlags(): Flags {
+function emptyFlags(): ValidateFlags {
   return { proxy: false, port: 8080, strict: false, variables: {} };
 }
 
@@ -159,38 +159,67 @@ Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOUL
 2 configuration or usage error, or a malformed HAR file.`;
 }
 
-function parseFlags(args: readonly string[]): Flags {
+/** The flags of `validate` from `args`: a UsageError, its message the line the command prints, when they are wrong. */
+export function parseValidateFlags(args: readonly string[]): ValidateFlags {
   const flags = emptyFlags();
-  try {
-    parseArgs(args, validateFlags(flags), (arg) => {
-      if (flags.har !== undefined) throw new UsageError(`one HAR file at a time: ${flags.har} and ${arg}`);
-      flags.har = arg;
-    });
-  } catch (error) {
-    if (error instanceof UsageError) fail(error.message);
-    throw error;
-  }
-  if (flags.proxy && flags.har !== undefined) fail('give a HAR file or --proxy, not both');
-  if (!flags.proxy && flags.har === undefined) fail('give a HAR file, or --proxy (see --help)');
+  parseArgs(args, validateFlags(flags), (arg) => {
+    if (flags.har !== undefined) throw new UsageError(`one HAR file at a time: ${flags.har} and ${arg}`);
+    flags.har = arg;
+  });
+  if (flags.proxy && flags.har !== undefined) throw new UsageError('give a HAR file or --proxy, not both');
+  if (!flags.proxy && flags.har === undefined)
+    throw new UsageError('give a HAR file, or --proxy (see --help)');
   if (flags.baseURL !== undefined) {
     try {
       new URL(flags.baseURL);
     } catch {
-      fail(`--base-url is not a URL: '${flags.baseURL}'`);
+      throw new UsageError(`--base-url is not a URL: '${flags.baseURL}'`);
     }
   }
   return flags;
 }
 
-/** Builds the record of a validation, writes the reports, prints the summary, exits 0 or 1. */
-function report(
+function parseFlags(args: readonly string[]): ValidateFlags {
+  try {
+    return parseValidateFlags(args);
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
+}
+
+/**
+ * The run's configuration as `validate` resolves it from `env` and the directory it runs from
+ * (`dir`): a ConfigError when it is wrong.
+ */
+export function resolveValidateRun(flags: ValidateFlags, env: Env, dir: string): ResolvedRun {
+  // Validation reads no counterparty: COUNTERPARTY_REF, required of a suite run with
+  // API_BASE_URL, is not asked for.
+  const withRef =
+    env.COUNTERPARTY_REF === undefined ? { ...env, COUNTERPARTY_REF: 'not-read-by-validation' } : env;
+  // With --proxy, --base-url is the target (API_BASE_URL); with a HAR file, only where the
+  // interface starts in its URLs.
+  const variables: Env = {
+    ...flags.variables,
+    ...(flags.proxy && flags.baseURL !== undefined ? { API_BASE_URL: flags.baseURL } : {}),
+  };
+  return resolveRun(withRef, dir, EMBEDDED_TARGET, { strict: flags.strict, variables });
+}
+
+/** What a validation found: its record (every secret redacted) and whether the gate passed (exit 0, else 1). */
+export interface ValidationResult {
+  record: ConformanceRecord;
+  passed: boolean;
+  secrets: readonly SecretInput[];
+}
+
+/** Builds the record of a finished validation, redacted, and its gate. */
+export function validationResult(
   run: ResolvedRun,
   validation: TrafficValidation,
   secrets: readonly SecretInput[],
   startedAt: Date,
-  har?: string,
-  input?: string,
-): never {
+): ValidationResult {
   const { outcome, coverage, traffic } = validation.finish();
   const waivers = loadWaivers({ CONFORMANCE_WAIVERS: run.waivers ?? NO_WAIVERS }, run.dir);
   const wrote = Object.keys(outcome.judged).some((id) => id.startsWith('patch')) ? 'write' : 'read-only';
@@ -208,6 +237,12 @@ function report(
     mode: wrote,
   });
   const redacted = JSON.parse(redactText(JSON.stringify(record), secrets)) as typeof record;
+  return { record: redacted, passed: gatePassed(record), secrets };
+}
+
+/** Writes the reports of a validation, prints the summary, exits 0 or 1. */
+function report(run: ResolvedRun, result: ValidationResult, har?: string, input?: string): never {
+  const { record: redacted, secrets } = result;
   let written: string[];
   try {
     written = writeReports(redacted, {
@@ -232,7 +267,7 @@ function report(
       secrets,
     ),
   );
-  process.exit(gatePassed(record) ? 0 : 1);
+  process.exit(result.passed ? 0 : 1);
 }
 
 /** Registers the credentials an exchange carries (engine/validate.ts trafficCredentials). */
@@ -252,18 +287,16 @@ function inScope(baseURL: string | undefined): (url: string) => boolean {
   return (url) => url.startsWith(`${base}/`);
 }
 
-/** Validates the HAR file `file` (as the user named it, relative to the directory they ran from). */
-function validateHar(run: ResolvedRun, flags: Flags, file: string): never {
+/**
+ * Judges the HAR file `file` (as the user named it, relative to the directory they ran from) as
+ * `validate <file>` does, writing nothing: a HarError or InputFileError, its message the line the
+ * command prints, when the file cannot be read.
+ */
+export function judgeHarFile(run: ResolvedRun, flags: ValidateFlags, file: string): ValidationResult {
   const path = resolve(run.dir, file);
   const startedAt = new Date();
-  let exchanges: Omit<Exchange, 'id'>[];
-  try {
-    const bytes = readInputFile(path, 'the HAR file', INPUT_CAPS.har);
-    exchanges = exchangesOfHar(parseHar(decodeHar(bytes, file), file), file);
-  } catch (error) {
-    if (error instanceof HarError || error instanceof InputFileError) fail(error.message);
-    throw error;
-  }
+  const bytes = readInputFile(path, 'the HAR file', INPUT_CAPS.har);
+  const exchanges = exchangesOfHar(parseHar(decodeHar(bytes, file), file), file);
   // Every credential of the file (every Authorization value, duplicates and comma-joined ones
   // included; Proxy-Authorization; cookies; API keys), redacted wherever it stands.
   const redactor = new Redactor();
@@ -277,10 +310,22 @@ function validateHar(run: ResolvedRun, flags: Flags, file: string): never {
     run.config.settleMs,
   );
   for (const ex of exchanges) validation.add(redactExchange(ex, redactor));
-  report(run, validation, redactor.list(), startedAt, undefined, path);
+  return validationResult(run, validation, redactor.list(), startedAt);
 }
 
-async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
+/** Validates the HAR file `file` (as the user named it, relative to the directory they ran from). */
+function validateHar(run: ResolvedRun, flags: ValidateFlags, file: string): never {
+  let result: ValidationResult;
+  try {
+    result = judgeHarFile(run, flags, file);
+  } catch (error) {
+    if (error instanceof HarError || error instanceof InputFileError) fail(error.message);
+    throw error;
+  }
+  report(run, result, undefined, resolve(run.dir, file));
+}
+
+async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<void> {
   const upstream = run.config.baseURL;
   if (upstream === undefined) fail('--proxy needs API_BASE_URL: the target the proxy stands in front of');
   const startedAt = new Date();
@@ -330,7 +375,7 @@ async function validateProxy(run: ResolvedRun, flags: Flags): Promise<void> {
     stopping = true;
     await proxy.stop();
     const har = `${JSON.stringify(harOfExchanges(seen, spec().version), null, 1)}\n`;
-    report(run, validation, secrets(), startedAt, har);
+    report(run, validationResult(run, validation, secrets(), startedAt), har);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
@@ -358,21 +403,7 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
     return;
   }
   const flags = parseFlags(args);
-  // Validation reads no counterparty: COUNTERPARTY_REF, required of a suite run with
-  // API_BASE_URL, is not asked for.
-  const env =
-    process.env.COUNTERPARTY_REF === undefined
-      ? { ...process.env, COUNTERPARTY_REF: 'not-read-by-validation' }
-      : process.env;
-  // With --proxy, --base-url is the target (API_BASE_URL); with a HAR file, only where the
-  // interface starts in its URLs.
-  const variables: Env = {
-    ...flags.variables,
-    ...(flags.proxy && flags.baseURL !== undefined ? { API_BASE_URL: flags.baseURL } : {}),
-  };
-  const run = orFail(() =>
-    resolveRun(env, invocationDirectory(), EMBEDDED_TARGET, { strict: flags.strict, variables }),
-  );
+  const run = orFail(() => resolveValidateRun(flags, process.env, invocationDirectory()));
   orFail(() => lockReportsDir(run.reportsDir));
   console.log(`validate: ${flags.proxy ? 'proxy' : oneLine(flags.har!)}; ${dotenvLine(run)}`);
   // Validation writes the record, the page and the JUnit file (the proxy its traffic too), never

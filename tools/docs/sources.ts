@@ -239,6 +239,12 @@ export function otherVariables(): OtherVariableRow[] {
       help: '`npm run gallery:diff` also prints what each variant tripped',
     },
     {
+      name: 'PAYFLOW_BUILD_TYPECHECK',
+      kind: 'development',
+      readBy: 'scripts/build.ts',
+      help: '`0`: `npm run build` compiles without checking the types (the self-tests pack after `npm test` checked them)',
+    },
+    {
       name: 'UPDATE_REPORT_SCREENSHOT',
       kind: 'development',
       readBy: 'tests/self/report.spec.ts',
