@@ -261,8 +261,11 @@ export class Redactor {
    */
   private apply(text: string, header: boolean): string {
     const all = this.all;
+    const encoded = MAY_BE_ENCODED.test(text);
+    // Nothing encoded and no secret in it: the text of nearly every exchange of a run.
+    if (!encoded && !all.some((s) => text.includes(s.value))) return text;
     const short = all.some((s) => !s.everywhere);
-    if (!short && !MAY_BE_ENCODED.test(text)) {
+    if (!short && !encoded) {
       // The fast path: nothing encoded, nothing that needs its place judged.
       let out = text;
       for (const s of all) if (out.includes(s.value)) out = out.split(s.value).join(s.shownAs);
