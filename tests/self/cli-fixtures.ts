@@ -368,3 +368,81 @@ export async function recordingProxy(target: string): Promise<{
       }),
   };
 }
+
+/** What `validate <file.har>` comes to, judged in this process (validateInProcess). */
+export interface InProcessValidation {
+  /** The status the command exits with: 0 the gate passed, 1 it failed, 2 it printed `line`. */
+  code: 0 | 1 | 2;
+  /** On exit 2: the one line the command prints after `validate: `. */
+  line?: string;
+  /** The record the command writes as conformance.json (secrets redacted). */
+  record?: import('../../reporter/summary.ts').ConformanceRecord;
+  /** The summary the command prints (no report paths, no colour). */
+  summary?: string;
+}
+
+/**
+ * `npm run validate -- <args>` for a HAR file, in this process and writing nothing: the
+ * functions the command calls (bin/validate.ts: parseValidateFlags, resolveValidateRun,
+ * judgeHarFile; the summary of reporter/console.ts), and the errors it turns into exit 2 with
+ * one line (usage, configuration, a HAR file that cannot be read). `env` is its whole
+ * environment, `dir` the directory it runs from. A process costs some 1.1 s of CPU, mostly
+ * module loading; the tests that need the command itself (exit status, files, stderr) spawn it.
+ */
+export async function validateInProcess(
+  args: string[],
+  env: Record<string, string> = {},
+  dir = temporaryDirectory('payflow-validate-'),
+): Promise<InProcessValidation> {
+  // Loaded when first used: most specs importing these fixtures never validate.
+  const [command, args_, errors, har, inputs, support, console_] = await Promise.all([
+    import('../../bin/validate.ts'),
+    import('../../bin/args.ts'),
+    import('../../config/error.ts'),
+    import('../../exchange/har.ts'),
+    import('../../config/input-files.ts'),
+    import('../../bin/run-support.ts'),
+    import('../../reporter/console.ts'),
+  ]);
+  try {
+    const flags = command.parseValidateFlags(args);
+    const run = command.resolveValidateRun(flags, env, dir);
+    const { record, passed } = command.judgeHarFile(run, flags, flags.har!);
+    return { code: passed ? 0 : 1, record, summary: console_.formatSummary(record, [], { colour: false }) };
+  } catch (error) {
+    if (
+      error instanceof args_.UsageError ||
+      error instanceof errors.ConfigError ||
+      error instanceof har.HarError ||
+      error instanceof inputs.InputFileError
+    )
+      return { code: 2, line: support.oneLine(error.message) };
+    throw error;
+  }
+}
+
+/**
+ * What `npm run conformance -- <args>` resolves before it takes the reports directory, in this
+ * process: the command line as runCommand reads it (bin/conformance.ts parseRunArgs, runFlagsOf)
+ * and the configuration resolved from `env` over `dir`/.env (run/resolve.ts resolveRun). Throws
+ * the UsageError or ConfigError whose message is the one line the command prints (exit 2): the
+ * tests of what one setting or flag does call this, the few that need the command itself spawn it.
+ */
+export async function resolveAsCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  dir: string,
+): Promise<import('../../run/resolve.ts').ResolvedRun> {
+  // Loaded when first used: most specs importing these fixtures never resolve a run.
+  const [command, resolve, embedded] = await Promise.all([
+    import('../../bin/conformance.ts'),
+    import('../../run/resolve.ts'),
+    import('../../config/embedded.ts'),
+  ]);
+  return resolve.resolveRun(
+    env,
+    dir,
+    embedded.EMBEDDED_TARGET,
+    command.runFlagsOf(command.parseRunArgs(args)),
+  );
+}

@@ -221,3 +221,27 @@ export async function runVariant(
     await server.stop();
   }
 }
+
+/**
+ * Runs a resolved configuration (run/resolve.ts) in this process as the suite's workers run it:
+ * handed down as to a Playwright process (run/hand-down.ts encodeRun) and read back as a worker
+ * reads it (suite/target.ts targetFromEnv), its limits the run's, then the probes of its
+ * selection (or every probe) through the engine. The resolution is the CLI's; what the CLI and
+ * its Playwright processes add (one process resolving, the workers obeying it) the CLI tests
+ * prove end to end.
+ */
+export async function runResolved(
+  run: import('../../run/resolve.ts').ResolvedRun,
+  options: Omit<SuiteOptions, 'probes' | 'politeness'> = {},
+): Promise<SuiteRun> {
+  const [handDown, worker] = await Promise.all([
+    import('../../run/hand-down.ts'),
+    import('../../suite/target.ts'),
+  ]);
+  const target = worker.targetFromEnv({ [handDown.RESOLVED_VARIABLE]: handDown.encodeRun(run) });
+  return runSuite(target, {
+    ...options,
+    politeness: run.config.politeness,
+    ...(run.probes ? { probes: run.probes } : {}),
+  });
+}
