@@ -1,6 +1,18 @@
 /**
- * `npm run conformance` end to end: exit 0 on the reference server, 1 on a faulty one (naming
- * the requirement), 2 with one line on a configuration error, and a read-only run sends only GET.
+ * `npm run conformance` end to end: exit 0 on the reference server (the whole suite, writing,
+ * started as the npm script starts it), 1 on a faulty one (naming the requirement), 2 with one
+ * line when the target cannot be reached; and, in this process, what a configuration error, the
+ * .env of the directory the run starts in and a read-only run come to.
+ *
+ * The configuration errors and the .env are the command's own parsing and resolution called here
+ * (resolveAsCli: bin/conformance.ts parseRunArgs, run/resolve.ts resolveRun); the read-only and
+ * the write run are that resolution handed down and run as the workers run it
+ * (suite-runner.ts runResolved), the read-only one over every probe. Through the CLI elsewhere:
+ * a ConfigError as exit 2 with one line and nothing sent, cli-config.spec.ts "an empty query in
+ * API_BASE_URL (through the CLI)"; a UsageError, selection-cli.spec.ts "an unknown or missing
+ * value"; the .env of the directory a run starts in read and the workers sending only GET in a
+ * read-only run, cli-config.spec.ts "a run started in another directory"; a write run exercising
+ * every PATCH requirement, the first test here.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -14,7 +26,24 @@ import {
   WRITABLE_COUNTERPARTY,
 } from '../../servers/reference.ts';
 import { requirement } from '../../spec/requirements.ts';
-import { recordingProxy, runCli, type CliRun } from './cli-fixtures.ts';
+import { resolveSelection } from '../../config/selection.ts';
+import { SELECTABLE } from '../../probes/index.ts';
+import { UsageError } from '../../bin/args.ts';
+import { ConfigError } from '../../config/error.ts';
+import {
+  recordingProxy,
+  removeTemporaryDirectories,
+  resolveAsCli,
+  RUN_SETTINGS,
+  runCli,
+  targetEnv,
+  temporaryDirectory,
+  type CliRun,
+} from './cli-fixtures.ts';
+import { runResolved } from './suite-runner.ts';
+import { VirtualClock } from './fake-clock.ts';
+
+test.afterAll(removeTemporaryDirectories);
 
 /** The CLI in a temporary directory (seed 7, 15 cases per property, no rate limit); `dotenv` is written there as .env. */
 function conformance(
@@ -59,10 +88,12 @@ test('exits 1 against a faulty server and names the broken MUST requirement', as
   const server = variant.create();
   const baseURL = await server.start(0);
   try {
-    // The probes that judge what the variant breaks, as a user narrowing a failure selects them
-    // (--requirement): the same exit status and summary line at a fraction of a whole failing
-    // run, where every failed probe costs a new Playwright worker. The whole suite through the
-    // CLI is the test above (a pass) and report.spec.ts's strict run against a faulty server.
+    // The requirements the variant breaks, as a user narrowing a failure selects them
+    // (--requirement), and of the probes that judge them the first: the same exit status and
+    // summary line at a fraction of a whole failing run, where every failed probe but the last
+    // costs a new Playwright worker. The whole suite through the CLI is the test above (a pass)
+    // and report.spec.ts's strict run against a faulty server.
+    const [probe] = resolveSelection({ requirements: variant.trips }, SELECTABLE)!.probes;
     const r = await conformance(
       {
         API_BASE_URL: baseURL,
@@ -71,7 +102,7 @@ test('exits 1 against a faulty server and names the broken MUST requirement', as
         WRITABLE_COUNTERPARTY_REF: WRITABLE_COUNTERPARTY,
       },
       undefined,
-      variant.trips.flatMap((id) => ['--requirement', id]),
+      [...variant.trips.flatMap((id) => ['--requirement', id]), '--probe', probe!],
     );
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain('Conformance FAILED');
@@ -81,6 +112,22 @@ test('exits 1 against a faulty server and names the broken MUST requirement', as
     await server.stop();
   }
 });
+
+/** What the command resolving `args` over `env` in `dir` threw: the one line it prints, exit 2. */
+async function configurationError(
+  args: string[],
+  env: Record<string, string | undefined>,
+  dir = temporaryDirectory('payflow-config-'),
+): Promise<Error> {
+  try {
+    await resolveAsCli(args, env, dir);
+  } catch (error) {
+    expect(error instanceof ConfigError || error instanceof UsageError, String(error)).toBe(true);
+    expect((error as Error).message).not.toContain('\n');
+    return error as Error;
+  }
+  throw new Error(`no configuration error for ${args.join(' ')}`);
+}
 
 const configErrors: [string, Record<string, string>, RegExp][] = [
   ['missing token', { API_BASE_URL: 'http://127.0.0.1:9', COUNTERPARTY_REF: 'abc' }, /API_TOKEN is required/],
@@ -92,12 +139,12 @@ const configErrors: [string, Record<string, string>, RegExp][] = [
   ['bad run count', { CONFORMANCE_RUNS: 'many' }, /CONFORMANCE_RUNS/],
   ['unknown argument', {}, /unknown argument/],
 ];
+// In this process (the resolution the CLI runs first); exit 2 with the line, through the CLI, is
+// cli-config.spec.ts's and selection-cli.spec.ts's (the doc comment above).
 for (const [name, env, message] of configErrors) {
-  test(`exits 2 with one line on a configuration error: ${name}`, async () => {
-    const r = name === 'unknown argument' ? await runCli(env, { args: ['--bogus'] }) : await conformance(env);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(message);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  test(`one line (exit 2) on a configuration error: ${name}`, async () => {
+    const error = await configurationError(name === 'unknown argument' ? ['--bogus'] : [], env);
+    expect(error.message).toMatch(message);
   });
 }
 
@@ -111,47 +158,49 @@ test('exits 2 when the target cannot be reached', async () => {
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
 });
 
-test('reads .env from the working directory; the real environment wins', async () => {
-  const dotenv = 'CONFORMANCE_RUNS=not-a-number\n';
-  const fromFile = await conformance({ CONFORMANCE_RUNS: undefined }, dotenv);
-  expect(fromFile.code).toBe(2);
-  expect(fromFile.stderr).toMatch(/CONFORMANCE_RUNS must be a whole number, got 'not-a-number'/);
-  const fromEnv = await conformance({ CONFORMANCE_RUNS: 'from-env' }, dotenv);
-  expect(fromEnv.code).toBe(2);
-  expect(fromEnv.stderr).toMatch(/got 'from-env'/);
+test('reads .env from the directory the run starts in; the real environment wins', async () => {
+  // The CLI's resolution over that directory; that the CLI reads the .env of the directory it was
+  // started from is cli-config.spec.ts's run started in another directory.
+  const dir = temporaryDirectory('payflow-dotenv-');
+  writeFileSync(join(dir, '.env'), 'CONFORMANCE_RUNS=not-a-number\n');
+  const fromFile = await configurationError([], {}, dir);
+  expect(fromFile.message).toMatch(/CONFORMANCE_RUNS must be a whole number, got 'not-a-number'/);
+  const fromEnv = await configurationError([], { CONFORMANCE_RUNS: 'from-env' }, dir);
+  expect(fromEnv.message).toMatch(/got 'from-env'/);
 });
 
 test('a read-only run sends nothing but GET; a write run does send writes', async () => {
-  const reference = new ReferenceServer();
-  const upstream = await reference.start(0);
-  const proxy = await recordingProxy(upstream);
+  // Every probe read-only, and the probes that send PATCH, POST and DELETE writing, resolved as
+  // the CLI resolves them and run as its workers run them; through the CLI, a read-only run with a
+  // write probe selected sends only GET in cli-config.spec.ts, and the first test here writes.
+  const clock = new VirtualClock();
+  const reference = new ReferenceServer({ now: () => new Date(clock.now()) });
+  const proxy = await recordingProxy(await reference.start(0));
+  const dir = temporaryDirectory('payflow-modes-');
   try {
-    const env = {
-      API_BASE_URL: proxy.url,
-      API_TOKEN: REFERENCE_TOKEN,
-      COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
-    };
-    const readOnly = await conformance(env);
-    expect(readOnly.code, readOnly.stdout + readOnly.stderr).toBe(0);
+    const env = { ...RUN_SETTINGS, ...targetEnv(proxy.url, REFERENCE_TOKEN, false) };
+    const readOnly = await runResolved(await resolveAsCli([], env, dir), { clock });
+    expect(readOnly.incomplete).toEqual([]);
+    expect(readOnly.requests).toBeGreaterThan(100);
     expect([...proxy.methods]).toEqual(['GET']);
     // The PATCH requirements are reported as skipped, with the reason.
-    const record = JSON.parse(readFileSync(join(readOnly.reports, 'conformance.json'), 'utf8')) as {
-      requirements: { id: string; status: string; reasons: string[] }[];
-    };
-    const patch = record.requirements.filter((r) => r.id.startsWith('patch-'));
+    const patch = readOnly.verdicts.filter((v) => v.id.startsWith('patch-'));
     expect(patch.length).toBeGreaterThan(5);
-    for (const r of patch) {
-      expect(r.status, r.id).toBe('not-exercised');
-      expect(r.reasons.join(' '), r.id).toMatch(/read-only run: set WRITABLE_COUNTERPARTY_REF/);
+    for (const v of patch) {
+      expect(v.status, v.id).toBe('not-exercised');
+      expect(v.reasons.join(' '), v.id).toMatch(/read-only run: set WRITABLE_COUNTERPARTY_REF/);
     }
     proxy.methods.clear();
-    // The whole suite read-only, above; writing, the probes that send PATCH, POST and DELETE.
-    const writing = await conformance(
-      { ...env, WRITABLE_COUNTERPARTY_REF: WRITABLE_COUNTERPARTY },
-      undefined,
-      ['--probe', 'patch-valid-details', '--probe', 'writes-require-authentication'],
+    const writing = await runResolved(
+      await resolveAsCli(
+        ['--probe', 'patch-valid-details', '--probe', 'writes-require-authentication'],
+        { ...env, WRITABLE_COUNTERPARTY_REF: WRITABLE_COUNTERPARTY },
+        dir,
+      ),
+      { clock },
     );
-    expect(writing.code, writing.stdout + writing.stderr).toBe(0);
+    expect(writing.incomplete).toEqual([]);
+    expect(writing.tripped).toEqual([]);
     expect([...proxy.methods].sort()).toEqual(expect.arrayContaining(['GET', 'PATCH', 'POST', 'DELETE']));
   } finally {
     await proxy.close();
