@@ -5,7 +5,7 @@
  * point; and the CLI run as a child the test can signal, whose output it can wait on.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -248,4 +248,30 @@ export function restorable(
 /** The fields of `original` that it had. */
 export function had(original: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(original).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * The processes of the process group `pgid`, each with its parent's pid (Linux: /proc), or
+ * undefined where that cannot be read. A process that ends while it is read is left out.
+ */
+export function groupMembers(pgid: number): { pid: number; parent: number }[] | undefined {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  const members: { pid: number; parent: number }[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // pid (comm) state ppid pgrp …: the command may hold spaces and parentheses.
+      const [, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid) members.push({ pid: Number(name), parent: Number(ppid) });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return members;
 }

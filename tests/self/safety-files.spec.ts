@@ -20,7 +20,7 @@ import {
   ownFiles,
   REPORT_PATHS,
 } from '../../reporter/report-set.ts';
-import { removeTemporaryDirectories, runCli, runNode, temporaryDirectory, tsx } from './cli-fixtures.ts';
+import { nodeTs, removeTemporaryDirectories, runCli, runNode, temporaryDirectory } from './cli-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);
 
@@ -136,7 +136,11 @@ test('through the command: a run keeps the files of the user in the directories 
 
   // Twice, as the README shows it: the HAR stays, and the second validation works as the first.
   for (const round of [1, 2]) {
-    const v = await runNode(tsx('bin/validate.ts', 'proj/exchanges.har', '--reports-dir', 'proj'), {}, work);
+    const v = await runNode(
+      nodeTs('bin/validate.ts', 'proj/exchanges.har', '--reports-dir', 'proj'),
+      {},
+      work,
+    );
     expect(v.code, `validation ${round}: ${v.stdout}${v.stderr}`).toBe(0);
     expect(read(work, 'proj/exchanges.har'), `validation ${round}`).toBe(har);
   }
