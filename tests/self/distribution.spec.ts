@@ -1,7 +1,8 @@
 /**
  * What the suite ships, checked without GitHub or docker:
  * - the package, as the tarball `npm pack` makes (prepack compiles dist/) installs
- *   (tests/self/pack-fixtures.ts): the compiled bin, every module the command, the Playwright
+ *   (tests/self/pack-fixtures.ts; the first test to ask pays for it): the compiled bin, every
+ *   module the command, the Playwright
  *   configurations, the checks and the reporter import, each with its source map, and the data
  *   they read; no TypeScript, none of the project's own tests, servers of the gallery or docs;
  *   nothing it ships imports a development dependency (a user installs none);
@@ -9,19 +10,36 @@
  *   no undeclared input, which sets up Node, installs and builds the suite in its own directory,
  *   runs it with the inputs in the environment (never spliced into a script), uploads the reports
  *   whatever happened, and has no token input; its run step, run by bash as GitHub runs it,
- *   turns the inputs into flags and exits with the suite's status;
+ *   turns the inputs into flags and exits with the suite's status. Through the installed command
+ *   once: a writing run against the embedded server, with a quoted header, that passes. What the
+ *   step makes of each other input (quotes, words that must not expand, an unclosed quote, a
+ *   wrong or an empty one) is seen by a stand-in of the command that records the arguments it
+ *   was given and exits as told; what the command makes of those arguments is its resolution,
+ *   called in this process (resolveAsCli), a configuration error being exit 2 and its one line
+ *   (cli-config.spec.ts runs one through the command);
  * - the workflows: every step using the Action gives only its inputs, and the repository's gate
  *   passes every setting of the suite, ACCOUNT_FIXTURE included, with the token as API_TOKEN;
  * - the Dockerfile: Node 24 pinned to a release, a build stage that compiles, an image of dist/
  *   and the runtime dependencies, the command as entry point, /work as working directory.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parse } from 'yaml';
+import { ConfigError } from '../../config/error.ts';
+import { WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
 import { action, actionRunStep, runStepOfAction, type ActionStep } from './action-fixtures.ts';
-import { removeTemporaryDirectories, ROOT, temporaryDirectory } from './cli-fixtures.ts';
+import { removeTemporaryDirectories, resolveAsCli, ROOT, temporaryDirectory } from './cli-fixtures.ts';
 import { installedApp } from './pack-fixtures.ts';
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -250,19 +268,15 @@ test.describe('action.yml', () => {
     expect(run!.run).not.toMatch(/\beval\b/);
   });
 
-  test('its run step builds a command line the CLI accepts', () => {
-    // The flags the script passes are flags of `run`.
+  test('its run step builds a command line the CLI accepts', async () => {
+    // The flags the script passes are flags of `run`: those its --help lists (runUsage, what
+    // `payflow-conformance run --help` prints; the installed command runs with them below).
     const run = runStepOfAction.run!;
     const flags = [...run.matchAll(/(--[a-z-]+)/g)].map((m) => m[1]!);
-    const help = spawnSync(
-      process.execPath,
-      [join(ROOT, 'bin', 'payflow-conformance.mjs'), 'run', '--help'],
-      {
-        encoding: 'utf8',
-      },
-    );
-    expect(help.status).toBe(0);
-    for (const flag of new Set(flags)) expect(help.stdout, flag).toMatch(new RegExp(`^  ${flag}\\b`, 'm'));
+    // Loaded when this test runs: collecting the tests of this file loads none of the command.
+    const { runUsage } = await import('../../bin/conformance.ts');
+    const help = runUsage();
+    for (const flag of new Set(flags)) expect(help, flag).toMatch(new RegExp(`^  ${flag}\\b`, 'm'));
   });
 });
 
@@ -288,20 +302,80 @@ async function runStep(
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** What the stand-in of the suite's command recorded: its arguments, and CONFORMANCE_STRICT. */
+interface Recorded {
+  argv: string[];
+  strict: string | null;
+}
+
+/**
+ * The Action's run step as GitHub runs it, its script and its dist/bin/action.js the installed
+ * package's, but the suite's command (dist/bin/cli.js) a stand-in that records the arguments
+ * the script gave it: what the step does with its inputs, seen as the command receives them,
+ * without a run of the suite per case. `cli` is undefined when the step never started it.
+ */
+async function runStepRecorded(
+  inputs: Record<string, string>,
+  cwd: string,
+  callerEnv: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string; cli: Recorded | undefined }> {
+  const { installed } = await installedApp();
+  const actionPath = temporaryDirectory('payflow-action-path-');
+  mkdirSync(join(actionPath, 'dist', 'bin'), { recursive: true });
+  // CommonJS, whatever a directory above says.
+  writeFileSync(join(actionPath, 'package.json'), '{ "type": "commonjs" }\n');
+  symlinkSync(join(installed, 'dist', 'bin', 'action.js'), join(actionPath, 'dist', 'bin', 'action.js'));
+  const record = join(cwd, 'recorded-command.json');
+  // It exits with STAND_IN_EXIT (default 0), as the command would have.
+  writeFileSync(
+    join(actionPath, 'dist', 'bin', 'cli.js'),
+    `require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), strict: process.env.CONFORMANCE_STRICT ?? null }));\n` +
+      'process.exitCode = Number(process.env.STAND_IN_EXIT ?? 0);\n',
+  );
+  rmSync(record, { force: true });
+  const step = actionRunStep(inputs, cwd, actionPath, callerEnv);
+  const r = spawnSync(step.command, step.args, { cwd, env: step.env, encoding: 'utf8' });
+  const cli = existsSync(record) ? (JSON.parse(readFileSync(record, 'utf8')) as Recorded) : undefined;
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, cli };
+}
+
+/** The arguments the run step gives the command for `settings` (every input, in its order), then `extra`. */
+function commandLine(settings: Record<string, string>, extra: string[] = []): string[] {
+  const input = (name: string): string => settings[name] ?? action.inputs[name]?.default ?? '';
+  return [
+    'run',
+    ...[
+      'base-url',
+      'counterparty-ref',
+      'writable-counterparty-ref',
+      'account-fixture',
+      'item-fixtures',
+      'seed',
+      'runs',
+      'reports-dir',
+    ].flatMap((name) => [`--${name}`, input(name)]),
+    ...extra,
+  ];
+}
+
 test.describe("the Action's run step", () => {
   test.afterAll(removeTemporaryDirectories);
 
   test('runs the suite with the inputs as flags and exits with its status', async () => {
     test.setTimeout(600_000); // the first to ask packs and installs (tests/self/pack-fixtures.ts)
     const work = temporaryDirectory('payflow-action-');
-    // Against the embedded server (no base-url), one probe, strict, the reports where asked.
+    // The installed command, run by the step, against the embedded server (no base-url), writing
+    // (its writable counterparty given): a read and a write probe, strict, the reports where
+    // asked, and a header whose value has a space, quoted in args. One worker (--concurrency 1):
+    // the run proves the command, not what two workers share. pack.spec.ts runs it against `serve`.
     const r = await runStep(
       {
+        'writable-counterparty-ref': WRITABLE_COUNTERPARTY,
         strict: 'true',
         seed: '7',
         runs: '5',
         'reports-dir': 'out/reports',
-        args: '--probe  known-counterparty --rps 0',
+        args: `--probe  known-counterparty --probe patch-invalid-references --concurrency 1 --rps 0 --header 'X-Tenant: acme corp'`,
       },
       work,
     );
@@ -312,8 +386,15 @@ test.describe("the Action's run step", () => {
     const record = JSON.parse(readFileSync(join(work, 'out', 'reports', 'conformance.json'), 'utf8')) as {
       verdict: string;
       strict: boolean;
+      seed: number;
+      mode: string;
+      settings: Record<string, string>;
     };
-    expect(record).toMatchObject({ verdict: 'pass', strict: true });
+    expect(record).toMatchObject({ verdict: 'pass', strict: true, seed: 7, mode: 'write' });
+    // The quoted header reached the run as one --header, its value whole: the run sent it.
+    expect(record.settings.CONFORMANCE_HEADER_X_TENANT).toBe('acme corp');
+    // Playwright's results go below the directory the command ran in.
+    expect(statSync(join(work, 'test-results')).isDirectory()).toBe(true);
     // Every output the Action declares is set, from that record, and maps to the run step's.
     const outputs = githubOutputs(work);
     for (const [name, output] of Object.entries(action.outputs ?? {})) {
@@ -334,59 +415,86 @@ test.describe("the Action's run step", () => {
     expect(Number(outputs['must-not-exercised'])).toBe(counts.MUST['not-exercised']);
   });
 
+  // The words of args as the command receives them, recorded by a stand-in of the command
+  // (runStepRecorded): the splitting is bin/shell-words.ts (tests/self/action-scripts.spec.ts
+  // checks it against bash), this is the step's handing of the words to the command. That the
+  // command refuses an unknown probe, naming it as it arrived, is cli-config.spec.ts's; the run
+  // above shows a quoted header reaching a real run whole.
   test('args is a shell-quoted list: a quoted word with a space stays one argument, nothing expands, an unclosed quote is exit 2', async () => {
     test.setTimeout(600_000); // the first to ask packs and installs (tests/self/pack-fixtures.ts)
     const work = temporaryDirectory('payflow-action-');
-    // Each is refused by the CLI before any request, naming the argument as it arrived.
-    const spaced = await runStep({ args: `--probe 'known counterparty'` }, work);
-    expect(spaced.code).toBe(2);
-    expect(spaced.stderr).toMatch(/^conformance: unknown probe 'known counterparty' \(--probe\)/);
-    const literal = await runStep({ args: '--probe "$HOME"\\ x' }, work, { HOME: '/home/someone' });
-    expect(literal.code).toBe(2);
-    expect(literal.stderr).toMatch(/^conformance: unknown probe '\$HOME x' \(--probe\)/);
-    const unclosed = await runStep({ args: `--header 'X-Tenant: acme` }, work);
+    const spaced = await runStepRecorded({ args: `--probe 'known counterparty'` }, work);
+    expect(spaced.code, spaced.stdout + spaced.stderr).toBe(0);
+    expect(spaced.cli?.argv).toEqual(commandLine({}, ['--probe', 'known counterparty']));
+    const header = await runStepRecorded({ args: `--header 'X-Tenant: acme corp' --rps 0` }, work);
+    expect(header.cli?.argv).toEqual(commandLine({}, ['--header', 'X-Tenant: acme corp', '--rps', '0']));
+    // Nothing expands: not a variable of the step's environment, not a glob of the workspace.
+    writeFileSync(join(work, 'a-file'), '');
+    const literal = await runStepRecorded({ args: '--probe "$HOME"\\ x --probe * --probe ~' }, work, {
+      HOME: '/home/someone',
+    });
+    expect(literal.cli?.argv).toEqual(
+      commandLine({}, ['--probe', '$HOME x', '--probe', '*', '--probe', '~']),
+    );
+    const unclosed = await runStepRecorded({ args: `--header 'X-Tenant: acme` }, work);
     expect(unclosed.code).toBe(2);
     expect(unclosed.stdout).toContain(
       "::error::the args input is not a shell-quoted list: an unclosed ' starting at character 10",
     );
-    // A header with a space reaches the run as one --header: the run passes with it.
-    const header = await runStep(
-      { seed: '7', runs: '3', args: `--probe known-counterparty --header 'X-Tenant: acme corp' --rps 0` },
-      work,
-    );
-    expect(header.code, header.stdout + header.stderr).toBe(0);
-    expect(githubOutputs(work)['exit-status']).toBe('0');
+    // Stopped before the command.
+    expect(unclosed.cli).toBeUndefined();
   });
 
   test('a wrong input is exit 2, and an empty one means what its variable set empty means', async () => {
     test.setTimeout(600_000); // the first to ask packs and installs (tests/self/pack-fixtures.ts)
     const work = temporaryDirectory('payflow-action-');
-    const strict = await runStep({ strict: 'yes' }, work);
+    // The command's own reading of the arguments it was given: its resolution, in this process
+    // (resolveAsCli: bin/conformance.ts's parse of the command line and run/resolve.ts).
+    const resolved = (cli: Recorded | undefined, env: Record<string, string>) =>
+      resolveAsCli(
+        cli!.argv.slice(1), // `run` is the command's name, which bin/cli.ts reads
+        { ...env, ...(cli!.strict === null ? {} : { CONFORMANCE_STRICT: cli!.strict }) },
+        temporaryDirectory('payflow-action-run-'),
+      );
+    // The step's own check: stopped before the command.
+    const strict = await runStepRecorded({ strict: 'yes' }, work);
     expect(strict.code).toBe(2);
     expect(strict.stdout).toContain("::error::the strict input must be 'true' or 'false', not 'yes'");
-    const seed = await runStep({ seed: 'abc' }, work);
-    expect(seed.code).toBe(2);
-    expect(seed.stderr).toBe("conformance: CONFORMANCE_SEED must be a whole number, got 'abc'\n");
-    // Every input is passed, an empty one too, over the step's environment (and any .env): an
-    // empty seed is a drawn one, an empty writable-counterparty-ref a read-only run. (Port 9 of
-    // 127.0.0.1 refuses: the run stops at its reachability check, after its first line.)
-    const empty = await runStep(
-      {
-        seed: '',
-        'writable-counterparty-ref': '',
-        'base-url': 'http://127.0.0.1:9',
-        'counterparty-ref': 'ACME-0001',
-      },
-      work,
-      { CONFORMANCE_SEED: 'from-the-env', WRITABLE_COUNTERPARTY_REF: 'W-1', API_TOKEN: 'token-1' },
+    expect(strict.cli).toBeUndefined();
+    // A wrong seed reaches the command as its flag; the command refuses it with exit 2 and this
+    // line (a configuration error: cli-config.spec.ts runs one through the command), and its
+    // status is the step's, the outputs saying no record was written.
+    const seed = await runStepRecorded({ seed: 'abc' }, work, { STAND_IN_EXIT: '2' });
+    expect(seed.cli?.argv).toEqual(commandLine({ seed: 'abc' }));
+    await expect(resolved(seed.cli, {})).rejects.toThrow(
+      new ConfigError("CONFORMANCE_SEED must be a whole number, got 'abc'"),
     );
-    expect(empty.code, empty.stdout + empty.stderr).toBe(2);
-    expect(empty.stdout.split('\n')[0]).toMatch(/, target http:\/\/127\.0\.0\.1:9, read-only, seed \d+, /);
-    expect(empty.stderr).toMatch(/^conformance: cannot reach API_BASE_URL http:\/\/127\.0\.0\.1:9 /);
-    // Globs in the extra arguments stay as they are.
-    const glob = await runStep({ args: '--probe *' }, work);
-    expect(glob.code).toBe(2);
-    expect(glob.stderr).toMatch(/^conformance: unknown probe '\*' \(--probe\)/);
+    expect(seed.code).toBe(2);
+    expect(githubOutputs(work)).toMatchObject({ 'exit-status': '2', verdict: '' });
+    // Every input is passed, an empty one too, over the step's environment (and any .env): an
+    // empty seed is a drawn one, an empty writable-counterparty-ref a read-only run, an empty
+    // strict is off.
+    const callerEnv = {
+      CONFORMANCE_SEED: '4242',
+      WRITABLE_COUNTERPARTY_REF: 'W-1',
+      CONFORMANCE_STRICT: '1',
+      API_TOKEN: 'token-1',
+    };
+    const inputs = {
+      seed: '',
+      'writable-counterparty-ref': '',
+      strict: '',
+      'base-url': 'http://127.0.0.1:9',
+      'counterparty-ref': 'ACME-0001',
+    };
+    const empty = await runStepRecorded(inputs, work, callerEnv);
+    expect(empty.code, empty.stdout + empty.stderr).toBe(0);
+    expect(empty.cli).toEqual({ argv: commandLine(inputs), strict: '0' });
+    const run = await resolved(empty.cli, callerEnv);
+    expect(run.config.baseURL).toBe('http://127.0.0.1:9');
+    expect(run.config.seedGiven).toBe(false);
+    expect(run.config.writableRefs).toBeUndefined();
+    expect(run.strict).toBe(false);
   });
 });
 

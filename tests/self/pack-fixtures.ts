@@ -2,9 +2,11 @@
  * The project as a user installs it: the tarball `npm pack` makes, installed into an empty
  * directory (dependencies from the npm registry, or npm's cache). Packing and installing take a
  * while, so it is done once per run of the self-tests for every spec that needs it
- * (pack.spec.ts, safety-entry-points.spec.ts), by whichever worker gets there first: the others
- * wait for it. The directory is made by the self-tests' global setup (PACK_DIR_ENV) and removed
- * at their end.
+ * (pack.spec.ts, distribution.spec.ts, safety-entry-points.spec.ts), by whichever worker gets
+ * there first: the others wait for it. The directory is made by the self-tests' global setup
+ * (PACK_DIR_ENV) and removed at their end. The build npm pack runs compiles without checking the
+ * types (PAYFLOW_BUILD_TYPECHECK=0, scripts/build.ts): the same files, in half the CPU of the
+ * pack; `npm test` type-checks the same sources before the self-tests (npm run typecheck).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,15 +48,24 @@ export async function runWithPath(
 
 async function packAndInstall(dir: string): Promise<InstalledApp> {
   const timings: string[] = [];
-  const step = async (what: string, command: string, args: string[], cwd: string): Promise<ProcessRun> => {
-    const r = await runWithPath(command, args, cwd);
+  const step = async (
+    what: string,
+    command: string,
+    args: string[],
+    cwd: string,
+    env: Record<string, string> = {},
+  ): Promise<ProcessRun> => {
+    const r = await runWithPath(command, args, cwd, env);
     timings.push(`${what} ${(r.ms / 1000).toFixed(1)} s`);
     if (r.code !== 0) throw new Error(`${what} exited ${r.code}: ${r.stdout}\n${r.stderr}`);
     return r;
   };
   const packed = join(dir, 'packed');
   mkdirSync(packed);
-  const pack = await step('npm pack', 'npm', ['pack', '--json', '--pack-destination', packed], ROOT);
+  // Its prepack builds dist/ without checking the types (see above).
+  const pack = await step('npm pack', 'npm', ['pack', '--json', '--pack-destination', packed], ROOT, {
+    PAYFLOW_BUILD_TYPECHECK: '0',
+  });
   // Its prepack (the build) may write before npm's JSON: the JSON is the last thing printed.
   const json = pack.stdout.slice(pack.stdout.search(/^\[/m));
   const [{ filename }] = JSON.parse(json) as [{ filename: string }];

@@ -4,6 +4,8 @@
  * suite confirms several PATCHes with one read, so the judgement comes while a later case runs).
  * The finding's input is the body its request sent and its curl sends; its replay line, pasted into
  * a clean shell with only API_TOKEN set, fails the same requirement with the same input and body.
+ * Both runs wait for an accepted PATCH to show 400 ms rather than 2 s (CONFORMANCE_SETTLE_MS,
+ * which the replay line carries): this server never shows it, so the wait was most of the time.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -72,15 +74,20 @@ test("a write finding's input, request, curl and replay are one exchange's", asy
   const server = variant.create();
   const baseURL = await server.start(0);
   try {
-    const full = await runCli(targetEnv(baseURL, REFERENCE_TOKEN, true), {
-      args: ['--probe', 'patch-valid-details'],
-    });
+    // A read that does not show an accepted PATCH is read again for CONFORMANCE_SETTLE_MS before
+    // it is judged (2 s by default, in the run and in its replay, whose line carries the setting):
+    // this server never shows it, so a fifth of that proves the same in a fifth of the wait.
+    const full = await runCli(
+      { ...targetEnv(baseURL, REFERENCE_TOKEN, true), CONFORMANCE_SETTLE_MS: '400' },
+      { args: ['--probe', 'patch-valid-details'] },
+    );
     expect(full.code, full.stdout + full.stderr).toBe(1);
     const { finding: first, body } = caseFinding(record(full.reports), REQUIREMENT);
     const summary = full.stdout.slice(full.stdout.indexOf(`[FAIL] MUST ${REQUIREMENT}`));
     const line = /^\s+replay: (.+)$/m.exec(summary)?.[1];
     expect(line, full.stdout).toBeDefined();
     expect(line).toContain(`--probe patch-valid-details --case '${first.property}@${first.path}'`);
+    expect(line).toContain('CONFORMANCE_SETTLE_MS=400 ');
     // The console shows the same input the curl sends.
     expect(summary).toContain(`input ${JSON.stringify(first.input)}`);
 
