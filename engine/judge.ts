@@ -8,7 +8,7 @@
 import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
 import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
-import { comparable, differences, isObj } from '../oracles/compare.ts';
+import { comparable, differences, isObj, without } from '../oracles/compare.ts';
 import type { Judgement, Oracle, PatchSequence } from '../oracles/types.ts';
 
 /** A PATCH that was answered and not accepted. */
@@ -188,9 +188,7 @@ export class Judge {
     if (state.moving.size === 0) return showsState(read, shown);
     if (!isObj(shown.body)) return true;
     if (!isObj(read.body)) return false;
-    const strip = (o: Record<string, unknown>): Record<string, unknown> =>
-      Object.fromEntries(Object.entries(comparable(o)).filter(([k]) => !state.moving.has(k)));
-    return differences(strip(shown.body), strip(read.body), 1).length === 0;
+    return differences(without(shown.body, state.moving), without(read.body, state.moving), 1).length === 0;
   }
 
   /** Whether a read started within the settle window of a PATCH (never, with no window). */

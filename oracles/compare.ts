@@ -67,13 +67,19 @@ export function comparable(cp: Obj): Obj {
       .map((a: unknown) => ({ a, key: canonicalJson(a) }))
       .sort((x: { key: string }, y: { key: string }) => x.key.localeCompare(y.key))
       .map((x: { a: unknown }) => x.a);
-    // Each account is compared with every account of another state (a multiset match): its
-    // text kept too.
-    for (const a of out.counterpartyAccounts as unknown[]) if (isObj(a)) states.add(a);
   }
   comparables.set(cp, out);
-  states.add(out);
+  // Every value inside is kept too: differences() compares two states field by field, and each
+  // account of one state is matched with every account of another (a multiset match).
+  keep(out);
   return out;
+}
+
+/** Registers a value made by this module and never changed after, with every value inside it. */
+function keep(v: unknown): void {
+  if (v === null || typeof v !== 'object' || states.has(v)) return;
+  states.add(v);
+  for (const inner of Array.isArray(v) ? v : Object.values(v)) keep(inner);
 }
 
 /**
@@ -91,10 +97,32 @@ export function settled(cp: Obj): Obj {
 
 const settleds = new WeakMap<Obj, Obj>();
 
+/**
+ * What comparable() returns without the fields `moving` names (fields a deployment moves by
+ * itself, engine/judge.ts): kept per set of fields, with its text, like comparable()'s.
+ */
+export function without(cp: Obj, moving: ReadonlySet<string>): Obj {
+  const key = [...moving].sort().join('\n');
+  let byKey = withouts.get(cp);
+  if (byKey === undefined) {
+    byKey = new Map();
+    withouts.set(cp, byKey);
+  }
+  let out = byKey.get(key);
+  if (out === undefined) {
+    out = Object.fromEntries(Object.entries(comparable(cp)).filter(([k]) => !moving.has(k)));
+    byKey.set(key, out);
+    states.add(out);
+  }
+  return out;
+}
+
+const withouts = new WeakMap<Obj, Map<string, Obj>>();
+
 const comparables = new WeakMap<Obj, Obj>();
 /** What comparable() returned: never changed after, so their canonical text is kept. */
-const states = new WeakSet<Obj>();
-const stateTexts = new WeakMap<Obj, string>();
+const states = new WeakSet<object>();
+const stateTexts = new WeakMap<object, string>();
 
 /**
  * canonicalJson, kept for what comparable() returned: the judge compares one state with many (the
@@ -103,7 +131,7 @@ const stateTexts = new WeakMap<Obj, string>();
  * judge's time in the gallery's runs.
  */
 function textOf(v: unknown): string {
-  if (!isObj(v) || !states.has(v)) return canonicalJson(v);
+  if (v === null || typeof v !== 'object' || !states.has(v)) return canonicalJson(v);
   let text = stateTexts.get(v);
   if (text === undefined) {
     text = canonicalJson(v);

@@ -177,8 +177,18 @@ export class Spec {
     return this.deref(node);
   }
 
-  /** Every operation of the document, in document order. */
+  /**
+   * Every operation of the document, in document order: worked out once (routing asks for them
+   * for every request it places), a fresh array each call.
+   */
   operations(): Operation[] {
+    this.ops ??= this.deriveOperations();
+    return [...this.ops];
+  }
+
+  private ops: Operation[] | undefined;
+
+  private deriveOperations(): Operation[] {
     const out: Operation[] = [];
     for (const [path, item] of Object.entries(this.doc.paths)) {
       const shared = (item.parameters ?? []) as OpenApiOperation['parameters'];
