@@ -1,21 +1,23 @@
 /**
- * The static checks of `npm test` (types, ESLint, Prettier, the spec), run at once rather than one
- * after another: each is a single-threaded process of 1 to 9 s, so on two cores running them
- * side by side takes about half the time (issue 20: npm test within three minutes). Each check's
+ * The static checks of `npm test` (types, ESLint, Prettier, the spec). Each is a single-threaded
+ * process of 1 to 9 s of CPU. Run on their own (`npm run checks`, the quick tier) they go side by
+ * side, about half the time on two cores; `npm test` (scripts/test.ts) runs them one after
+ * another beside the self-tests, in the CPU those leave idle. Each check's
  * output is printed whole once it ends, in this order, with its time; the exit status is the
  * first failing check's, or 0.
  *
- *   npx tsx scripts/static-checks.ts            every check
- *   npx tsx scripts/static-checks.ts lint types  some of them
+ *   node --import tsx scripts/static-checks.ts             every check
+ *   node --import tsx scripts/static-checks.ts lint types  some of them
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { isEntryPoint } from '../bin/entry-point.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name);
 
 /** The checks, by name: the command and what it proves. */
-const CHECKS: Record<string, { command: string; args: string[]; what: string }> = {
+export const CHECKS: Record<string, { command: string; args: string[]; what: string }> = {
   types: { command: bin('tsc'), args: ['--noEmit'], what: 'tsc --noEmit' },
   lint: { command: bin('eslint'), args: ['.'], what: 'eslint .' },
   format: { command: bin('prettier'), args: ['--check', '.'], what: 'prettier --check .' },
@@ -26,14 +28,15 @@ const CHECKS: Record<string, { command: string; args: string[]; what: string }> 
   },
 };
 
-interface Result {
+export interface CheckResult {
   name: string;
   code: number;
   output: string;
   ms: number;
 }
 
-function run(name: string): Promise<Result> {
+/** Runs one check. */
+function run(name: string): Promise<CheckResult> {
   const check = CHECKS[name]!;
   const started = performance.now();
   return new Promise((resolve) => {
@@ -50,20 +53,37 @@ function run(name: string): Promise<Result> {
   });
 }
 
-const asked = process.argv.slice(2);
-const unknown = asked.filter((name) => !(name in CHECKS));
-if (unknown.length > 0) {
-  process.stderr.write(
-    `static-checks: unknown check(s) ${unknown.join(', ')}; known: ${Object.keys(CHECKS).join(', ')}\n`,
-  );
-  process.exit(2);
+/** Runs the checks `names`: side by side, or (`sequential`) one after another. */
+export async function runChecks(
+  names: readonly string[],
+  options: { sequential?: boolean } = {},
+): Promise<CheckResult[]> {
+  if (!options.sequential) return Promise.all(names.map(run));
+  const results: CheckResult[] = [];
+  for (const name of names) results.push(await run(name));
+  return results;
 }
-const names = asked.length > 0 ? asked : Object.keys(CHECKS);
-const results = await Promise.all(names.map(run));
-for (const r of results) {
-  const status = r.code === 0 ? 'ok' : `FAILED (exit ${r.code})`;
-  process.stdout.write(`\n> ${CHECKS[r.name]!.what}: ${status} in ${(r.ms / 1000).toFixed(1)} s\n`);
-  if (r.output.trim() !== '') process.stdout.write(r.output.endsWith('\n') ? r.output : `${r.output}\n`);
+
+/** Prints the results, in order, each with its output. */
+export function printChecks(results: readonly CheckResult[]): void {
+  for (const r of results) {
+    const status = r.code === 0 ? 'ok' : `FAILED (exit ${r.code})`;
+    process.stdout.write(`\n> ${CHECKS[r.name]!.what}: ${status} in ${(r.ms / 1000).toFixed(1)} s\n`);
+    if (r.output.trim() !== '') process.stdout.write(r.output.endsWith('\n') ? r.output : `${r.output}\n`);
+  }
 }
-const failed = results.find((r) => r.code !== 0);
-process.exit(failed ? failed.code : 0);
+
+if (isEntryPoint(import.meta.url)) {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((name) => !(name in CHECKS));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `static-checks: unknown check(s) ${unknown.join(', ')}; known: ${Object.keys(CHECKS).join(', ')}\n`,
+    );
+    process.exit(2);
+  }
+  const results = await runChecks(asked.length > 0 ? asked : Object.keys(CHECKS));
+  printChecks(results);
+  const failed = results.find((r) => r.code !== 0);
+  process.exit(failed ? failed.code : 0);
+}
