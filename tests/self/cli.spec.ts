@@ -1,8 +1,12 @@
 /**
  * `npm run conformance` end to end: exit 0 on the reference server (the whole suite, writing,
- * started as the npm script starts it), 1 on a faulty one (naming the requirement), 2 with one
- * line when the target cannot be reached; and, in this process, what a configuration error, the
- * .env of the directory the run starts in and a read-only run come to.
+ * started as the npm script starts it) and `npm run validate` of the exchanges.har that run wrote
+ * giving the run's verdicts, 1 on a faulty one (naming the requirement), 2 with one line when the
+ * target cannot be reached; and, in this process, what a configuration error, the .env of the
+ * directory the run starts in and a read-only run come to.
+ *
+ * The whole suite runs once here (a beforeAll shared by the two tests of the embedded server):
+ * validate.spec.ts ran it a second time, with the same settings, for its exchanges.har.
  *
  * The configuration errors and the .env are the command's own parsing and resolution called here
  * (resolveAsCli: bin/conformance.ts parseRunArgs, run/resolve.ts resolveRun); the read-only and
@@ -14,7 +18,7 @@
  * read-only run, cli-config.spec.ts "a run started in another directory"; a write run exercising
  * every PATCH requirement, the first test here.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -26,19 +30,25 @@ import {
   WRITABLE_COUNTERPARTY,
 } from '../../servers/reference.ts';
 import { requirement } from '../../spec/requirements.ts';
+import { ORACLES } from '../../oracles/index.ts';
+import { recordErrors } from '../../reporter/record-schema.ts';
+import type { ConformanceRecord } from '../../reporter/summary.ts';
 import { resolveSelection } from '../../config/selection.ts';
 import { SELECTABLE } from '../../probes/index.ts';
 import { UsageError } from '../../bin/args.ts';
 import { ConfigError } from '../../config/error.ts';
 import {
+  nodeTs,
   recordingProxy,
   removeTemporaryDirectories,
   resolveAsCli,
   RUN_SETTINGS,
   runCli,
+  runNode,
   targetEnv,
   temporaryDirectory,
   type CliRun,
+  type ProcessRun,
 } from './cli-fixtures.ts';
 import { runResolved } from './suite-runner.ts';
 import { VirtualClock } from './fake-clock.ts';
@@ -66,21 +76,74 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${address.port}`;
 }
 
-test('exits 0 against the embedded reference server and writes the report', async () => {
-  // Started as `npm run conformance` starts it (tsx's command); the other CLI tests use tsx's loader.
-  const r = await conformance({}, undefined, [], true);
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  expect(r.stdout).toContain('seed 7');
-  expect(r.stdout).toContain('Conformance PASSED');
-  const record = JSON.parse(readFileSync(join(r.reports, 'conformance.json'), 'utf8'));
-  expect(record.verdict).toBe('pass');
-  expect(record.seed).toBe(7);
-  // The embedded server is throwaway: its runs write, so every requirement is judged.
-  expect(record.mode).toBe('write');
-  const notPassed = (record.requirements as { id: string; status: string }[])
-    .filter((v) => v.status !== 'passed')
-    .map((v) => `${v.id}: ${v.status}`);
-  expect(notPassed).toEqual([]);
+/** `npm run validate -- <har>` as a process, in a directory of its own, and the record it wrote. */
+async function validateHar(har: string): Promise<ProcessRun & { record: ConformanceRecord | undefined }> {
+  const work = temporaryDirectory('payflow-validate-');
+  const reports = join(work, 'reports');
+  const run = await runNode(nodeTs('bin/validate.ts', har), { CONFORMANCE_REPORTS_DIR: reports }, work);
+  const json = join(reports, 'conformance.json');
+  const record = existsSync(json) ? (JSON.parse(readFileSync(json, 'utf8')) as ConformanceRecord) : undefined;
+  return { ...run, record };
+}
+
+const ORACLE_JUDGED = new Set<string>(ORACLES.flatMap((o) => o.requirements));
+
+test.describe('the whole suite against the embedded reference server', () => {
+  // One run for both tests (about 10 s of CPU: the CLI, Playwright's runner and a worker loading
+  // the whole suite): its exit status and report, and `validate` of the exchanges.har it wrote.
+  test.describe.configure({ mode: 'default' });
+  let run: CliRun;
+  test.beforeAll(async () => {
+    // Started as `npm run conformance` starts it (tsx's command); the other CLI tests use tsx's
+    // loader. No target configured: the embedded server; the settings are RUN_SETTINGS (seed 7,
+    // 15 cases per property, no rate limit, one worker), the settings validate.spec.ts's run of
+    // the whole suite had for its exchanges.har (runCli under tsx's loader, the same environment).
+    run = await conformance({}, undefined, [], true);
+  });
+
+  test('exits 0 against the embedded reference server and writes the report', () => {
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('seed 7');
+    expect(run.stdout).toContain('Conformance PASSED');
+    const record = JSON.parse(readFileSync(join(run.reports, 'conformance.json'), 'utf8'));
+    expect(record.verdict).toBe('pass');
+    expect(record.seed).toBe(7);
+    // The embedded server is throwaway: its runs write, so every requirement is judged.
+    expect(record.mode).toBe('write');
+    const notPassed = (record.requirements as { id: string; status: string }[])
+      .filter((v) => v.status !== 'passed')
+      .map((v) => `${v.id}: ${v.status}`);
+    expect(notPassed).toEqual([]);
+  });
+
+  // Moved here from validate.spec.ts, which ran the whole suite a second time for it. That run's
+  // exchanges.har read by `npm run validate` as a process: every requirement only oracles judge
+  // gets the run's verdict; one a probe judges too gets the run's verdict wherever the run's
+  // findings are the oracles'; the probe-only ones are not exercised; the exchanges per operation
+  // are the run's. The whole suite: every operation, every kind of exchange the suite sends, in
+  // the file the reporter writes. (A faulty variant's narrowed run: validate.spec.ts.)
+  test("the suite's own exchanges.har gets the run's verdicts for every requirement an oracle judges", async () => {
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const har = join(run.reports, 'exchanges.har');
+    const suite = JSON.parse(
+      readFileSync(join(run.reports, 'conformance.json'), 'utf8'),
+    ) as ConformanceRecord;
+    expect(recordErrors(suite)).toEqual([]);
+    expect(suite.coverage!.operations.every((o) => o.exchanges > 0)).toBe(true);
+    expect(readFileSync(har, 'utf8')).not.toContain(REFERENCE_TOKEN);
+    const v = await validateHar(har);
+    expect(v.code, v.stdout + v.stderr).toBe(run.code);
+    expect(v.record!.traffic!.exchanges).toBe(suite.requests);
+    const status = (id: string) => v.record!.requirements.find((r) => r.id === id)?.status;
+    for (const r of suite.requirements) {
+      const got = status(r.id);
+      const byOracles = r.findings.every((f) => r.oracles.includes(f.judgedBy));
+      if (!ORACLE_JUDGED.has(r.id)) expect(`${r.id}: ${got}`).toBe(`${r.id}: not-exercised`);
+      else if (byOracles) expect(`${r.id}: ${got}`).toBe(`${r.id}: ${r.status}`);
+    }
+    // The same exchanges per operation.
+    expect(v.record!.coverage!.operations).toEqual(suite.coverage!.operations);
+  });
 });
 
 test('exits 1 against a faulty server and names the broken MUST requirement', async () => {

@@ -9,8 +9,10 @@
  *     announced, fewer in flight when latency rises). Deterministic: the machine's load moves none
  *     of it.
  *   - On real servers, a probe set judged with the default pace reports nothing and completes
- *     every probe: the outcome, whatever the time it took. How long a run takes against a rate
- *     limit is measured by `npm run bench`, never asserted here.
+ *     every probe, and against a rate limit the limit was met and obeyed: the outcome, whatever
+ *     the time it took. The set (PROBE_IDS) is the smallest holding reads, authentication, lists
+ *     and writes, at three times the limit's burst: some 3 s against a limit, not 7. How long a
+ *     run takes against a rate limit is measured by `npm run bench`, never asserted here.
  */
 import { expect, test } from '@playwright/test';
 import { REMOTE_POLITENESS } from '../../config/config.ts';
@@ -34,21 +36,21 @@ import { fakeClock, scriptedTarget } from './fake-clock.ts';
 import { galleryTarget } from './suite-runner.ts';
 
 /**
- * Probes of every kind (reads, authentication, lists, writes), about 300 requests with 3 cases
- * per property: enough to outrun a limit of 40 requests/s for several seconds.
+ * Probes of every kind: reads (known-counterparty, 2 requests), authentication
+ * (reads-require-authentication: every read operation with 15 kinds of wrong, missing or
+ * case-changed credentials, 105 requests sent together), lists (collections-routed, the three
+ * collections) and writes (patch-valid-accounts, 13 requests with 3 cases per property, one at a
+ * time between reads): 123 requests, three times the 40 a full bucket lets through at once, so
+ * some 80 wait on the limit, two seconds of it at 40 requests/s. The authentication probe is the
+ * smallest that sends authentication (the write one sends 91 and no read), and it is what meets
+ * the limit: the silent variant refuses some 20 of its batch. (Until issue 20: 11 probes, about
+ * 300 requests, 7 s of real time a variant for the same outcome.)
  */
 const PROBE_IDS = [
   'known-counterparty',
-  'valid-references',
-  'invalid-references',
   'reads-require-authentication',
   'collections-routed',
-  'bill-list-filters',
-  'bill-list-pagination',
   'patch-valid-accounts',
-  'patch-unknown-counterparty',
-  'unknown-item-references',
-  'reference-variants',
 ];
 const RUNS = 3;
 
@@ -176,7 +178,10 @@ for (const v of POLITENESS_VARIANTS) {
         summary,
       ).toEqual([]);
       const requests = session.ledger.count();
-      expect(requests, summary).toBeGreaterThan(250);
+      // Well over the burst: the set sends 123 (PROBE_IDS), a refused request retried counts
+      // again. More than 2.5 buckets means at least 60 requests beyond what a full bucket lets
+      // through, 1.5 s of the limit at 40 requests/s: the pace meets the limit, not only the burst.
+      expect(requests, summary).toBeGreaterThan(2.5 * LIMIT_RPS);
       expect(report.requests).toBe(requests);
       if (v.limitRps !== undefined) {
         // The limit was met (the target refused or announced), and obeyed: nothing given up.

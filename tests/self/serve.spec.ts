@@ -9,7 +9,7 @@
  * by a second start (exit 2, one line) and stops on SIGTERM. The run is narrowed to one probe (the
  * point is the server, not the suite), and the HAR it recorded is judged in-process by the
  * functions `validate` calls (cli-fixtures.ts validateInProcess; `validate` of a run's
- * exchanges.har as a process: validate.spec.ts). That another start draws another token and that
+ * exchanges.har as a process: cli.spec.ts). That another start draws another token and that
  * --token is the token it accepts are shown by startServing, with which the command starts the
  * server; a bad --port by parseServeFlags, refused as a port in use is (exit 2, its line). SIGINT
  * stops it as SIGTERM does (the same handler): pack.spec.ts stops the installed `serve` with

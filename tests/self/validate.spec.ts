@@ -8,14 +8,17 @@
  *
  * The command itself runs where it is the point: the token of a recorded file in no report it
  * writes (exit 1, the files, the console), one malformed HAR and one usage error (exit 2, one
- * line, no report), the suite's whole run against the embedded server and `validate` of the
- * exchanges.har it wrote (exit 0), and the proxy (a process stopped by a signal or its
- * --duration). The other recorded files, malformed files and usage errors are judged in-process
- * by the functions the command calls (cli-fixtures.ts validateInProcess: bin/validate.ts
- * parseValidateFlags, resolveValidateRun, judgeHarFile, and the summary it prints), which give
- * the record it writes and its exit status without a process (some 1.1 s of CPU each). The run
- * against a faulty variant is narrowed to a probe that judges the requirement the variant breaks,
- * and its exchanges.har judged in-process.
+ * line, no report), and the proxy (a process stopped by a signal or its --duration). The other
+ * recorded files, malformed files and usage errors are judged in-process by the functions the
+ * command calls (cli-fixtures.ts validateInProcess: bin/validate.ts parseValidateFlags,
+ * resolveValidateRun, judgeHarFile, and the summary it prints), which give the record it writes
+ * and its exit status without a process (some 1.1 s of CPU each). The run against a faulty
+ * variant is narrowed to a probe that judges the requirement the variant breaks, and its
+ * exchanges.har judged in-process. The suite's whole run against the embedded server and
+ * `validate` of the exchanges.har it wrote, as a process (exit 0, the run's verdicts), is in
+ * cli.spec.ts ("the suite's own exchanges.har gets the run's verdicts for every requirement an
+ * oracle judges"): it shares the whole run of that file's "exits 0 against the embedded reference
+ * server" (the same settings), where this file ran the whole suite a second time.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -194,7 +197,7 @@ function referenceHarText(): Promise<string> {
 test.describe('HAR files recorded by Playwright', () => {
   // Judged in-process as the command judges them (validateInProcess); the command itself writes
   // the reports of a recorded file, and exits 1, in 'the bearer token of the file ...' below,
-  // and exits 0 on the suite's own exchanges.har.
+  // and exits 0 on the suite's own exchanges.har in cli.spec.ts.
   test('against the reference server: exit 0, nothing failed, probe-only requirements not exercised, the page outside counted', async () => {
     const har = harPath('reference.har');
     writeFileSync(har, await referenceHarText());
@@ -461,64 +464,57 @@ test.describe('malformed HAR files: exit 2, one line saying where and why, no re
 });
 
 /**
- * The suite's run against `variant` (undefined: the embedded reference server), then its
- * reports/exchanges.har validated: every requirement only oracles judge gets the run's verdict;
- * one a probe judges too gets the run's verdict wherever the run's findings are the oracles'; the
- * probe-only ones are not exercised; the exchanges per operation are the run's.
+ * The suite's run against a faulty variant, then its reports/exchanges.har validated: every
+ * requirement only oracles judge gets the run's verdict; one a probe judges too gets the run's
+ * verdict wherever the run's findings are the oracles'; the probe-only ones are not exercised; the
+ * exchanges per operation are the run's.
  */
-// The reference server, and one faulty variant whose fault only a sequence shows. That the
-// validator finds in a run's traffic (written as HAR and read back) what the run's oracles found
-// is checked in-process for every variant of the gallery (gallery.spec.ts, validateAsHar); these
-// two prove the files themselves: the reporter's exchanges.har read by `npm run validate`.
-// The embedded run is the whole suite (every operation, every kind of exchange the suite sends,
-// in the file the reporter writes) and its file is read by the command itself. The variant's run
-// is narrowed to patch-valid-details, one of the two probes that judge patch-updated-at (what
+// The same check of the whole suite's run against the embedded reference server, its file read by
+// `npm run validate` as a process, moved to cli.spec.ts ("the suite's own exchanges.har gets the
+// run's verdicts for every requirement an oracle judges"): it shares the whole run of "exits 0
+// against the embedded reference server and writes the report" (the same settings: RUN_SETTINGS,
+// no target), where this file ran the whole suite a second time (some 10 s of CPU).
+// Here a faulty variant whose fault only a sequence shows. That the validator finds in a run's
+// traffic (written as HAR and read back) what the run's oracles found is checked in-process for
+// every variant of the gallery (gallery.spec.ts, validateAsHar); this and cli.spec.ts's prove the
+// files themselves: the reporter's exchanges.har read by `npm run validate`. The variant's run is
+// narrowed to patch-valid-details, one of the two probes that judge patch-updated-at (what
 // --requirement patch-updated-at selects): it ends by putting the details back as they were
-// created, the undo this variant mishandles; one probe, so its failure ends the run's only
-// worker rather than costing a second. Its file is judged in-process as the command judges it
+// created, the undo this variant mishandles; one probe, so its failure ends the run's only worker
+// rather than costing a second. Its file is judged in-process as the command judges it
 // (validateInProcess); requirements the narrowed run did not select are not compared.
-for (const variantId of [undefined, 'answers-undo-resets-updated-at']) {
-  test(`the suite's own exchanges.har${variantId ? ` (against ${variantId})` : ''} gets the run's verdicts for every requirement an oracle judges`, async () => {
-    const variant = variantId === undefined ? undefined : GALLERY.find((v) => v.id === variantId)!;
-    const server = variant?.create();
-    const base = await server?.start(0);
-    let run;
-    try {
-      run = await runCli(
-        base === undefined ? {} : targetEnv(base, REFERENCE_TOKEN),
-        variant ? { args: ['--probe', 'patch-valid-details'] } : {},
-      );
-    } finally {
-      await server?.stop();
-    }
-    expect(run.code, run.stdout + run.stderr).toBe(variant ? 1 : 0);
-    const har = join(run.reports, 'exchanges.har');
-    const suite = JSON.parse(
-      readFileSync(join(run.reports, 'conformance.json'), 'utf8'),
-    ) as ConformanceRecord;
-    expect(recordErrors(suite)).toEqual([]);
-    if (!variant) expect(suite.coverage!.operations.every((o) => o.exchanges > 0)).toBe(true);
-    expect(readFileSync(har, 'utf8')).not.toContain(REFERENCE_TOKEN);
-    const v = variant
-      ? await validateInProcess([har]).then((j) => ({ ...j, output: j.line ?? j.summary }))
-      : await validate([har]).then((p) => ({ ...p, output: p.stdout + p.stderr }));
-    expect(v.code, v.output).toBe(run.code);
-    expect(v.record!.traffic!.exchanges).toBe(suite.requests);
-    for (const r of suite.requirements) {
-      // What the narrowed run did not select, it did not judge.
-      if (r.status === 'not-selected') continue;
-      const got = status(v.record, r.id);
-      const byOracles = r.findings.every((f) => r.oracles.includes(f.judgedBy));
-      if (!ORACLE_JUDGED.has(r.id)) expect(`${r.id}: ${got}`).toBe(`${r.id}: not-exercised`);
-      else if (byOracles) expect(`${r.id}: ${got}`).toBe(`${r.id}: ${r.status}`);
-    }
-    const tripped = variant?.trips.filter((t) => ORACLE_JUDGED.has(t)) ?? [];
-    if (variant) expect(tripped.length).toBeGreaterThan(0);
-    for (const id of tripped) expect(['failed', 'warned']).toContain(status(v.record, id));
-    // The same exchanges per operation.
-    expect(v.record!.coverage!.operations).toEqual(suite.coverage!.operations);
-  });
-}
+test(`the suite's own exchanges.har (against answers-undo-resets-updated-at) gets the run's verdicts for every requirement an oracle judges`, async () => {
+  const variant = GALLERY.find((v) => v.id === 'answers-undo-resets-updated-at')!;
+  const server = variant.create();
+  const base = await server.start(0);
+  let run;
+  try {
+    run = await runCli(targetEnv(base, REFERENCE_TOKEN), { args: ['--probe', 'patch-valid-details'] });
+  } finally {
+    await server.stop();
+  }
+  expect(run.code, run.stdout + run.stderr).toBe(1);
+  const har = join(run.reports, 'exchanges.har');
+  const suite = JSON.parse(readFileSync(join(run.reports, 'conformance.json'), 'utf8')) as ConformanceRecord;
+  expect(recordErrors(suite)).toEqual([]);
+  expect(readFileSync(har, 'utf8')).not.toContain(REFERENCE_TOKEN);
+  const v = await validateInProcess([har]);
+  expect(v.code, v.line ?? v.summary).toBe(run.code);
+  expect(v.record!.traffic!.exchanges).toBe(suite.requests);
+  for (const r of suite.requirements) {
+    // What the narrowed run did not select, it did not judge.
+    if (r.status === 'not-selected') continue;
+    const got = status(v.record, r.id);
+    const byOracles = r.findings.every((f) => r.oracles.includes(f.judgedBy));
+    if (!ORACLE_JUDGED.has(r.id)) expect(`${r.id}: ${got}`).toBe(`${r.id}: not-exercised`);
+    else if (byOracles) expect(`${r.id}: ${got}`).toBe(`${r.id}: ${r.status}`);
+  }
+  const tripped = variant.trips.filter((t) => ORACLE_JUDGED.has(t));
+  expect(tripped.length).toBeGreaterThan(0);
+  for (const id of tripped) expect(['failed', 'warned']).toContain(status(v.record, id));
+  // The same exchanges per operation.
+  expect(v.record!.coverage!.operations).toEqual(suite.coverage!.operations);
+});
 
 /** Starts `npm run validate -- --proxy --port 0` and resolves its URL once it listens. */
 async function startProxy(env: Record<string, string | undefined>): Promise<{
