@@ -342,29 +342,26 @@ test.describe('HAR files recorded by Playwright', () => {
 });
 
 test.describe('malformed HAR files: exit 2, one line saying where and why, no report', () => {
-  const WITHOUT_RESPONSE = JSON.stringify({
-    log: {
-      version: '1.2',
-      creator: { name: 'x', version: '1' },
-      entries: [
-        {
-          startedDateTime: '2026-01-01T00:00:00.000Z',
-          time: 1,
-          request: {
-            method: 'GET',
-            url: 'http://h/api/v1/bills',
-            httpVersion: 'HTTP/1.1',
-            cookies: [],
-            headers: [],
-            queryString: [],
-            headersSize: -1,
-            bodySize: 0,
-          },
-          cache: {},
-          timings: { send: 0, wait: 1, receive: 0 },
-        },
-      ],
-    },
+  /** A GET of the bill list, as a HAR entry's request. */
+  const GET_BILLS = {
+    method: 'GET',
+    url: 'http://h/api/v1/bills',
+    httpVersion: 'HTTP/1.1',
+    cookies: [],
+    headers: [],
+    queryString: [],
+    headersSize: -1,
+    bodySize: 0,
+  };
+  /** The text of a HAR file holding `entry` alone. */
+  const harOf = (entry: Record<string, unknown>): string =>
+    JSON.stringify({ log: { version: '1.2', creator: { name: 'x', version: '1' }, entries: [entry] } });
+  const WITHOUT_RESPONSE = harOf({
+    startedDateTime: '2026-01-01T00:00:00.000Z',
+    time: 1,
+    request: GET_BILLS,
+    cache: {},
+    timings: { send: 0, wait: 1, receive: 0 },
   });
 
   // The command: exit 2, one line on stderr, no report.
@@ -407,16 +404,7 @@ test.describe('malformed HAR files: exit 2, one line saying where and why, no re
     const entry = {
       startedDateTime: '2026-01-01T00:00:00.000Z',
       time: 1,
-      request: {
-        method: 'GET',
-        url: 'http://h/api/v1/bills',
-        httpVersion: 'HTTP/1.1',
-        cookies: [],
-        headers: [],
-        queryString: [],
-        headersSize: -1,
-        bodySize: 0,
-      },
+      request: GET_BILLS,
       response: {
         status: 200,
         statusText: 'OK',
@@ -432,10 +420,7 @@ test.describe('malformed HAR files: exit 2, one line saying where and why, no re
       timings: { send: 0, wait: 1, receive: 0 },
     };
     const har = harPath('rot13.har');
-    writeFileSync(
-      har,
-      JSON.stringify({ log: { version: '1.2', creator: { name: 'x', version: '1' }, entries: [entry] } }),
-    );
+    writeFileSync(har, harOf(entry));
     const v = await validateInProcess([har]);
     expect(v.code, v.summary).toBe(2);
     expect(v.line!.split('\n')).toHaveLength(1);
