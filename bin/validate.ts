@@ -214,7 +214,7 @@ export interface ValidationResult {
 }
 
 /** Builds the record of a finished validation, redacted, and its gate. */
-export function validationResult(
+function validationResult(
   run: ResolvedRun,
   validation: TrafficValidation,
   secrets: readonly SecretInput[],
