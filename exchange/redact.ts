@@ -125,14 +125,16 @@ const MAY_BE_ENCODED = /[\\%&]/;
  * them, as JSON inside JSON has; an odd run before b f n r t is a control character), percent-
  * encoding, HTML character references. Everything else is itself. A secret found in the decoded
  * text is replaced over the whole span it came from, so a redacted JSON text stays JSON.
+ * `spans` false: the decoded characters alone (start and end left empty).
  */
-function decodedView(text: string): { chars: string; start: Int32Array; end: Int32Array } {
+function decodedView(text: string, spans = true): { chars: string; start: Int32Array; end: Int32Array } {
   const chunks: string[] = [];
-  const start = new Int32Array(text.length);
-  const end = new Int32Array(text.length);
+  const start = new Int32Array(spans ? text.length : 0);
+  const end = new Int32Array(spans ? text.length : 0);
   let n = 0;
   const emit = (char: string, from: number, to: number): void => {
     chunks.push(char);
+    if (!spans) return;
     start[n] = from;
     end[n++] = to;
   };
@@ -144,10 +146,11 @@ function decodedView(text: string): { chars: string; start: Int32Array; end: Int
     const stop = next ? next.index : text.length;
     if (stop > i) {
       chunks.push(text.slice(i, stop));
-      for (let k = i; k < stop; k++) {
-        start[n] = k;
-        end[n++] = k + 1;
-      }
+      if (spans)
+        for (let k = i; k < stop; k++) {
+          start[n] = k;
+          end[n++] = k + 1;
+        }
       i = stop;
       if (!next) break;
     }
@@ -264,6 +267,20 @@ export class Redactor {
     const encoded = MAY_BE_ENCODED.test(text);
     // Nothing encoded and no secret in it: the text of nearly every exchange of a run.
     if (!encoded && !all.some((s) => text.includes(s.value))) return text;
+    return this.found(text, header, encoded);
+  }
+
+  /**
+   * True when `text` is left as it is by every rule here, and so is every part of it: nothing in
+   * it may be encoded, and no secret occurs in it. A JSON value parsed from such a text holds only
+   * strings that are parts of it (no escape to decode), so value() would return it unchanged.
+   */
+  untouched(text: string): boolean {
+    return this.isEmpty || (!MAY_BE_ENCODED.test(text) && !this.all.some((s) => text.includes(s.value)));
+  }
+
+  private found(text: string, header: boolean, encoded: boolean): string {
+    const all = this.all;
     const short = all.some((s) => !s.everywhere);
     if (!short && !encoded) {
       // The fast path: nothing encoded, nothing that needs its place judged.
@@ -271,6 +288,10 @@ export class Redactor {
       for (const s of all) if (out.includes(s.value)) out = out.split(s.value).join(s.shownAs);
       return out;
     }
+    // Where each decoded character came from is needed only where a secret is found: most
+    // texts with an escape or a percent sign in them hold none.
+    const chars = decodedView(text, false).chars;
+    if (!all.some((s) => chars.includes(s.value))) return text;
     const view = decodedView(text);
     const taken = new Uint8Array(view.chars.length);
     const found: { from: number; to: number; shownAs: string }[] = [];

@@ -247,7 +247,9 @@ export class HttpClient {
     // or a log. Data that merely contains a short token is left alone.
     let text = this.redactor.text(response.body.toString('utf8'));
     const parsed = parseJsonBody(text);
-    const answerBody = this.redactor.value(parsed);
+    // A text with nothing encoded and no secret in it parses to strings that are parts of it:
+    // walking them would find nothing (Redactor.untouched), and nearly every answer is such.
+    const answerBody = this.redactor.untouched(text) ? parsed : this.redactor.value(parsed);
     // A form only parsing revealed (escaped in a way the text rule does not read): the text is
     // what was parsed, written again.
     if (answerBody !== parsed) text = JSON.stringify(answerBody);
