@@ -227,6 +227,7 @@ export const ANSWER_VARIANTS: Variant[] = [
     fault:
       'The 401 answers carry Sunset: 2027-06-30, a date without a time, which is no date-time nor HTTP-date.',
     trips: ['sunset-date-time'],
+    shownBy: ['reads-require-authentication'],
     create: addingHeaders((a) => a.status === 401, { Sunset: SUNSET_HEADER.slice(0, 10) }),
   },
   {

@@ -9,6 +9,12 @@ export interface Variant {
   fault: string;
   /** Exactly the requirements the suite reports failed (MUST) or warned (SHOULD) for this variant. */
   trips: RequirementId[];
+  /**
+   * The probes whose traffic alone shows the fault, where none that its requirements select (as
+   * `--requirement` selects) sends such traffic: a fault on answers no probe aims at, such as the
+   * headers of a 401. The gallery runs them besides the selection.
+   */
+  shownBy?: string[];
   /** The settle window (CONFORMANCE_SETTLE_MS) of the run against it; default 0: none. */
   settleMs?: number;
   /**

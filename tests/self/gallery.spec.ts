@@ -11,11 +11,17 @@
  *     (independent-server.spec.ts does the same for the independent implementation).
  *   - A faulty variant: the probes its declared requirements select (config/selection.ts: what
  *     `--requirement` selects, so the gallery also proves that selecting a requirement finds its
- *     fault) and the sentinel probes (suite-runner.ts, SENTINEL_PROBES): traffic of every kind the
- *     oracles judge. "Exactly" still holds for that run: every requirement it reports must be
- *     declared, every declared one reported, every probe complete. What is given up: a false alarm
- *     that only the traffic of an unselected probe would raise on a faulty server (a fault in
- *     storing a PATCH seen only by the 700 finite-class cases, say). To keep a watch on that class,
+ *     fault), those it names as showing its fault where the selection sends no such traffic
+ *     (Variant.shownBy: the headers of a 401, say), and the sentinel probes (suite-runner.ts):
+ *     the fixed ones (SENTINEL_PROBES), traffic of every kind the oracles judge, and one of the
+ *     four that each send a whole finite class (ROTATING_SENTINELS: every credential form on every
+ *     operation, every character outside the reference pattern...), in turn by the variant's
+ *     place in the gallery. "Exactly" still holds for that run: every requirement it reports must
+ *     be declared, every declared one reported, every probe complete. What is given up: a false
+ *     alarm that only the traffic of an unselected probe would raise on a faulty server (a fault
+ *     in storing a PATCH seen only by the 700 finite-class cases, say; a fault that only three of
+ *     the four rotating sentinels would show, on the variants of the other's turn). To keep a
+ *     watch on that class,
  *     every FULL_SUITE_EVERY-th variant (seven, spread over the gallery's files, which hold one
  *     family of faults each, in order) still runs the whole suite, as every variant did before; a
  *     variant that trips anything undeclared there fails as it always did.
@@ -25,11 +31,13 @@
  * The validator, given each run's traffic as HAR, must find what the run's oracles found.
  */
 import { expect, test } from '@playwright/test';
+import { PROBES } from '../../probes/index.ts';
 import { CLEAN_GALLERY, GALLERY } from '../../servers/gallery/index.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
 import {
   describeTripped,
   galleryTarget,
+  probesFor,
   recordTrips,
   runSuite,
   runVariant,
@@ -66,11 +74,22 @@ test.describe('clean variations the document allows', () => {
   }
 });
 
+test('a probe a variant names as showing its fault exists, and its requirements do not select it already', () => {
+  const known = new Set(PROBES.map((p) => p.id));
+  for (const variant of GALLERY.filter((v) => v.shownBy !== undefined)) {
+    const selected = probesFor(variant.trips, 'none');
+    for (const id of variant.shownBy!) {
+      expect(known.has(id), `${variant.id}: ${id}`).toBe(true);
+      expect(selected, `${variant.id}: ${id} is selected by its requirements`).not.toContain(id);
+    }
+  }
+});
+
 test.describe('gallery of faulty servers', () => {
   GALLERY.forEach((variant, index) => {
     const all = index % FULL_SUITE_EVERY === 0;
     test(`${variant.id} is caught${all ? ' (whole suite)' : ''}: ${variant.fault}`, async () => {
-      const run = await runVariant(variant, { all });
+      const run = await runVariant(variant, { all, sentinels: index });
       recordTrips(variant.id, run);
       // The validator, given this run's traffic as HAR, finds what the oracles found in the run.
       expect(validateAsHar(run), 'validate reports/exchanges.har').toEqual(trippedByOracles(run));
