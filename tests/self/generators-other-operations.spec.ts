@@ -36,24 +36,13 @@ import {
   type ItemResource,
 } from '../../generators/other-operations.ts';
 import { spec } from '../../spec/index.ts';
+import { failing } from './sample-checks.ts';
 
 const SEED = 42;
 const KNOWN = 'ACME-Supplies_0001';
 
 function resource(kind: ItemResource['kind']): ItemResource {
   return ITEM_RESOURCES.find((r) => r.kind === kind)!;
-}
-
-/**
- * `[label: what does not hold]` when one of `checks` (whether it holds, what it says) does not
- * hold, else nothing: collected over a sample for one expect. An expect per value cost the test
- * of unknown references 4 s for some 3,700 expects (Playwright's _findLastPredefinedStep, run
- * for each expect, walks every step before it), where its values take 50 ms to generate and
- * check.
- */
-function failing(label: string, checks: [boolean, string][]): string[] {
-  const not = checks.filter(([holds]) => !holds).map(([, what]) => what);
-  return not.length === 0 ? [] : [`${label}: not ${not.join('; not ')}`];
 }
 
 test('the classes come from the spec: the named bill statuses, the pagination minimum, the 1.3.0 patterns', () => {

@@ -3,6 +3,7 @@
  * every invalid body fails it, and only at the field and keyword its rule names; the boundary
  * lists cover what interface.md §2 and §4.2 call out; same seed, same values; shrinking works.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import { DEFAULT_ACCOUNT_FIXTURE, parseAccountFixture } from '../../generators/account-fixture.ts';
@@ -21,6 +22,7 @@ import {
 import { HOLDER_NAME, MOBILE, REMARKS } from '../../generators/patch-details.ts';
 import { spec } from '../../spec/index.ts';
 import { misjudged } from './patch-rules.ts';
+import { failing } from './sample-checks.ts';
 
 const SEED = 20261122;
 const FIXTURE = DEFAULT_ACCOUNT_FIXTURE;
@@ -42,16 +44,23 @@ for (const [name, fixture] of [
       ...validDetailsBodyExamples(),
       ...validAccountsBodyExamples(fixture),
     ];
-    for (const b of bodies) {
-      expect(spec().errors('PatchCounterpartyRequest', b.value), JSON.stringify(b.value)).toEqual([]);
-      expect(b.rule.keeps).toBe(true);
-      for (const a of b.value.counterpartyAccounts ?? []) {
-        expect(a.accountIdentifier).toEqual(fixture.accountIdentifier);
-        // Valid accounts use countries both the request and the response allow.
-        expect(COUNTRIES).toContain(a.country);
-        if ('country' in fixture) expect(a.country).toBe(fixture.country);
-      }
-    }
+    const wrong = bodies.flatMap((b) => {
+      const errors = spec().errors('PatchCounterpartyRequest', b.value);
+      return failing(JSON.stringify(b.value), [
+        [errors.length === 0, `valid (${errors.map((e) => `${e.instancePath} ${e.message}`).join(', ')})`],
+        [b.rule.keeps, 'its rule keeping the spec'],
+        ...(b.value.counterpartyAccounts ?? []).flatMap((a) => [
+          [
+            isDeepStrictEqual(a.accountIdentifier, fixture.accountIdentifier),
+            "the fixture's identifier",
+          ] as const,
+          // Valid accounts use countries both the request and the response allow.
+          [a.country !== undefined && COUNTRIES.includes(a.country), 'a country of both schemas'] as const,
+          ['country' in fixture ? a.country === fixture.country : true, "the fixture's country"] as const,
+        ]),
+      ]);
+    });
+    expect(wrong).toEqual([]);
   });
 
   test(`invalid bodies fail the schema only at the field and keyword they claim (${name})`, () => {

@@ -20,6 +20,7 @@ import {
   validReferenceExamples,
 } from '../../generators/counterparty-reference.ts';
 import { spec } from '../../spec/index.ts';
+import { failing } from './sample-checks.ts';
 
 const SEED = 42;
 const errorsOf = (value: string) => spec().errors('CounterpartyReference', value);
@@ -33,10 +34,13 @@ test('the reference constraints come from the spec', () => {
 
 test('valid references validate against the schema', () => {
   const values = [...fc.sample(validReference(), { seed: SEED, numRuns: 500 }), ...validReferenceExamples()];
-  for (const v of values) {
-    expect(errorsOf(v.value), v.value).toEqual([]);
-    expect(v.rule.keeps).toBe(true);
-  }
+  const wrong = values.flatMap((v) =>
+    failing(v.value, [
+      [errorsOf(v.value).length === 0, 'valid against the schema'],
+      [v.rule.keeps, 'its rule keeping the spec'],
+    ]),
+  );
+  expect(wrong).toEqual([]);
 });
 
 test('valid examples cover both length bounds and every allowed character', () => {
@@ -53,14 +57,20 @@ test('invalid references fail the schema by the keyword they claim', () => {
     ...fc.sample(invalidReference(), { seed: SEED, numRuns: 500 }),
     ...invalidReferenceExamples(),
   ];
-  for (const v of values) {
+  const wrong = values.flatMap((v) => {
     const keywords = errorsOf(v.value).map((e) => e.keyword);
-    expect(keywords, `${JSON.stringify(v.value)}: ${v.rule.description}`).toContain(v.rule.keyword);
-    expect(v.rule.keeps).toBe(false);
-    expect(v.value).not.toContain('/');
-    // Never a dot segment, which URL parsers would remove from the path.
-    expect(['.', '..']).not.toContain(v.value);
-  }
+    return failing(`${JSON.stringify(v.value)} (${v.rule.description})`, [
+      [
+        keywords.includes(v.rule.keyword),
+        `failing ${v.rule.keyword} (fails ${keywords.join(', ') || 'nothing'})`,
+      ],
+      [!v.rule.keeps, 'its rule breaking the spec'],
+      [!v.value.includes('/'), 'free of a slash'],
+      // Never a dot segment, which URL parsers would remove from the path.
+      [v.value !== '.' && v.value !== '..', 'a dot segment'],
+    ]);
+  });
+  expect(wrong).toEqual([]);
 });
 
 test('invalid examples cover lengths 1, 2, 91 and every forbidden character', () => {
@@ -73,29 +83,39 @@ test('invalid examples cover lengths 1, 2, 91 and every forbidden character', ()
 });
 
 test('each invalid family breaks only its own rule', () => {
-  const only = (arb: fc.Arbitrary<{ value: string }>, keyword: string) => {
-    for (const v of fc.sample(arb, { seed: SEED, numRuns: 200 })) {
-      expect(errorsOf(v.value).map((e) => e.keyword)).toEqual([keyword]);
-    }
-  };
-  only(tooShortReference(), 'minLength');
-  only(tooLongReference(), 'maxLength');
-  for (const v of fc.sample(forbiddenCharReference(), { seed: SEED, numRuns: 200 })) {
-    expect(v.value.length).toBeGreaterThanOrEqual(REFERENCE.min);
-    expect(v.value.length).toBeLessThanOrEqual(REFERENCE.max);
-    expect(errorsOf(v.value).map((e) => e.keyword)).toEqual(['pattern']);
-  }
+  const only = (arb: fc.Arbitrary<{ value: string }>, keyword: string): string[] =>
+    fc.sample(arb, { seed: SEED, numRuns: 200 }).flatMap((v) => {
+      const keywords = errorsOf(v.value).map((e) => e.keyword);
+      return failing(JSON.stringify(v.value), [
+        [
+          keywords.length === 1 && keywords[0] === keyword,
+          `failing ${keyword} alone (fails ${keywords.join(', ')})`,
+        ],
+        [
+          keyword !== 'pattern' || (v.value.length >= REFERENCE.min && v.value.length <= REFERENCE.max),
+          `${REFERENCE.min} to ${REFERENCE.max} characters long`,
+        ],
+      ]);
+    });
+  expect([
+    ...only(tooShortReference(), 'minLength'),
+    ...only(tooLongReference(), 'maxLength'),
+    ...only(forbiddenCharReference(), 'pattern'),
+  ]).toEqual([]);
 });
 
 test('slash references hold a raw slash between two valid segments', () => {
-  for (const v of [
+  const wrong = [
     ...fc.sample(slashReference(), { seed: SEED, numRuns: 200 }),
     ...slashReferenceExamples(),
-  ]) {
+  ].flatMap((v) => {
     const parts = v.value.split('/');
-    expect(parts.length).toBeGreaterThanOrEqual(2);
-    for (const p of parts) expect(p.length).toBeGreaterThan(0);
-  }
+    return failing(JSON.stringify(v.value), [
+      [parts.length >= 2, 'holding a slash'],
+      [parts.every((p) => p.length > 0), 'free of an empty segment'],
+    ]);
+  });
+  expect(wrong).toEqual([]);
 });
 
 test('the same seed gives the same values', () => {
