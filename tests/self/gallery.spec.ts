@@ -19,11 +19,10 @@
  *     place in the gallery. "Exactly" still holds for that run: every requirement it reports must
  *     be declared, every declared one reported, every probe complete. What is given up: a false
  *     alarm that only the traffic of an unselected probe would raise on a faulty server (a fault
- *     in storing a PATCH seen only by the 700 finite-class cases, say; a fault that only three of
- *     the four rotating sentinels would show, on the variants of the other's turn). To keep a
- *     watch on that class,
- *     every FULL_SUITE_EVERY-th variant (seven, spread over the gallery's files, which hold one
- *     family of faults each, in order) still runs the whole suite, as every variant did before; a
+ *     in storing a PATCH seen only by the 700 finite-class cases, say, or seen only by a rotating
+ *     sentinel on a variant whose turn is another's). To keep a watch on that class, every
+ *     FULL_SUITE_EVERY-th variant (seven, spread over the gallery's files, which hold one family
+ *     of faults each, in order) still runs the whole suite, as every variant did before; a
  *     variant that trips anything undeclared there fails as it always did.
  *   - Every run is on a VirtualClock shared with its server (suite-runner.ts): a trailing
  *     replica and the settle window are judged on the run's own time, so a busy machine cannot
