@@ -127,7 +127,7 @@ function segmentsOf(template: string): string[] {
 export class ReferenceServer {
   protected readonly token: string;
   protected readonly deprecationHeaders: boolean;
-  protected readonly clock: () => Date;
+  protected clock: () => Date;
   /** Stored counterparties by reference; values are never handed out, only deep copies. */
   protected readonly counterparties = new Map<string, Counterparty>();
   protected readonly bills = new Map<string, Record<string, unknown>>();
@@ -422,6 +422,15 @@ export class ReferenceServer {
   /** How a stored timestamp (YYYY-MM-DDThh:mm:ssZ) is written in a response: unchanged. */
   protected formatTimestamp(stored: string): string {
     return stored;
+  }
+
+  /**
+   * Takes its time from `now` from here on: a run judging it on a clock of its own (the
+   * self-tests' virtual one) gives it that clock, whatever the server was made with.
+   */
+  useClock(now: () => Date): this {
+    this.clock = now;
+    return this;
   }
 
   /** The current time as a stored timestamp. */

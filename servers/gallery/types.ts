@@ -19,7 +19,8 @@ export interface Variant {
   settleMs?: number;
   /**
    * `options.now`: the clock of the run judging it, for a variant whose fault is a matter of time
-   * (a replica that trails); the others ignore it.
+   * (a replica that trails); the others ignore it, and the gallery gives their servers the run's
+   * clock after (ReferenceServer.useClock).
    */
   create(options?: Pick<ReferenceOptions, 'now'>): ReferenceServer;
 }
