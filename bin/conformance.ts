@@ -132,15 +132,6 @@ export function parseRunArgs(args: readonly string[]): Flags {
   return flags;
 }
 
-function parseFlags(args: readonly string[]): Flags {
-  try {
-    return parseRunArgs(args);
-  } catch (error) {
-    if (error instanceof UsageError) fail(error.message);
-    throw error;
-  }
-}
-
 /** The flags of the command line as run/resolve.ts takes them (resolveRun's `flags`). */
 export function runFlagsOf(flags: Flags): RunFlags {
   return {
@@ -158,7 +149,7 @@ export async function runCommand(args: readonly string[]): Promise<void> {
     console.log(runUsage());
     return;
   }
-  const flags = parseFlags(args);
+  const flags = orFail(() => parseRunArgs(args));
   const run = orFail(() =>
     resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, runFlagsOf(flags)),
   );

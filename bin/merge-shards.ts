@@ -69,16 +69,13 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
     return;
   }
   const flags: Flags = { strict: false, variables: {} };
-  try {
+  orFail(() =>
     parseArgs(args, mergeFlags(flags), (arg) => {
       if (flags.blobDir !== undefined)
         throw new UsageError('expected one blob directory, got 2 or more (see --help)');
       flags.blobDir = arg;
-    });
-  } catch (error) {
-    if (error instanceof UsageError) fail(error.message);
-    throw error;
-  }
+    }),
+  );
   const cwd = invocationDirectory();
   const blobDir = resolve(cwd, flags.blobDir ?? 'blob-report');
 

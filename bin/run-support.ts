@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { StringDecoder } from 'node:string_decoder';
 import { ConfigError } from '../config/error.ts';
+import { UsageError } from './args.ts';
 import { COMPILED, PACKAGE_ROOT } from '../config/layout.ts';
 import { escapeControls } from '../exchange/escape.ts';
 import { RedactingStream, redactorOf, type SecretInput } from '../reporter/redact.ts';
@@ -53,12 +54,12 @@ export function fail(message: string): never {
   process.exit(2);
 }
 
-/** Runs `fn`, turning a ConfigError into exit 2 with its one line. */
+/** Runs `fn`, turning a ConfigError or a UsageError into exit 2 with its one line. */
 export function orFail<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
+    if (error instanceof ConfigError || error instanceof UsageError) fail(error.message);
     throw error;
   }
 }

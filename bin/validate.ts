@@ -59,12 +59,12 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-/** Runs `fn`, turning a ConfigError into exit 2 with its one line. */
+/** Runs `fn`, turning a ConfigError or a UsageError into exit 2 with its one line. */
 function orFail<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
+    if (error instanceof ConfigError || error instanceof UsageError) fail(error.message);
     throw error;
   }
 }
@@ -177,15 +177,6 @@ export function parseValidateFlags(args: readonly string[]): ValidateFlags {
     }
   }
   return flags;
-}
-
-function parseFlags(args: readonly string[]): ValidateFlags {
-  try {
-    return parseValidateFlags(args);
-  } catch (error) {
-    if (error instanceof UsageError) fail(error.message);
-    throw error;
-  }
 }
 
 /**
@@ -402,7 +393,7 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
     console.log(validateUsage());
     return;
   }
-  const flags = parseFlags(args);
+  const flags = orFail(() => parseValidateFlags(args));
   const run = orFail(() => resolveValidateRun(flags, process.env, invocationDirectory()));
   orFail(() => lockReportsDir(run.reportsDir));
   console.log(`validate: ${flags.proxy ? 'proxy' : oneLine(flags.har!)}; ${dotenvLine(run)}`);
