@@ -22,9 +22,9 @@ import { readFileSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
-import { removeTemporaryDirectories, temporaryDirectory, type ProcessRun } from './cli-fixtures.ts';
+import { removeTemporaryDirectories, temporaryDirectory } from './cli-fixtures.ts';
 import { REFERENCE_COUNTERPARTY } from '../../servers/reference.ts';
-import { installedApp, runWithPath } from './pack-fixtures.ts';
+import { installedApp, runWithPath, timedSteps } from './pack-fixtures.ts';
 import { startServe } from './serve-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);
@@ -49,18 +49,7 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
   // Packed and installed once for the specs that need it (tests/self/pack-fixtures.ts).
   const { installed, timings: setup } = await installedApp();
   const timings = [...setup];
-  const step = async (
-    what: string,
-    command: string,
-    args: string[],
-    cwd: string,
-    env: Record<string, string> = {},
-  ): Promise<ProcessRun> => {
-    const r = await runWithPath(command, args, cwd, env);
-    timings.push(`${what} ${(r.ms / 1000).toFixed(1)} s`);
-    expect(r.code, `${what}: ${r.stdout}\n${r.stderr}`).toBe(0);
-    return r;
-  };
+  const step = timedSteps(timings);
   // A directory of the user's own, the package's node_modules linked into it: the runs write
   // there, and the installed package stays as it was.
   const app = temporaryDirectory('payflow-app-');
