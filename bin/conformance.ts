@@ -15,15 +15,11 @@
  */
 import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
-import { resolveRun, type ResolvedRun, type RunFlags } from '../run/resolve.ts';
+import { resolveRun, type RunFlags } from '../run/resolve.ts';
 import { playwrightEnv } from '../run/hand-down.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
-import { harOfExchanges } from '../exchange/har.ts';
 import { checkOwnPaths, REPORT_PATHS, RESULTS_PATHS } from '../reporter/report-set.ts';
-import { buildRecord } from '../reporter/summary.ts';
-import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
-import { writeReports } from '../reporter/write-reports.ts';
-import { PROBES } from '../probes/index.ts';
+import { PROBE_CATALOG } from '../probes/described.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { RunGuard } from './interrupt.ts';
 import { headerSecrets, secretsFromEnv, type SecretInput } from '../reporter/redact.ts';
@@ -46,7 +42,7 @@ import { selectionFlags, type SelectionFlagValues } from './selection-flags.ts';
 
 /** The flags of `run`: the configuration variables', --strict and --probe. */
 function runFlags(flags: Flags): Flag[] {
-  const known = PROBES.map((p) => p.id);
+  const known = PROBE_CATALOG.map((p) => p.id);
   return [
     ...configurationFlags(flags.variables),
     strictFlag(() => (flags.strict = true)),
@@ -184,9 +180,20 @@ export async function runCommand(args: readonly string[]): Promise<void> {
       extraHeaders: config.extraHeaders,
     };
     const startedAt = new Date();
-    guard.stopsBeforeStart((signal) => writeStoppedReport(run, guard.stagingDir, signal, startedAt, secrets));
+    // What writes a report is loaded only if it is needed (./stopped-report.ts).
+    guard.stopsBeforeStart(async (signal) =>
+      (await import('./stopped-report.ts')).writeStoppedReport(
+        run,
+        guard.stagingDir,
+        signal,
+        startedAt,
+        secrets,
+      ),
+    );
     note = await preflight(target).catch((error: unknown) => fail((error as Error).message));
   }
+  // Stopped during the check: the partial report is being written, and the CLI exits after it.
+  if (guard.stoppedBeforeStart) return new Promise<never>(() => {});
   if (note !== undefined) console.log(note);
   const code = await runPlaywright(
     ['test', '--config', modulePath('playwright.config.ts')],
@@ -199,53 +206,6 @@ export async function runCommand(args: readonly string[]): Promise<void> {
       `the suite did not complete (playwright exited ${code}); the previous reports are left as they were`,
     );
   exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the suite');
-}
-
-/**
- * The partial report of a run stopped by `signal` before the suite started (during the start-up
- * reachability check): nothing of the suite was sent, every requirement is not exercised
- * ('interrupted'), nothing needed restoring.
- */
-function writeStoppedReport(
-  run: ResolvedRun,
-  staging: string,
-  signal: string,
-  startedAt: Date,
-  secrets: readonly SecretInput[],
-): void {
-  const { config } = run;
-  const waivers = loadWaivers({ CONFORMANCE_WAIVERS: run.waivers ?? NO_WAIVERS }, run.dir);
-  const record = buildRecord({
-    outcomes: [],
-    incomplete: [],
-    run: {
-      baseURL: config.baseURL,
-      token: config.token,
-      writableRef: config.writableRef,
-      seed: config.seed,
-      runs: config.runs,
-    },
-    startedAt,
-    durationMs: Date.now() - startedAt.getTime(),
-    waivers: { ...waivers, file: waivers.file && displayPath(waivers.file, run.dir) },
-    strict: run.strict,
-    expectedProbes: run.probes ?? PROBES.map((p) => p.id),
-    ...(run.probes ? { selectedProbes: run.probes } : {}),
-    ...(run.selection ? { selection: run.selection } : {}),
-    ...(run.requireExercised ? { requireExercised: run.requireExercised } : {}),
-    settings: run.settings,
-    interrupted: {
-      signal,
-      reason: `${signal} during the start-up reachability check, before any request of the suite`,
-    },
-    writeProbes: [],
-  });
-  writeReports(record, { outputDir: run.reportsDir, stagingDir: staging, secrets, har: emptyHar() });
-}
-
-/** The traffic of a run that sent nothing, as HAR. */
-function emptyHar(): string {
-  return `${JSON.stringify(harOfExchanges([], spec().version), null, 1)}\n`;
 }
 
 if (isEntryPoint(import.meta.url)) runMain(() => runCommand(process.argv.slice(2)));

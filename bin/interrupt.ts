@@ -76,7 +76,9 @@ export class RunGuard {
   private signal: StopSignal | undefined;
   private signalledAt = 0;
   /** What a signal does before Playwright is started (the reachability check): see stopsBeforeStart. */
-  private beforeStart: ((signal: StopSignal) => void) | undefined;
+  private beforeStart: ((signal: StopSignal) => void | Promise<void>) | undefined;
+  /** Set while the partial report of a run stopped before the start is being written. */
+  private writingPartial = false;
   private readonly onSignal = (signal: StopSignal): void => this.handle(signal);
 
   constructor(
@@ -118,9 +120,16 @@ export class RunGuard {
    * Until Playwright is started, a signal ends the run at once like every other interruption:
    * `writePartial` writes the partial report (nothing of the suite was sent, nothing needs
    * restoring), the temporary files go, the lock with the process, and the exit status is 130/143.
+   * `writePartial` may return a promise (the CLI loads what writes a report only then); until it
+   * settles, the run goes no further (stoppedBeforeStart) and a second signal exits at once.
    */
-  stopsBeforeStart(writePartial: (signal: StopSignal) => void): void {
+  stopsBeforeStart(writePartial: (signal: StopSignal) => void | Promise<void>): void {
     this.beforeStart = writePartial;
+  }
+
+  /** Whether a signal stopped the run before Playwright was started: it must not be started. */
+  get stoppedBeforeStart(): boolean {
+    return this.writingPartial;
   }
 
   /** Playwright's runner, spawned detached: its pid is its process group's. */
@@ -138,23 +147,43 @@ export class RunGuard {
       this.child !== undefined && !this.childEnded,
     );
     if (action === 'repeat') return;
+    if (this.writingPartial) {
+      // A second signal while the partial report of a stop before the start is written.
+      say(`${signal} again: stopped at once; the previous reports are left as they were`);
+      this.removeTemporaryFiles();
+      process.exit(signalStatus(signal));
+    }
     if (this.signal === undefined && this.beforeStart !== undefined) {
       this.signal = signal;
+      this.writingPartial = true;
       say(
         `${signal}: stopping before the suite started (during the start-up reachability check): no request of the suite was sent`,
       );
-      try {
-        this.beforeStart(signal);
+      const written = (): void =>
         say(
           `interrupted by ${signal}: the partial report is in the reports directory; nothing needed restoring`,
         );
-      } catch (error) {
+      const notWritten = (error: unknown): void =>
         say(
           `interrupted by ${signal}: the partial report could not be written (${(error as Error).message}); the previous reports are left as they were`,
         );
+      const end = (): never => {
+        this.removeTemporaryFiles();
+        process.exit(signalStatus(signal));
+      };
+      let pending: void | Promise<void> = undefined;
+      try {
+        pending = this.beforeStart(signal);
+      } catch (error) {
+        notWritten(error);
+        end();
       }
-      this.removeTemporaryFiles();
-      process.exit(signalStatus(signal));
+      if (pending instanceof Promise) {
+        pending.then(written, notWritten).finally(end);
+        return;
+      }
+      written();
+      end();
     }
     if (action === 'stop') {
       this.signal = signal;

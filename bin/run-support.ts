@@ -12,7 +12,8 @@ import { UsageError } from './args.ts';
 import { COMPILED, PACKAGE_ROOT } from '../config/layout.ts';
 import { escapeControls } from '../exchange/escape.ts';
 import { RedactingStream, redactorOf, type SecretInput } from '../reporter/redact.ts';
-import { gatePassed, type ConformanceRecord } from '../reporter/summary.ts';
+import { gatePassed } from '../reporter/gate.ts';
+import type { ConformanceRecord } from '../reporter/summary.ts';
 
 /** The package's root: the clone, or the installed package (config/layout.ts). */
 export const ROOT = PACKAGE_ROOT;

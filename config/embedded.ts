@@ -11,7 +11,7 @@ import {
   REFERENCE_TOKEN,
   SEED_ITEM_REFS,
   WRITABLE_COUNTERPARTY,
-} from '../servers/reference.ts';
+} from '../servers/reference/seed.ts';
 import type { EmbeddedTarget } from './config.ts';
 
 export const EMBEDDED_TARGET: EmbeddedTarget = {

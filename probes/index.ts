@@ -3,14 +3,12 @@
  * probes/ that defines probes is listed here once; everything else about a probe is derived from
  * what the probe itself declares (engine/types.ts Probe: its operations, group, access and cost
  * model; probes/family.ts: its file):
- *   - the spec file of the suite that runs it, its test title and its tags, and so the text
- *     --grep is matched against (grepTitle);
- *   - what the selection chooses by (SELECTABLE, config/selection.ts): its requirements, its
- *     operations and that text;
- *   - the file a report line names (probeFile), and the lanes' estimate (engine/lanes.ts).
+ *   - its description (probes/described.ts, from the copy in probes/catalog.ts, which a
+ *     self-test holds to these declarations): the spec file of the suite that runs it, its test
+ *     title and its tags, and so the text --grep is matched against (grepTitle); what the
+ *     selection chooses by (SELECTABLE, config/selection.ts); the file a report line names;
+ *   - the lanes' estimate (engine/lanes.ts).
  */
-import { MODULE_EXTENSION } from '../config/layout.ts';
-import { requirement } from '../spec/requirements.ts';
 import type { Probe } from '../engine/probe-api.ts';
 import type { ProbeFamily } from './family.ts';
 import { AUTHENTICATION_PROBES } from './authentication.ts';
@@ -26,6 +24,16 @@ import { OTHER_OPERATION_PROBES } from './other-operations.ts';
 import { PATCH_OTHER_REFERENCE_PROBES } from './patch-other-references.ts';
 import { REFERENCE_VARIANT_PROBES } from './reference-variants.ts';
 import { ROUTING_PROBES } from './routing.ts';
+
+export {
+  grepTitle,
+  SELECTABLE,
+  specFileOf,
+  testTags,
+  testTitle,
+  WRITES_ELSEWHERE_SPEC,
+  WRITES_SPEC,
+} from './described.ts';
 
 /** Each file of probes/ and the probes it defines, in the order the suite runs them. */
 const FAMILIES: readonly ProbeFamily[] = [
@@ -55,47 +63,7 @@ export function probe(id: string): Probe | undefined {
   return PROBES.find((p) => p.id === id);
 }
 
-/** The spec file of the write probes that share the writable counterparties, a lane each. */
-export const WRITES_SPEC = `writes.spec${MODULE_EXTENSION}`;
-/** The spec file of the write probes that never send to a writable counterparty (Probe.elsewhere). */
-export const WRITES_ELSEWHERE_SPEC = `writes-elsewhere.spec${MODULE_EXTENSION}`;
-
-/** The spec file of the suite that runs a probe: its group's for a read probe, else a write spec. */
-export function specFileOf(p: Probe): string {
-  if (p.access === 'read') return `${p.group}.spec${MODULE_EXTENSION}`;
-  return p.elsewhere ? WRITES_ELSEWHERE_SPEC : WRITES_SPEC;
-}
-
 /** The read probes of a group: the checks of its spec file. */
 export function readProbesIn(group: string): Probe[] {
   return PROBES.filter((p) => p.access === 'read' && p.group === group);
 }
-
-/**
- * A probe's test title: "<probe id>: <title>", and for a part of a probe split across the lanes
- * (engine/lanes.ts) which part, on which counterparty.
- */
-export function testTitle(p: Probe, part?: { index: number; count: number; ref: string }): string {
-  return `${p.id}: ${p.title}${part ? ` (part ${part.index + 1} of ${part.count}, on ${part.ref})` : ''}`;
-}
-
-/** A probe's tags: its access, and the level of each requirement it aims at (@read @must @should). */
-export function testTags(p: Probe): string[] {
-  return [`@${p.access}`, ...new Set(p.requirements.map((id) => `@${requirement(id).level.toLowerCase()}`))];
-}
-
-/**
- * The text --grep is matched against, as Playwright matches it: the spec file, the test title
- * and the tags.
- */
-export function grepTitle(p: Probe): string {
-  return `${specFileOf(p)} ${testTitle(p)} ${testTags(p).join(' ')}`;
-}
-
-/** Every probe as the selection sees it (config/selection.ts SelectableProbe). */
-export const SELECTABLE = PROBES.map((p) => ({
-  id: p.id,
-  requirements: p.requirements,
-  operations: p.operations,
-  grepTitle: grepTitle(p),
-}));

@@ -13,6 +13,18 @@ import type { Verdict, VerdictStatus } from '../engine/verdicts.ts';
 import type { Waiver } from '../config/waivers.ts';
 
 export type GateStatus = VerdictStatus | 'waived';
+
+/** The gate's verdict, qualified when MUST requirements were left unexercised. */
+export type RecordVerdict = 'pass' | 'pass-unexercised' | 'fail';
+
+/**
+ * Whether a record's gate passed: a qualified pass is a pass (exit status 0). Here rather than
+ * with the record (reporter/summary.ts), so that a command reading a record's verdict loads none
+ * of what builds one.
+ */
+export function gatePassed(record: { verdict: RecordVerdict }): boolean {
+  return record.verdict !== 'fail';
+}
 export type WaiverStatus = 'applied' | 'expired' | 'stale' | 'unused';
 
 export interface JudgedWaiver extends Waiver {

@@ -10,10 +10,10 @@ import type { TrafficRecord } from '../engine/validate.ts';
 import { verdicts, type SelectedRequirements, type Verdict } from '../engine/verdicts.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
 import { oracleFile } from '../oracles/index.ts';
-import { probeFile } from '../probes/index.ts';
+import { probeFileOf } from '../probes/described.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, type Quote } from '../spec/requirements.ts';
-import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver } from './gate.ts';
+import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver, type RecordVerdict } from './gate.ts';
 import { setupHints } from './hints.ts';
 import { replayLine } from './replay.ts';
 import { redactValue, secretsFromEnv } from './redact.ts';
@@ -141,13 +141,7 @@ export interface RecordRun {
   runs?: number;
 }
 
-/** The gate's verdict, qualified when MUST requirements were left unexercised. */
-export type RecordVerdict = 'pass' | 'pass-unexercised' | 'fail';
-
-/** Whether a record's gate passed: a qualified pass is a pass (exit status 0). */
-export function gatePassed(record: Pick<ConformanceRecord, 'verdict'>): boolean {
-  return record.verdict !== 'fail';
-}
+export { gatePassed, type RecordVerdict } from './gate.ts';
 
 /**
  * The headline every renderer leads with (console, HTML banner, JUnit, the workflow summary):
@@ -383,7 +377,7 @@ function interruptionRecord(
 export function judgeName(id: string): string {
   const oracle = oracleFile(id);
   if (oracle) return `oracle ${id} (${oracle})`;
-  const probe = probeFile(id);
+  const probe = probeFileOf(id);
   return probe ? `probe ${id} (${probe})` : id;
 }
 

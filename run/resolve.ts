@@ -22,7 +22,7 @@ import {
   type SelectionFlags,
 } from '../config/selection.ts';
 import { CONFIG_VARIABLES, readDotenv } from '../config/sources.ts';
-import { SELECTABLE } from '../probes/index.ts';
+import { SELECTABLE } from '../probes/described.ts';
 import { itemFixturesJson } from '../generators/item-fixtures.ts';
 
 export interface ResolvedRun {

@@ -30,7 +30,7 @@ import type { ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { harOfExchanges } from '../exchange/har.ts';
 import { basePathOf } from '../exchange/route.ts';
-import { PROBES } from '../probes/index.ts';
+import { PROBE_CATALOG } from '../probes/described.ts';
 import { interruptionFromEnv, requestStop, type Interruption } from '../transport/stop.ts';
 import { RECOVERY_ENV } from '../probes/recovery.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
@@ -212,7 +212,7 @@ export default class ConformanceReporter implements Reporter {
         file: this.waivers.file && displayPath(this.waivers.file, run.dir),
       },
       strict: this.strict,
-      expectedProbes: run.probes ?? PROBES.map((p) => p.id),
+      expectedProbes: run.probes ?? PROBE_CATALOG.map((p) => p.id),
       ...(run.probes ? { selectedProbes: run.probes } : {}),
       ...(run.selection ? { selection: run.selection } : {}),
       ...(run.requireExercised ? { requireExercised: run.requireExercised } : {}),
@@ -220,7 +220,7 @@ export default class ConformanceReporter implements Reporter {
       ...(run.settings ? { settings: run.settings } : {}),
       endedTests: [...this.endedTests],
       ...(this.interruption ? { interrupted: this.interruption, recoveries } : {}),
-      writeProbes: PROBES.filter((p) => p.access === 'write').map((p) => p.id),
+      writeProbes: PROBE_CATALOG.filter((p) => p.access === 'write').map((p) => p.id),
       coverage: coverageOf(exchanges, basePathOf(run.config.baseURL ?? '')),
       ...(pace ? { pace } : {}),
     });

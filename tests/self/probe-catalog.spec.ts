@@ -1,0 +1,73 @@
+/**
+ * The probes' catalog (probes/catalog.ts) is what the probes declare, and what reads only the
+ * catalog loads no probe's implementation. The command (`npm run conformance`) resolves the
+ * selection, checks `--probe` and writes the report of a run stopped before its start from the
+ * catalog (probes/described.ts), so its own process loads neither the engine, the oracles, the
+ * generators nor the probes: about half the CPU of a start (issue 20). A static import that
+ * brought any of them back would undo that without failing anything else, so the import graph
+ * is held here.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { PROBE_CATALOG, SELECTABLE as FROM_CATALOG } from '../../probes/described.ts';
+import { grepTitle, PROBES, probeFile } from '../../probes/index.ts';
+import { CATALOG_FILE, renderCatalog } from '../../tools/probes/catalog.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * The project's modules `entry` loads through static imports (and `export ... from`), from the
+ * root; `import type` and dynamic import() load nothing at start and are left out.
+ */
+function staticImports(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    const rel = relative(ROOT, file);
+    if (seen.has(rel)) return;
+    seen.add(rel);
+    const source = readFileSync(file, 'utf8');
+    for (const m of source.matchAll(
+      /^(?:import|export)\s+(?!type\b)(?:[^'";]*?\s+from\s+)?'(\.{1,2}\/[^']+)'/gm,
+    )) {
+      const target = resolve(dirname(file), m[1]!);
+      if (existsSync(target)) visit(target);
+    }
+  };
+  visit(join(ROOT, entry));
+  return seen;
+}
+
+test('probes/catalog.ts is what npm run probes:catalog renders from the probes', async () => {
+  const committed = readFileSync(join(ROOT, CATALOG_FILE), 'utf8');
+  expect(committed, `${CATALOG_FILE} differs from the probes: run npm run probes:catalog`).toBe(
+    await renderCatalog(ROOT),
+  );
+});
+
+test("the catalog describes every probe as it declares itself, in the suite's order", () => {
+  expect(PROBE_CATALOG.map((p) => p.id)).toEqual(PROBES.map((p) => p.id));
+  for (const [i, p] of PROBES.entries()) {
+    const entry = PROBE_CATALOG[i]!;
+    expect(entry.file, p.id).toBe(probeFile(p.id));
+    expect(entry.requirements, p.id).toEqual(p.requirements);
+    expect(entry.operations, p.id).toEqual(p.operations);
+    expect(FROM_CATALOG[i]!.grepTitle, p.id).toBe(grepTitle(p));
+  }
+});
+
+test("the command's process loads no probe, oracle, generator or engine module", () => {
+  const loaded = staticImports('bin/conformance.ts');
+  // The walk itself works: it reaches what the command does load.
+  expect(loaded).toContain('probes/catalog.ts');
+  expect(loaded).toContain('config/selection.ts');
+  const heavy = [...loaded].filter(
+    (f) =>
+      /^(oracles|generators\/(?!account-fixture|item-fixtures)|requests|engine)\//.test(f) ||
+      (f.startsWith('probes/') && !['probes/described.ts', 'probes/catalog.ts'].includes(f)) ||
+      ['reporter/summary.ts', 'servers/reference.ts', 'transport/session.ts'].includes(f),
+  );
+  expect(heavy, 'modules bin/conformance.ts loads at start').toEqual([]);
+  // The partial report of a run stopped before its start is the one place that needs them.
+  expect(staticImports('bin/stopped-report.ts')).toContain('reporter/summary.ts');
+});
