@@ -97,11 +97,15 @@ export interface CliRun extends ProcessRun {
   ms: number;
 }
 
-/** The environment of a child: PATH and HOME, then `env` (an undefined value removes a variable). */
-function childEnv(env: Record<string, string | undefined>): Record<string, string> {
+/**
+ * The environment of a child: PATH and HOME (and Node's compile cache, which holds no setting:
+ * scripts/test.ts), then `env` (an undefined value removes a variable).
+ */
+export function childEnv(env: Record<string, string | undefined>): Record<string, string> {
   const merged: Record<string, string | undefined> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? tmpdir(),
+    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE,
     ...env,
   };
   return Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== undefined));

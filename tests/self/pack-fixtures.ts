@@ -36,7 +36,12 @@ export async function runWithPath(
   const started = performance.now();
   const child = spawn(command, args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? tmpdir(),
+      ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
+      ...env,
+    },
   });
   let stdout = '';
   let stderr = '';

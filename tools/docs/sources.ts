@@ -245,6 +245,12 @@ export function otherVariables(): OtherVariableRow[] {
       help: '`0`: `npm run build` compiles without checking the types (the self-tests pack after `npm test` checked them)',
     },
     {
+      name: 'NODE_COMPILE_CACHE',
+      kind: 'development',
+      readBy: 'scripts/test.ts',
+      help: "where Node 22 and later keep compiled code for the self-tests' processes (default a directory of the system's temporary one); Node 20 ignores it",
+    },
+    {
       name: 'UPDATE_REPORT_SCREENSHOT',
       kind: 'development',
       readBy: 'tests/self/report.spec.ts',
