@@ -31,8 +31,9 @@ import type {
   TargetConfig,
 } from './types.ts';
 
-/** Why a requirement or a probe was not judged in an interrupted run. */
-export const INTERRUPTED_REASON = 'interrupted';
+import { INTERRUPTED_REASON } from './types.ts';
+
+export { INTERRUPTED_REASON };
 
 /**
  * What the probes of one process share: the session (limits, ledger), the log and its judge, and

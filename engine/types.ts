@@ -14,6 +14,9 @@ import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import type { HttpClient, TokenAnswers } from '../transport/client.ts';
 
+/** Why a requirement or a probe was not judged in an interrupted run. */
+export const INTERRUPTED_REASON = 'interrupted';
+
 export interface TargetConfig {
   baseURL: string;
   token: string;

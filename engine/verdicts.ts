@@ -12,9 +12,9 @@
  * the reason "interrupted"; one a run would not have judged anyway (a read-only run, not
  * applicable) keeps that reason.
  */
-import { ORACLES } from '../oracles/index.ts';
+import { ORACLE_CATALOG } from '../oracles/described.ts';
 import { REQUIREMENTS, requirement, type RequirementId } from '../spec/requirements.ts';
-import { INTERRUPTED_REASON } from './run.ts';
+import { INTERRUPTED_REASON } from './types.ts';
 import { causeKey, causeOf, inputOf, MAX_INPUTS_PER_CAUSE } from './finding-groups.ts';
 import type { Cause, Finding, ProbeOutcome } from './types.ts';
 
@@ -146,7 +146,7 @@ export function verdicts(
     );
     const judged = outcomes.reduce((n, o) => n + (o.judged[id] ?? 0), 0);
     const aiming = outcomes.filter((o) => o.requirements.includes(id));
-    const oracles = ORACLES.filter((o) => o.requirements.includes(id));
+    const oracles = ORACLE_CATALOG.filter((o) => o.requirements.includes(id));
     let status: VerdictStatus;
     if (findings.length > 0) status = requirement(id).level === 'MUST' ? 'failed' : 'warned';
     else if (judged > 0) status = 'passed';

@@ -7,7 +7,7 @@
  * the command starts in about half the CPU (issue 20).
  *
  * The descriptions are those the probes declare themselves (engine/types.ts Probe), copied into
- * probes/catalog.ts by `npm run probes:catalog`; tests/self/probe-catalog.spec.ts fails when the
+ * probes/catalog.ts by `npm run catalogs`; tests/self/catalogs.spec.ts fails when the
  * copy differs from the probes, so the catalog cannot drift.
  */
 import { MODULE_EXTENSION } from '../config/layout.ts';

@@ -9,7 +9,7 @@ import type { Finding, ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { TrafficRecord } from '../engine/validate.ts';
 import { verdicts, type SelectedRequirements, type Verdict } from '../engine/verdicts.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
-import { oracleFile } from '../oracles/index.ts';
+import { oracleFileOf } from '../oracles/described.ts';
 import { probeFileOf } from '../probes/described.ts';
 import { spec } from '../spec/index.ts';
 import { REQUIREMENTS, type Quote } from '../spec/requirements.ts';
@@ -375,7 +375,7 @@ function interruptionRecord(
 
 /** "oracle x (oracles/x.ts)" or "probe y (probes/z.ts)": one hop from a report line to the code. */
 export function judgeName(id: string): string {
-  const oracle = oracleFile(id);
+  const oracle = oracleFileOf(id);
   if (oracle) return `oracle ${id} (${oracle})`;
   const probe = probeFileOf(id);
   return probe ? `probe ${id} (${probe})` : id;

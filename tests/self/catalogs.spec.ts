@@ -1,18 +1,21 @@
 /**
- * The probes' catalog (probes/catalog.ts) is what the probes declare, and what reads only the
- * catalog loads no probe's implementation. The command (`npm run conformance`) resolves the
- * selection, checks `--probe` and writes the report of a run stopped before its start from the
- * catalog (probes/described.ts), so its own process loads neither the engine, the oracles, the
- * generators nor the probes: about half the CPU of a start (issue 20). A static import that
- * brought any of them back would undo that without failing anything else, so the import graph
- * is held here.
+ * The catalogs (probes/catalog.ts, oracles/catalog.ts) are what the probes and the oracles
+ * declare, and what reads only a catalog loads no implementation. The command (`npm run
+ * conformance`) resolves the selection, checks `--probe` and writes the report of a run stopped
+ * before its start from the probes' catalog (probes/described.ts), and the verdicts name the
+ * oracles from theirs (oracles/described.ts), so the command's own process loads neither the
+ * engine, the oracles, the generators nor the probes: about half the CPU of a start (issue 20).
+ * A static import that brought any of them back would undo that without failing anything else,
+ * so the import graph is held here.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { ORACLE_CATALOG, oracleFileOf } from '../../oracles/described.ts';
+import { ORACLES, oracleFile } from '../../oracles/index.ts';
 import { PROBE_CATALOG, SELECTABLE as FROM_CATALOG } from '../../probes/described.ts';
 import { grepTitle, PROBES, probeFile } from '../../probes/index.ts';
-import { CATALOG_FILE, renderCatalog } from '../../tools/probes/catalog.ts';
+import { CATALOGS, renderCatalog } from '../../tools/catalogs.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -38,12 +41,13 @@ function staticImports(entry: string): Set<string> {
   return seen;
 }
 
-test('probes/catalog.ts is what npm run probes:catalog renders from the probes', async () => {
-  const committed = readFileSync(join(ROOT, CATALOG_FILE), 'utf8');
-  expect(committed, `${CATALOG_FILE} differs from the probes: run npm run probes:catalog`).toBe(
-    await renderCatalog(ROOT),
-  );
-});
+for (const catalog of CATALOGS)
+  test(`${catalog.file} is what npm run catalogs renders from ${catalog.from}`, async () => {
+    const committed = readFileSync(join(ROOT, catalog.file), 'utf8');
+    expect(committed, `${catalog.file} differs from ${catalog.from}: run npm run catalogs`).toBe(
+      await renderCatalog(catalog, ROOT),
+    );
+  });
 
 test("the catalog describes every probe as it declares itself, in the suite's order", () => {
   expect(PROBE_CATALOG.map((p) => p.id)).toEqual(PROBES.map((p) => p.id));
@@ -56,6 +60,15 @@ test("the catalog describes every probe as it declares itself, in the suite's or
   }
 });
 
+test('the oracle catalog describes every oracle as it declares itself, in the order the judge uses', () => {
+  expect(ORACLE_CATALOG.map((o) => o.id)).toEqual(ORACLES.map((o) => o.id));
+  for (const [i, o] of ORACLES.entries()) {
+    expect(ORACLE_CATALOG[i]!.requirements, o.id).toEqual(o.requirements);
+    expect(ORACLE_CATALOG[i]!.unexercised, o.id).toEqual(o.unexercised);
+    expect(oracleFileOf(o.id), o.id).toBe(oracleFile(o.id));
+  }
+});
+
 test("the command's process loads no probe, oracle, generator or engine module", () => {
   const loaded = staticImports('bin/conformance.ts');
   // The walk itself works: it reaches what the command does load.
@@ -63,7 +76,7 @@ test("the command's process loads no probe, oracle, generator or engine module",
   expect(loaded).toContain('config/selection.ts');
   const heavy = [...loaded].filter(
     (f) =>
-      /^(oracles|generators\/(?!account-fixture|item-fixtures)|requests|engine)\//.test(f) ||
+      /^(oracles\/|generators\/(?!account-fixture|item-fixtures)|requests\/|engine\/)/.test(f) ||
       (f.startsWith('probes/') && !['probes/described.ts', 'probes/catalog.ts'].includes(f)) ||
       ['reporter/summary.ts', 'servers/reference.ts', 'transport/session.ts'].includes(f),
   );

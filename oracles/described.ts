@@ -1,0 +1,27 @@
+/**
+ * An oracle as described, apart from how it judges: its id, the requirements it judges, and why
+ * each may go unexercised. This is what the verdicts (engine/verdicts.ts) and the reports need,
+ * and none of it loads an oracle, and with them the request model and the comparisons: a process
+ * that only reports (Playwright's runner, the command) loads none of the judging (issue 20).
+ *
+ * The descriptions are those the oracles declare (oracles/types.ts), copied into
+ * oracles/catalog.ts by `npm run catalogs`; tests/self/catalogs.spec.ts fails when the copy
+ * differs from the oracles.
+ */
+import type { RequirementId } from '../spec/requirements.ts';
+import { ORACLE_CATALOG } from './catalog.ts';
+
+/** An oracle of the catalog: what it declares, apart from its judge. */
+export interface OracleEntry {
+  readonly id: string;
+  readonly requirements: readonly RequirementId[];
+  /** For a requirement: what it is judged on, as a reason a run may have given it nothing to judge. */
+  readonly unexercised: Readonly<Partial<Record<RequirementId, string>>>;
+}
+
+export { ORACLE_CATALOG };
+
+/** The file that defines an oracle: one requirement family per file, named after the oracle. */
+export function oracleFileOf(id: string): string | undefined {
+  return ORACLE_CATALOG.some((o) => o.id === id) ? `oracles/${id}.ts` : undefined;
+}
