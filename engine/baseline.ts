@@ -17,6 +17,9 @@ import { processAlive, requestStop, type Interruption } from '../transport/stop.
 type Obj = Record<string, unknown>;
 
 /** A probe writing a counterparty, as its marker says. */
+/** The environment variable carrying the restores of a recovery from global teardown to the reporter. */
+export const RECOVERY_ENV = 'CONFORMANCE_RECOVERY';
+
 export interface Writer {
   ref: string;
   probe: string;

@@ -22,8 +22,7 @@ import { requestStop } from '../transport/stop.ts';
 import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import { restoreRequest } from './write-lane.ts';
 
-/** The environment variable carrying the restores of a recovery from global teardown to the reporter. */
-export const RECOVERY_ENV = 'CONFORMANCE_RECOVERY';
+export { RECOVERY_ENV } from '../engine/baseline.ts';
 
 export interface RecoveryTarget {
   baseURL: string;

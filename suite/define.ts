@@ -3,27 +3,56 @@
  * the requirements it aims at. The probe's outcome (its findings, and those of the oracles on
  * the exchanges it sent) is attached as JSON for the conformance reporter; MUST findings fail
  * the test, SHOULD findings are annotated as warnings.
+ *
+ * The tests are defined from the probes' catalog (probes/described.ts); what runs a probe (its
+ * implementation, the engine, the session) is loaded by the test, in the worker. So Playwright's
+ * runner, which loads every spec file to list the tests, loads none of it (issue 20), but for
+ * the write lanes of a run with several writable counterparties, which the probes' cost models
+ * place (engine/lanes.ts).
  */
 import { test as base, expect } from '@playwright/test';
-import { assignLanes, laneTarget, type Lane } from '../engine/lanes.ts';
-import { runProbe } from '../engine/run.ts';
+import type { Lane } from '../engine/lanes.ts';
 import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../engine/types.ts';
-import { testTags, testTitle } from '../probes/described.ts';
-import { PROBES, readProbesIn } from '../probes/index.ts';
+import { PROBE_CATALOG, testTags, testTitle, type ProbeEntry } from '../probes/described.ts';
 import { resolvedRun } from '../run/hand-down.ts';
 import { headerSecrets, type SecretInput } from '../reporter/redact.ts';
 import { replayLine } from '../reporter/replay.ts';
 import { provenance } from '../reporter/summary.ts';
 import { requirement } from '../spec/requirements.ts';
 import { attachExchanges, attachOutcome } from './attachments.ts';
-import { runContextFromEnv, sessionFromEnv, targetFromEnv } from './target.ts';
+
+/** What runs the probes, loaded in the worker by the first test (and the fixtures) that need it. */
+async function runtime(): Promise<{
+  runProbe: typeof import('../engine/run.ts').runProbe;
+  laneTarget: typeof import('../engine/lanes.ts').laneTarget;
+  implementation: (id: string) => Probe;
+  target: typeof import('./target.ts');
+}> {
+  const [run, lanes, probes, target] = await Promise.all([
+    import('../engine/run.ts'),
+    import('../engine/lanes.ts'),
+    import('../probes/index.ts'),
+    import('./target.ts'),
+  ]);
+  return {
+    runProbe: run.runProbe,
+    laneTarget: lanes.laneTarget,
+    implementation: (id) => {
+      const p = probes.probe(id);
+      if (p === undefined)
+        throw new Error(`probe ${id} is in probes/catalog.ts but not registered: run npm run catalogs`);
+      return p;
+    },
+    target,
+  };
+}
 
 /** The probe this worker is running, until it returns. */
 let running: Promise<ProbeOutcome> | undefined;
 
 export const test = base.extend<{ target: TargetConfig; settleProbe: void }>({
   target: async ({}, use) => {
-    await use(targetFromEnv());
+    await use((await runtime()).target.targetFromEnv());
   },
   // Playwright abandons a running test when its runner is interrupted (SIGINT) or gone, or the
   // test times out: the test function is left running while the worker tears down and exits,
@@ -33,7 +62,9 @@ export const test = base.extend<{ target: TargetConfig; settleProbe: void }>({
     async ({}, use) => {
       await use();
       if (running === undefined) return;
-      sessionFromEnv().interrupt({ signal: null, reason: 'Playwright stopped a check while it was running' });
+      (await runtime()).target
+        .sessionFromEnv()
+        .interrupt({ signal: null, reason: 'Playwright stopped a check while it was running' });
       await running;
     },
     { auto: true },
@@ -74,8 +105,11 @@ function attachmentSecrets(target: TargetConfig): SecretInput[] {
   return [target.token, ...headerSecrets(target.extraHeaders ?? [])];
 }
 
-function defineProbe(probe: Probe, lane?: Lane): void {
-  const part = lane?.parts?.get(probe);
+/** A probe of the catalog, and for a write probe of a run with several lanes, its implementation. */
+type Defined = ProbeEntry | Probe;
+
+function defineProbe(probe: Defined, lane?: Lane): void {
+  const part = lane?.parts?.get(probe as Probe);
   test(
     testTitle(probe, part && { ...part, ref: lane!.ref }),
     {
@@ -83,9 +117,11 @@ function defineProbe(probe: Probe, lane?: Lane): void {
       annotation: probe.requirements.map((id) => ({ type: 'requirement', description: id })),
     },
     async ({ target }) => {
-      const run = runContextFromEnv();
+      const { runProbe, laneTarget, implementation, target: fromEnv } = await runtime();
+      const impl = 'run' in probe ? probe : implementation(probe.id);
+      const run = fromEnv.runContextFromEnv();
       const first = run.log.size;
-      running = runProbe(probe, lane ? laneTarget(target, lane, probe) : target, run);
+      running = runProbe(impl, lane ? laneTarget(target, lane, impl) : target, run);
       const outcome = await running.finally(() => (running = undefined));
       // What it sent, for the run's exchanges.har and coverage (one check at a time per worker).
       // Redacted as it arrived; again here, since Playwright's own report embeds every attachment.
@@ -117,27 +153,30 @@ function defineProbe(probe: Probe, lane?: Lane): void {
  * invented references): they may run in parallel with anything, as reads do.
  */
 export function defineElsewhereWriteProbes(): void {
-  for (const probe of PROBES.filter((p) => p.access === 'write' && p.elsewhere)) defineProbe(probe);
+  for (const probe of PROBE_CATALOG.filter((p) => p.access === 'write' && p.elsewhere)) defineProbe(probe);
 }
 
 /** Defines one test per read probe of `group`; they may run in parallel with anything. */
 export function defineProbes(group: string): void {
-  const probes = readProbesIn(group);
-  if (probes.length === 0) throw new Error(`no read probe has the group '${group}' (probes/index.ts)`);
+  const probes = PROBE_CATALOG.filter((p) => p.access === 'read' && p.group === group);
+  if (probes.length === 0) throw new Error(`no read probe has the group '${group}' (probes/catalog.ts)`);
   for (const probe of probes) defineProbe(probe);
 }
 
-/** The lanes of the write probes: one per writable counterparty (engine/lanes.ts). */
-function writeLanes(): Lane[] {
-  const probes = PROBES.filter((p) => p.access === 'write' && !p.elsewhere);
-  let target: TargetConfig;
+/**
+ * The writable counterparties the write probes share, a lane each (engine/lanes.ts), as the
+ * target of the run has them (suite/target.ts targetFromEnv); undefined before the run is
+ * resolved (a listing of the tests without a run).
+ */
+function writableRefs(): readonly string[] | undefined {
+  let config;
   try {
-    target = targetFromEnv();
+    config = resolvedRun().config;
   } catch {
-    // Not resolved (a listing of the tests without a run): one lane.
-    return [{ ref: '', probes, estimate: 0 }];
+    return undefined;
   }
-  return assignLanes(probes, target);
+  if (config.baseURL === undefined) return undefined;
+  return config.writableRefs ?? (config.writableRef ? [config.writableRef] : ['']);
 }
 
 /**
@@ -145,15 +184,25 @@ function writeLanes(): Lane[] {
  * counterparty, and a PATCH judged with the reads around it must not see another probe's PATCH
  * in between. A failing probe does not skip the ones after it. With several writable
  * counterparties, one group per lane, each in order in a worker of its own, the groups in
- * parallel; each probe writes to its lane's counterparty.
+ * parallel; each probe writes to its lane's counterparty. Only then are the probes loaded here,
+ * for their cost models (`await` it: the spec file waits at its top level).
  */
-export function defineWriteProbes(): void {
-  const lanes = writeLanes();
-  if (lanes.length === 1) {
+export async function defineWriteProbes(): Promise<void> {
+  const refs = writableRefs();
+  if (refs === undefined || refs.length <= 1) {
     test.describe.configure({ mode: 'default' });
-    for (const probe of lanes[0]!.probes) defineProbe(probe);
+    for (const probe of PROBE_CATALOG.filter((p) => p.access === 'write' && !p.elsewhere)) defineProbe(probe);
     return;
   }
+  const [{ assignLanes }, { PROBES }, { targetFromEnv }] = await Promise.all([
+    import('../engine/lanes.ts'),
+    import('../probes/index.ts'),
+    import('./target.ts'),
+  ]);
+  const lanes = assignLanes(
+    PROBES.filter((p) => p.access === 'write' && !p.elsewhere),
+    targetFromEnv(),
+  );
   test.describe.configure({ mode: 'parallel' });
   lanes.forEach((lane, i) => {
     test.describe(`lane ${i + 1} (${lane.ref})`, () => {

@@ -15,13 +15,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { FileLedger } from '../transport/ledger.ts';
-import { PACE_ENV, TargetSession } from '../transport/session.ts';
-import { recoverDeadWriters, RECOVERY_ENV } from '../probes/recovery.ts';
+import { deadWriters, RECOVERY_ENV } from '../engine/baseline.ts';
+import { FileLedger, PACE_ENV } from '../transport/ledger.ts';
 import { describePoliteness } from '../config/config.ts';
 import { handDown, resolvedRun } from '../run/hand-down.ts';
 import { INTERRUPTED_ENV, readStop, requestStop } from '../transport/stop.ts';
-import { ReferenceServer } from '../servers/reference.ts';
+import type { ReferenceServer } from '../servers/reference.ts';
 
 export default async function globalSetup(fullConfig: FullConfig): Promise<() => Promise<void>> {
   const run = resolvedRun();
@@ -29,6 +28,8 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
   let server: ReferenceServer | undefined;
   let targetKind = 'configured deployment';
   if (config.baseURL === undefined) {
+    // Loaded only for the embedded server: a run against a deployment needs none of it here.
+    const { ReferenceServer } = await import('../servers/reference.ts');
     server = new ReferenceServer({ token: config.token });
     config.baseURL = await server.start(0);
     targetKind = 'embedded reference server';
@@ -68,17 +69,24 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
   return async () => {
     process.off('SIGTERM', onTerm);
     // A write probe whose worker died before its restore (SIGKILL, the OOM killer): the run is
-    // interrupted, and the counterparty's details are put back to the run's original.
-    const recovery = new TargetSession({ politeness, ledger: new FileLedger(state), processes: 1 });
-    try {
-      const restores = await recoverDeadWriters(
-        state,
-        { baseURL: config.baseURL!, token: config.token, extraHeaders: config.extraHeaders },
-        recovery,
-      );
-      if (restores.length > 0) process.env[RECOVERY_ENV] = JSON.stringify(restores);
-    } finally {
-      recovery.close();
+    // interrupted, and the counterparty's details are put back to the run's original. What
+    // sends the restore is loaded only then.
+    if (deadWriters(state).length > 0) {
+      const [{ TargetSession }, { recoverDeadWriters }] = await Promise.all([
+        import('../transport/session.ts'),
+        import('../probes/recovery.ts'),
+      ]);
+      const recovery = new TargetSession({ politeness, ledger: new FileLedger(state), processes: 1 });
+      try {
+        const restores = await recoverDeadWriters(
+          state,
+          { baseURL: config.baseURL!, token: config.token, extraHeaders: config.extraHeaders },
+          recovery,
+        );
+        if (restores.length > 0) process.env[RECOVERY_ENV] = JSON.stringify(restores);
+      } finally {
+        recovery.close();
+      }
     }
     const sent = Math.min(FileLedger.count(state), politeness.maxRequests);
     console.log(`Requests sent: ${sent} (at most ${politeness.maxRequests}, CONFORMANCE_MAX_REQUESTS)`);

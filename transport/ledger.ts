@@ -53,6 +53,12 @@ export interface Ledger {
 /** A process that sent within this long counts as sharing the run's learned rate. */
 export const ACTIVE_WINDOW_MS = 1000;
 
+/**
+ * Where global teardown hands the run's pace (a PolitenessReport, JSON, from the ledger) to the
+ * reporter.
+ */
+export const PACE_ENV = 'CONFORMANCE_PACE_REPORT';
+
 /** How often a process of a FileLedger says it is sending, and reads who else is. */
 const ACTIVE_BEAT_MS = 200;
 

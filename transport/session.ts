@@ -78,8 +78,7 @@ export {
   type UnavailableKind,
 } from './attempt.ts';
 
-/** Where global teardown hands the run's pace (a PolitenessReport, JSON) to the reporter. */
-export const PACE_ENV = 'CONFORMANCE_PACE_REPORT';
+export { PACE_ENV } from './ledger.ts';
 
 export interface SessionOptions {
   politeness: Politeness;

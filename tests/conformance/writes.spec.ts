@@ -5,4 +5,4 @@
  */
 import { defineWriteProbes } from '../../suite/define.ts';
 
-defineWriteProbes();
+await defineWriteProbes();

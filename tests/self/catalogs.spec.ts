@@ -8,7 +8,7 @@
  * A static import that brought any of them back would undo that without failing anything else,
  * so the import graph is held here.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ORACLE_CATALOG, oracleFileOf } from '../../oracles/described.ts';
@@ -83,4 +83,35 @@ test("the command's process loads no probe, oracle, generator or engine module",
   expect(heavy, 'modules bin/conformance.ts loads at start').toEqual([]);
   // The partial report of a run stopped before its start is the one place that needs them.
   expect(staticImports('bin/stopped-report.ts')).toContain('reporter/summary.ts');
+});
+
+test("Playwright's runner loads no probe, oracle, generator, engine run or session", () => {
+  // What the runner loads: the configuration, global setup and teardown, the reporter, and every
+  // spec file (to list the tests). The workers load what runs a probe when a test starts.
+  const loaded = new Set(
+    [
+      'playwright.config.ts',
+      'suite/global-setup.ts',
+      'suite/conformance-reporter.ts',
+      ...readdirSync(join(ROOT, 'tests', 'conformance')).map((f) => `tests/conformance/${f}`),
+    ].flatMap((entry) => [...staticImports(entry)]),
+  );
+  expect(loaded).toContain('suite/define.ts');
+  expect(loaded).toContain('reporter/summary.ts');
+  const heavy = [...loaded].filter(
+    (f) =>
+      /^(oracles\/(?!described|catalog)|generators\/(?!account-fixture|item-fixtures)|requests\/)/.test(f) ||
+      (f.startsWith('probes/') && !['probes/described.ts', 'probes/catalog.ts'].includes(f)) ||
+      [
+        'engine/run.ts',
+        'engine/judge.ts',
+        'engine/lanes.ts',
+        'engine/cases.ts',
+        'servers/reference.ts',
+        'suite/target.ts',
+        'transport/session.ts',
+        'transport/client.ts',
+      ].includes(f),
+  );
+  expect(heavy, "modules Playwright's runner loads").toEqual([]);
 });
