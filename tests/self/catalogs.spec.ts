@@ -16,6 +16,14 @@ import { ORACLES, oracleFile } from '../../oracles/index.ts';
 import { PROBE_CATALOG, SELECTABLE as FROM_CATALOG } from '../../probes/described.ts';
 import { grepTitle, PROBES, probeFile } from '../../probes/index.ts';
 import { CATALOGS, renderCatalog } from '../../tools/catalogs.ts';
+import { REFERENCE_TOKEN, WRITABLE_COUNTERPARTIES } from '../../servers/reference/seed.ts';
+import {
+  playwrightCli,
+  removeTemporaryDirectories,
+  runNode,
+  targetEnv,
+  temporaryDirectory,
+} from './cli-fixtures.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -114,4 +122,36 @@ test("Playwright's runner loads no probe, oracle, generator, engine run or sessi
       ].includes(f),
   );
   expect(heavy, "modules Playwright's runner loads").toEqual([]);
+});
+
+test.afterAll(removeTemporaryDirectories);
+
+test('with two writable counterparties, the runner still lists the write probes in their lanes', async () => {
+  // The one case where the runner loads the probes (writes.spec.ts's top-level await), for their
+  // cost models: listed by Playwright's runner alone, nothing is sent (the URL is never called).
+  const work = temporaryDirectory('payflow-lanes-');
+  const listed = await runNode(
+    playwrightCli(
+      'test',
+      '--config',
+      join(ROOT, 'playwright.config.ts'),
+      '--list',
+      '--reporter=list',
+      'writes.spec',
+    ),
+    {
+      ...targetEnv('http://127.0.0.1:9', REFERENCE_TOKEN),
+      WRITABLE_COUNTERPARTY_REF: WRITABLE_COUNTERPARTIES.slice(0, 2).join(','),
+      CONFORMANCE_CONCURRENCY: '2',
+    },
+    work,
+  );
+  expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+  const [first, second] = WRITABLE_COUNTERPARTIES;
+  expect(listed.stdout).toContain(`lane 1 (${first})`);
+  expect(listed.stdout).toContain(`lane 2 (${second})`);
+  // The probe of ordered accepted PATCHes in two parts, one per lane.
+  expect(listed.stdout).toContain(`patch-valid-details: `);
+  expect(listed.stdout).toMatch(new RegExp(`\\(part 1 of 2, on ${first}\\)`));
+  expect(listed.stdout).toMatch(new RegExp(`\\(part 2 of 2, on ${second}\\)`));
 });
