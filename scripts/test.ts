@@ -18,12 +18,17 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHECKS, printChecks, runChecks } from './static-checks.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const PLAYWRIGHT = createRequire(import.meta.url).resolve('@playwright/test/cli');
+/**
+ * Node's compile cache for the self-tests' processes: in this clone's node_modules, which only
+ * its owner writes, not in the system's temporary directory, where another user of the machine
+ * could leave compiled code for these processes to run.
+ */
+const COMPILE_CACHE = join(ROOT, 'node_modules', '.cache', 'payflow-node-compile-cache');
 
 const checks = runChecks(Object.keys(CHECKS), { sequential: true });
 const selfTests = new Promise<number>((resolve) => {
@@ -42,7 +47,7 @@ const selfTests = new Promise<number>((resolve) => {
       stdio: 'inherit',
       env: {
         ...process.env,
-        NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'payflow-node-compile-cache'),
+        NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE,
       },
     },
   );

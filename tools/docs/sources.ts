@@ -248,7 +248,7 @@ export function otherVariables(): OtherVariableRow[] {
       name: 'NODE_COMPILE_CACHE',
       kind: 'development',
       readBy: 'scripts/test.ts',
-      help: "where Node 22 and later keep compiled code for the self-tests' processes (default a directory of the system's temporary one); Node 20 ignores it",
+      help: "where Node 22 and later keep compiled code for the self-tests' processes (default `node_modules/.cache/payflow-node-compile-cache`); Node 20 ignores it",
     },
     {
       name: 'UPDATE_REPORT_SCREENSHOT',
