@@ -30,6 +30,11 @@ export interface Lane {
   estimate: number;
 }
 
+/** The writable counterparties of a target, a lane each ('' for a read-only run: one lane). */
+export function laneRefs(target: Pick<TargetConfig, 'writableRef' | 'writableRefs'>): readonly string[] {
+  return target.writableRefs ?? (target.writableRef ? [target.writableRef] : ['']);
+}
+
 /**
  * Splits `probes` across one lane per writable counterparty. With one counterparty (or none: a
  * read-only run), one lane holds them all, in order.
@@ -39,7 +44,7 @@ export function assignLanes(
   target: TargetConfig,
   roundTrips: RoundTrips = probeRoundTrips,
 ): Lane[] {
-  const refs = target.writableRefs ?? (target.writableRef ? [target.writableRef] : ['']);
+  const refs = laneRefs(target);
   const lanes: Lane[] = refs.map((ref) => ({ ref, probes: [], estimate: 0 }));
   // A probe of ordered accepted PATCHes goes to every lane, a part each: its cases are the long
   // pole, and a part of them on each counterparty divides it by the lanes.

@@ -42,7 +42,5 @@ export function oracle(id: string): Oracle {
   return o;
 }
 
-/** The file that defines an oracle: one requirement family per file, named after the oracle. */
-export function oracleFile(id: string): string | undefined {
-  return ORACLES.some((o) => o.id === id) ? `oracles/${id}.ts` : undefined;
-}
+/** The file that defines an oracle (oracles/described.ts: one requirement family per file, named after the oracle). */
+export { oracleFileOf as oracleFile } from './described.ts';

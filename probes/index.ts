@@ -62,8 +62,3 @@ export function probeFile(id: string): string | undefined {
 export function probe(id: string): Probe | undefined {
   return PROBES.find((p) => p.id === id);
 }
-
-/** The read probes of a group: the checks of its spec file. */
-export function readProbesIn(group: string): Probe[] {
-  return PROBES.filter((p) => p.access === 'read' && p.group === group);
-}

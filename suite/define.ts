@@ -11,7 +11,7 @@
  * place (engine/lanes.ts).
  */
 import { test as base, expect } from '@playwright/test';
-import type { Lane } from '../engine/lanes.ts';
+import { assignLanes, laneRefs, laneTarget, type Lane } from '../engine/lanes.ts';
 import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../engine/types.ts';
 import { PROBE_CATALOG, testTags, testTitle, type ProbeEntry } from '../probes/described.ts';
 import { resolvedRun } from '../run/hand-down.ts';
@@ -24,19 +24,16 @@ import { attachExchanges, attachOutcome } from './attachments.ts';
 /** What runs the probes, loaded in the worker by the first test (and the fixtures) that need it. */
 async function runtime(): Promise<{
   runProbe: typeof import('../engine/run.ts').runProbe;
-  laneTarget: typeof import('../engine/lanes.ts').laneTarget;
   implementation: (id: string) => Probe;
   target: typeof import('./target.ts');
 }> {
-  const [run, lanes, probes, target] = await Promise.all([
+  const [run, probes, target] = await Promise.all([
     import('../engine/run.ts'),
-    import('../engine/lanes.ts'),
     import('../probes/index.ts'),
     import('./target.ts'),
   ]);
   return {
     runProbe: run.runProbe,
-    laneTarget: lanes.laneTarget,
     implementation: (id) => {
       const p = probes.probe(id);
       if (p === undefined)
@@ -117,7 +114,7 @@ function defineProbe(probe: Defined, lane?: Lane): void {
       annotation: probe.requirements.map((id) => ({ type: 'requirement', description: id })),
     },
     async ({ target }) => {
-      const { runProbe, laneTarget, implementation, target: fromEnv } = await runtime();
+      const { runProbe, implementation, target: fromEnv } = await runtime();
       const impl = 'run' in probe ? probe : implementation(probe.id);
       const run = fromEnv.runContextFromEnv();
       const first = run.log.size;
@@ -176,7 +173,7 @@ function writableRefs(): readonly string[] | undefined {
     return undefined;
   }
   if (config.baseURL === undefined) return undefined;
-  return config.writableRefs ?? (config.writableRef ? [config.writableRef] : ['']);
+  return laneRefs(config);
 }
 
 /**
@@ -194,8 +191,7 @@ export async function defineWriteProbes(): Promise<void> {
     for (const probe of PROBE_CATALOG.filter((p) => p.access === 'write' && !p.elsewhere)) defineProbe(probe);
     return;
   }
-  const [{ assignLanes }, { PROBES }, { targetFromEnv }] = await Promise.all([
-    import('../engine/lanes.ts'),
+  const [{ PROBES }, { targetFromEnv }] = await Promise.all([
     import('../probes/index.ts'),
     import('./target.ts'),
   ]);
