@@ -25,6 +25,7 @@ export type RecordVerdict = 'pass' | 'pass-unexercised' | 'fail';
 export function gatePassed(record: { verdict: RecordVerdict }): boolean {
   return record.verdict !== 'fail';
 }
+
 export type WaiverStatus = 'applied' | 'expired' | 'stale' | 'unused';
 
 export interface JudgedWaiver extends Waiver {

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, type ProcessRun } from './cli-fixtures.ts';
+import { childEnv, ROOT, type ProcessRun } from './cli-fixtures.ts';
 
 /** Where the packed project is installed, for every worker of one run of the self-tests. */
 export const PACK_DIR_ENV = 'PAYFLOW_SELF_TEST_PACK_DIR';
@@ -26,7 +26,7 @@ export interface InstalledApp {
   timings: string[];
 }
 
-/** Runs `command` with PATH and HOME only: no configuration variable of this shell reaches it. */
+/** Runs `command` with PATH and HOME only (childEnv): no configuration variable of this shell reaches it. */
 export async function runWithPath(
   command: string,
   args: string[],
@@ -36,12 +36,7 @@ export async function runWithPath(
   const started = performance.now();
   const child = spawn(command, args, {
     cwd,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? tmpdir(),
-      ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
-      ...env,
-    },
+    env: childEnv(env),
   });
   let stdout = '';
   let stderr = '';
