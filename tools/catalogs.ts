@@ -5,24 +5,30 @@
  *     in the suite's order (probes/described.ts: the command, the selection, the suite's test
  *     titles, the reports);
  *   - oracles/catalog.ts: every oracle's id, requirements and why each may go unexercised
- *     (oracles/described.ts: the verdicts, the reports).
- * With `--check` it writes nothing and exits 1 when a catalog differs. tests/self/catalogs.spec.ts
+ *     (oracles/described.ts: the verdicts, the reports);
+ *   - spec/openapi.json: the document of spec/openapi.yaml as JSON, which spec/index.ts loads
+ *     (no process parses the YAML).
+ * With `--check` it writes nothing and exits 1 when one differs. tests/self/catalogs.spec.ts
  * checks the same.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
+import { parse } from 'yaml';
 import { isEntryPoint } from '../bin/entry-point.ts';
-import { ORACLES } from '../oracles/index.ts';
 import type { OracleEntry } from '../oracles/described.ts';
 import type { ProbeEntry } from '../probes/described.ts';
-import { PROBES, probeFile } from '../probes/index.ts';
+import { SPEC_JSON_PATH, SPEC_PATH } from '../spec/index.ts';
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+// The probes and the oracles are imported when a catalog is rendered, not with this module: they
+// read the spec at load, from spec/openapi.json, which this writes first.
+
 /** Every probe's description, as the probes declare it. */
-export function probeEntries(): ProbeEntry[] {
+export async function probeEntries(): Promise<ProbeEntry[]> {
+  const { PROBES, probeFile } = await import('../probes/index.ts');
   return PROBES.map((p) => ({
     id: p.id,
     title: p.title,
@@ -36,7 +42,8 @@ export function probeEntries(): ProbeEntry[] {
 }
 
 /** Every oracle's description, as the oracles declare it. */
-export function oracleEntries(): OracleEntry[] {
+export async function oracleEntries(): Promise<OracleEntry[]> {
+  const { ORACLES } = await import('../oracles/index.ts');
   return ORACLES.map((o) => ({
     id: o.id,
     requirements: [...o.requirements],
@@ -53,7 +60,7 @@ interface Catalog {
   from: string;
   type: string;
   name: string;
-  entries: () => unknown[];
+  entries: () => Promise<unknown[]>;
 }
 
 export const CATALOGS: readonly Catalog[] = [
@@ -99,7 +106,7 @@ export async function renderCatalog(catalog: Catalog, root: string = PROJECT_ROO
     ' */',
     `import type { ${catalog.type} } from './described.ts';`,
     '',
-    `export const ${catalog.name}: readonly ${catalog.type}[] = ${JSON.stringify(catalog.entries(), null, 2)};`,
+    `export const ${catalog.name}: readonly ${catalog.type}[] = ${JSON.stringify(await catalog.entries(), null, 2)};`,
     '',
   ].join('\n');
   const path = join(root, catalog.file);
@@ -107,25 +114,43 @@ export async function renderCatalog(catalog: Catalog, root: string = PROJECT_ROO
   return prettier.format(text, { ...options, filepath: path });
 }
 
+/** The JSON of the document `yamlPath` holds, formatted as the project formats spec/openapi.json. */
+export async function renderSpecDocument(yamlPath: string = SPEC_PATH): Promise<string> {
+  const text = `${JSON.stringify(parse(readFileSync(yamlPath, 'utf8')), null, 2)}\n`;
+  const options = (await prettier.resolveConfig(SPEC_JSON_PATH)) ?? {};
+  return prettier.format(text, { ...options, filepath: SPEC_JSON_PATH });
+}
+
+/** Every file this writes: where, what it is made from, and its text. */
+export const GENERATED: readonly { file: string; from: string; render: () => Promise<string> }[] = [
+  // First: what the others load reads it.
+  { file: 'spec/openapi.json', from: 'spec/openapi.yaml', render: () => renderSpecDocument() },
+  ...CATALOGS.map((catalog) => ({
+    file: catalog.file,
+    from: catalog.from,
+    render: () => renderCatalog(catalog),
+  })),
+];
+
 if (isEntryPoint(import.meta.url)) {
   const check = process.argv.includes('--check');
   let stale = false;
-  for (const catalog of CATALOGS) {
-    const path = join(PROJECT_ROOT, catalog.file);
-    const rendered = await renderCatalog(catalog);
+  for (const generated of GENERATED) {
+    const path = join(PROJECT_ROOT, generated.file);
+    const rendered = await generated.render();
     let current = '';
     try {
       current = readFileSync(path, 'utf8');
     } catch {
       // Not written yet.
     }
-    if (current === rendered) console.log(`${catalog.file} is up to date`);
+    if (current === rendered) console.log(`${generated.file} is up to date`);
     else if (check) {
-      console.error(`${catalog.file} differs from ${catalog.from}: run npm run catalogs`);
+      console.error(`${generated.file} differs from ${generated.from}: run npm run catalogs`);
       stale = true;
     } else {
       writeFileSync(path, rendered);
-      console.log(`rewrote ${catalog.file}`);
+      console.log(`rewrote ${generated.file}`);
     }
   }
   if (stale) process.exit(1);

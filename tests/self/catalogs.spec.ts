@@ -6,12 +6,14 @@
  * oracles from theirs (oracles/described.ts), so the command's own process loads neither the
  * engine, the oracles, the generators nor the probes: about half the CPU of a start (issue 20).
  * A static import that brought any of them back would undo that without failing anything else,
- * so the import graph is held here.
+ * so the import graph is held here. spec/openapi.json, the JSON of spec/openapi.yaml that every
+ * process loads instead of parsing the YAML, is held to the YAML here too.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CATALOGS, renderCatalog } from '../../tools/catalogs.ts';
+import { CATALOGS, renderCatalog, renderSpecDocument } from '../../tools/catalogs.ts';
+import { spec, SPEC_PATH } from '../../spec/index.ts';
 import { REFERENCE_TOKEN, WRITABLE_COUNTERPARTIES } from '../../servers/reference/seed.ts';
 import {
   playwrightCli,
@@ -54,6 +56,22 @@ for (const catalog of CATALOGS)
       await renderCatalog(catalog, ROOT),
     );
   });
+
+// Every process loads the document from spec/openapi.json; spec/openapi.yaml is what is written.
+test('spec/openapi.json is the document of spec/openapi.yaml, and what the spec loads', async () => {
+  const committed = readFileSync(join(ROOT, 'spec', 'openapi.json'), 'utf8');
+  expect(committed, 'spec/openapi.json differs from spec/openapi.yaml: run npm run catalogs').toBe(
+    await renderSpecDocument(SPEC_PATH),
+  );
+  expect(spec().doc).toEqual(JSON.parse(committed));
+  // A change of the YAML shows: the first maxLength of the document, one more.
+  const dir = temporaryDirectory('payflow-spec-json-');
+  const yaml = readFileSync(SPEC_PATH, 'utf8');
+  const changed = yaml.replace(/maxLength: (\d+)/, (_, n: string) => `maxLength: ${Number(n) + 1}`);
+  expect(changed).not.toBe(yaml);
+  writeFileSync(join(dir, 'openapi.yaml'), changed);
+  expect(await renderSpecDocument(join(dir, 'openapi.yaml'))).not.toBe(committed);
+});
 
 test("the command's process loads no probe, oracle, generator or engine module", () => {
   const loaded = staticImports('bin/conformance.ts');

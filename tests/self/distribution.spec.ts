@@ -138,6 +138,7 @@ test.describe('the package', () => {
     expect([...needed].filter((f) => !files.includes(f))).toEqual([]);
     for (const data of [
       'dist/spec/openapi.yaml',
+      'dist/spec/openapi.json',
       'dist/reporter/conformance-record.schema.json',
       'package.json',
       'LICENSE',
