@@ -112,6 +112,22 @@ export function runMain(main: () => Promise<void>): void {
   });
 }
 
+/** How long endWith lets what is still pending run before it exits anyway. */
+export const END_GRACE_MS = 500;
+
+/**
+ * Ends the process with `code` once what is still pending is done, or after END_GRACE_MS if
+ * something (a timer, a socket) would hold it longer. process.exit cuts short the writes in flight:
+ * in a clone, where tsx compiles the modules, the files of its cache it was writing were left
+ * empty, and every later command compiled those modules again (a third of a second for each
+ * `npm run validate`, which loads about a hundred of them and exits as soon as it has judged).
+ * The caller returns after it; nothing of the command may follow.
+ */
+export function endWith(code: number): void {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), END_GRACE_MS).unref();
+}
+
 /** Exits with the gate's status from the written record: 0 pass, 1 fail. */
 export function exitFromRecord(reportPath: string, playwrightCode: number, what: string): never {
   if (!existsSync(reportPath))

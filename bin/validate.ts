@@ -51,7 +51,7 @@ import {
   type Flag,
 } from './args.ts';
 import { lockReportsDir } from './reports-lock.ts';
-import { isEntryPoint, oneLine } from './run-support.ts';
+import { endWith, isEntryPoint, oneLine } from './run-support.ts';
 
 /** Prints one line on stderr and exits 2 (usage, configuration, a malformed HAR file). */
 function fail(message: string): never {
@@ -231,8 +231,8 @@ function validationResult(
   return { record: redacted, passed: gatePassed(record), secrets };
 }
 
-/** Writes the reports of a validation, prints the summary, exits 0 or 1. */
-function report(run: ResolvedRun, result: ValidationResult, har?: string, input?: string): never {
+/** Writes the reports of a validation, prints the summary, ends the process with 0 or 1. */
+function report(run: ResolvedRun, result: ValidationResult, har?: string, input?: string): void {
   const { record: redacted, secrets } = result;
   let written: string[];
   try {
@@ -258,7 +258,7 @@ function report(run: ResolvedRun, result: ValidationResult, har?: string, input?
       secrets,
     ),
   );
-  process.exit(result.passed ? 0 : 1);
+  endWith(result.passed ? 0 : 1);
 }
 
 /** Registers the credentials an exchange carries (engine/validate.ts trafficCredentials). */
@@ -305,7 +305,7 @@ export function judgeHarFile(run: ResolvedRun, flags: ValidateFlags, file: strin
 }
 
 /** Validates the HAR file `file` (as the user named it, relative to the directory they ran from). */
-function validateHar(run: ResolvedRun, flags: ValidateFlags, file: string): never {
+function validateHar(run: ResolvedRun, flags: ValidateFlags, file: string): void {
   let result: ValidationResult;
   try {
     result = judgeHarFile(run, flags, file);

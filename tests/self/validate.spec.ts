@@ -21,7 +21,7 @@
  * server" (the same settings), where this file ran the whole suite a second time.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { chromium, expect, test, type Browser } from '@playwright/test';
@@ -339,6 +339,27 @@ test.describe('HAR files recorded by Playwright', () => {
     expect(html).toContain('Interface coverage');
     expect(html).toContain('Traffic judged');
   });
+});
+
+test("a validation ends once what it wrote is written: tsx's cache of the modules it compiled is whole", async () => {
+  // tsx (how a clone runs the command) keeps what it compiles below the temporary directory, and
+  // writes each file once the event loop turns. On Node 22 and later it compiles in the loading
+  // thread, and a validation is synchronous from its first module to its verdict: a command that
+  // ended with process.exit then left every file empty, and each later run compiled the modules
+  // again. (On Node 20, tsx compiles in a thread of its own: the files were written either way.)
+  const tmp = temporaryDirectory('payflow-tsx-cache-');
+  const har = harPath('no-entries.har');
+  writeFileSync(
+    har,
+    JSON.stringify({ log: { version: '1.2', creator: { name: 'x', version: '1' }, entries: [] } }),
+  );
+  const v = await validate([har], { TMPDIR: tmp });
+  expect(v.record, v.stdout + v.stderr).toBeDefined();
+  const caches = readdirSync(tmp).filter((d) => d.startsWith('tsx-'));
+  expect(caches).toHaveLength(1);
+  const files = readdirSync(join(tmp, caches[0]!));
+  expect(files.length, 'modules compiled').toBeGreaterThan(50);
+  expect(files.filter((f) => statSync(join(tmp, caches[0]!, f)).size === 0)).toEqual([]);
 });
 
 test.describe('malformed HAR files: exit 2, one line saying where and why, no report', () => {
