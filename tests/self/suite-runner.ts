@@ -152,6 +152,33 @@ export function validateAsHar(run: SuiteRun): string[] {
   return [...new Set(outcome.findings.map((f) => f.requirement))].sort();
 }
 
+/**
+ * How many faulty variants declaring a requirement an oracle judges have their traffic judged
+ * again by the validator (validateAsHar), for each such requirement: see validatorWitnesses.
+ */
+export const VALIDATOR_WITNESSES = 2;
+
+/**
+ * The faulty variants whose run's traffic the validator judges again, as HAR: for every
+ * requirement an oracle judges, the first VALIDATOR_WITNESSES variants of the gallery that declare
+ * it (all of them where fewer do). The validator runs the suite's oracles (engine/validate.ts), so
+ * what can set it apart from the suite's judge is an oracle that judges differently without the
+ * probe that sent the traffic, which the variants of that oracle's requirements show; judging the
+ * traffic of every variant again was a fifth of the gallery's CPU.
+ */
+export function validatorWitnesses(variants: readonly Variant[]): Set<string> {
+  const judgedByOracles = new Set<string>(ORACLES.flatMap((o) => o.requirements));
+  const seen = new Map<string, number>();
+  const witnesses = new Set<string>();
+  for (const variant of variants)
+    for (const requirement of variant.trips) {
+      if (!judgedByOracles.has(requirement) || (seen.get(requirement) ?? 0) >= VALIDATOR_WITNESSES) continue;
+      seen.set(requirement, (seen.get(requirement) ?? 0) + 1);
+      witnesses.add(variant.id);
+    }
+  return witnesses;
+}
+
 /** The requirements an oracle (not a probe's own plan) reported broken in a run. */
 export function trippedByOracles(run: SuiteRun): string[] {
   const oracles = new Set(ORACLES.map((o) => o.id));
