@@ -30,6 +30,7 @@ import { exitFromRecord, fail, isEntryPoint, orFail, runMain, runPlaywright } fr
 import { modulePath } from '../config/layout.ts';
 import {
   configurationFlags,
+  embeddedFlag,
   formatFlags,
   parseArgs,
   strictFlag,
@@ -44,6 +45,7 @@ import { selectionFlags, type SelectionFlagValues } from './selection-flags.ts';
 function runFlags(flags: Flags): Flag[] {
   const known = PROBE_CATALOG.map((p) => p.id);
   return [
+    embeddedFlag(flags.variables),
     ...configurationFlags(flags.variables),
     strictFlag(() => (flags.strict = true)),
     {
@@ -135,6 +137,7 @@ export function runFlagsOf(flags: Flags): RunFlags {
     probes: flags.probes,
     headers: flags.headers,
     variables: flags.variables,
+    choosesTarget: true,
     ...flags.selection,
   };
 }
@@ -156,7 +159,8 @@ export async function runCommand(args: readonly string[]): Promise<void> {
   orFail(() => checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory'));
   orFail(() => checkOwnPaths(run.resultsDir, RESULTS_PATHS, "Playwright's results directory"));
   console.log(
-    `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
+    `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}` +
+      `${run.target ? ` (${run.target.why})` : ''}, ` +
       `${config.writableRef ? `write mode on ${(config.writableRefs ?? [config.writableRef]).join(', ')}` : 'read-only'}, seed ${config.seed}` +
       `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
       `${run.strict ? ', strict' : ''}` +
@@ -164,6 +168,7 @@ export async function runCommand(args: readonly string[]): Promise<void> {
       `${run.replayCase ? `, case ${run.replayCase.property}@${run.replayCase.path}` : ''}` +
       `${run.requireExercised ? `, require exercised: ${run.requireExercised}` : ''}; ${dotenvLine(run)}`,
   );
+  for (const line of run.target?.unused ?? []) console.log(`note: ${line}`);
   // The previous reports stay until a new set replaces them.
   const guard = orFail(() => new RunGuard(run.reportsDir, run.resultsDir));
   const secrets: SecretInput[] =

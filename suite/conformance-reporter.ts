@@ -178,6 +178,7 @@ export default class ConformanceReporter implements Reporter {
     const recordRun: RecordRun = {
       baseURL: run.config.baseURL,
       targetKind: run.targetKind,
+      ...(run.target ? { targetReason: run.target.why } : {}),
       token: run.config.token,
       writableRef: run.config.writableRef,
       seed: run.config.seed,

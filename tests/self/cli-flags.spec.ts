@@ -39,10 +39,12 @@ test.describe('a flag for every configuration variable', () => {
     expect(flagOf('CONFORMANCE_SETTLE_MS')).toBe('--settle-ms');
   });
 
-  test('every variable has one, but the token (environment only) and strictness (the --strict switch)', () => {
+  test('every variable has one, but the token (environment only) and the switches --strict and --embedded', () => {
     const flags = variableFlags();
     expect(flags.map((f) => f.variable)).toEqual(
-      CONFIG_VARIABLES.filter((v) => v !== 'API_TOKEN' && v !== 'CONFORMANCE_STRICT'),
+      CONFIG_VARIABLES.filter(
+        (v) => v !== 'API_TOKEN' && v !== 'CONFORMANCE_STRICT' && v !== 'CONFORMANCE_EMBEDDED',
+      ),
     );
     expect(new Set(flags.map((f) => f.flag)).size).toBe(flags.length);
     expect(flags.filter((f) => /token/i.test(f.flag))).toEqual([]);
