@@ -102,7 +102,8 @@ ${formatFlags(runFlags(emptyFlags()))}
 Exit status: 0 the gate passed (the headline says how many MUST requirements were not
 exercised, if any), 1 a MUST requirement failed (or, strict, a SHOULD one), a check could not
 complete, or (--require-exercised) a selected requirement was not exercised; 2 configuration or
-usage error, or a token the target does not accept (401 with it as without it); 130/143
+usage error, a token the target does not accept (401 with it as without it), or a target that is
+not the one meant (COUNTERPARTY_REF not found there, not the interface, a redirect); 130/143
 interrupted (SIGINT/SIGTERM).`;
 }
 
