@@ -61,7 +61,7 @@ export function shownPath(path: string): string {
 }
 
 /** What a file that is not a regular one is, in words. */
-function kindOf(stats: Stats): string {
+export function kindOf(stats: Stats): string {
   if (stats.isFIFO()) return 'a FIFO (named pipe)';
   if (stats.isCharacterDevice()) return 'a character device';
   if (stats.isBlockDevice()) return 'a block device';
