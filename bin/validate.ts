@@ -11,6 +11,8 @@
  *       a reverse proxy on 127.0.0.1:N (default 8080; 0: a free port) in front of API_BASE_URL
  *       (configuration resolved as the CLI does), forwarding everything unchanged and judging each
  *       exchange; the reports are written when it is stopped (SIGINT, SIGTERM) or after S seconds.
+ *       An exchange the target does not complete within CONFORMANCE_TIMEOUT_MS is answered 504;
+ *       a target that is the proxy itself is refused (exit 2), a request that comes back 508.
  *
  * Exit status: 0 the gate passed, 1 it failed (a MUST requirement failed, or a SHOULD one in
  * strict mode), 2 configuration or usage error, or a malformed HAR file (one line says where and why).
@@ -40,7 +42,7 @@ import { formatSummary, summaryColour } from '../reporter/console.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { spec } from '../spec/index.ts';
-import { ValidatingProxy } from '../transport/proxy.ts';
+import { ProxyLoopError, ValidatingProxy } from '../transport/proxy.ts';
 import {
   configurationFlags,
   formatFlags,
@@ -74,6 +76,8 @@ const VALIDATE_VARIABLES = [
   'CONFORMANCE_REPORTS_DIR',
   'CONFORMANCE_WAIVERS',
   'CONFORMANCE_MAX_RESPONSE_BYTES',
+  // The proxy's bound on each exchange with the target.
+  'CONFORMANCE_TIMEOUT_MS',
 ] as const satisfies readonly ConfigVariable[];
 
 export interface ValidateFlags {
@@ -334,6 +338,7 @@ async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<vo
   const proxy = new ValidatingProxy({
     upstream,
     maxBodyBytes: run.config.politeness.maxResponseBytes,
+    timeoutMs: run.config.politeness.timeoutMs,
     onExchange: (ex) => session.validation?.add(keep(ex)),
     onOverCap: (ex) => session.validation?.overCap(keep(ex)),
     onRefused: (refusal) =>
@@ -348,6 +353,7 @@ async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<vo
   try {
     url = await proxy.start(flags.port);
   } catch (error) {
+    if (error instanceof ProxyLoopError) fail(error.message);
     fail(
       `the proxy cannot listen on 127.0.0.1:${flags.port} (${(error as { code?: string }).code ?? String(error)})`,
     );
