@@ -53,18 +53,34 @@ export function insidePath(rel: unknown): string | undefined {
   return n;
 }
 
-/** The manifest of `dir`: empty when there is none, or it cannot be read, or it records no hashes. */
-export function readManifest(dir: string): Manifest {
-  const manifest: Manifest = new Map();
+/** The `files` list of the manifest of `dir`, as it stands (an empty list when there is none). */
+function listed(dir: string): unknown[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readInputFile(join(dir, MANIFEST), 'the manifest', MANIFEST_CAP).toString('utf8'));
   } catch {
-    return manifest;
+    return [];
   }
   const files = (parsed as { files?: unknown } | null)?.files;
-  if (!Array.isArray(files)) return manifest;
-  for (const entry of files as unknown[]) {
+  return Array.isArray(files) ? (files as unknown[]) : [];
+}
+
+/**
+ * The paths a manifest of `dir` lists by name alone, as one written before hashes were recorded
+ * did: none of them can be told from a file of the user's (an error says so).
+ */
+export function unhashedNames(dir: string): Set<string> {
+  return new Set(
+    listed(dir)
+      .map((entry) => (typeof entry === 'string' ? insidePath(entry) : undefined))
+      .filter((rel): rel is string => rel !== undefined),
+  );
+}
+
+/** The manifest of `dir`: empty when there is none, or it cannot be read, or it records no hashes. */
+export function readManifest(dir: string): Manifest {
+  const manifest: Manifest = new Map();
+  for (const entry of listed(dir)) {
     if (typeof entry !== 'object' || entry === null) continue;
     const { path, size, sha256 } = entry as { path?: unknown; size?: unknown; sha256?: unknown };
     const rel = insidePath(path);

@@ -38,6 +38,7 @@ import {
   readManifest,
   STAGING_PREFIX,
   stillAsWritten,
+  unhashedNames,
   verifiedEntries,
   writeManifest,
   type Manifest,
@@ -138,11 +139,16 @@ export function checkOwnPaths(
   const found = paths
     .map((p) => obstacle(dir, p, manifest, protect))
     .filter((o): o is string => o !== undefined);
-  if (found.length > 0)
-    throw new ForeignFilesError(
-      `${what} ${shownPath(dir)} holds what the suite would have to replace but did not write: ${found.join('; ')}; ` +
-        'move it away, or choose another directory (the suite replaces only its own files)',
-    );
+  if (found.length === 0) return;
+  // An earlier version's manifest named its files without hashes: this run cannot tell them
+  // from the user's, and says so rather than leave the user wondering.
+  const unhashed = paths.some((p) => unhashedNames(dir).has(p))
+    ? ` (its manifest, of an earlier version of the suite, records no content hashes to check them by: remove the files it lists once)`
+    : '';
+  throw new ForeignFilesError(
+    `${what} ${shownPath(dir)} holds what the suite would have to replace but did not write: ${found.join('; ')}; ` +
+      `move it away, or choose another directory (the suite replaces only its own files)${unhashed}`,
+  );
 }
 
 /** Every file below `dir`, as relative paths with `/`. */
