@@ -11,7 +11,8 @@
  * with the same configuration and the same CONFORMANCE_SEED; this step needs that
  * configuration too (the target, the seed, the waivers), since blobs hold only the outcomes.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { resolveRun } from '../run/resolve.ts';
@@ -23,6 +24,8 @@ import { headerSecrets, secretsFromEnv } from '../reporter/redact.ts';
 import { lockReportsDir } from './reports-lock.ts';
 import { checkBlobDirectory } from './blob-inputs.ts';
 import { GroupGuard } from './child-group.ts';
+import { checkWritable, runOutputs, writeFailureAfter, writeFailureFile } from './write-failure.ts';
+import { WRITE_FAILURE_ENV } from '../reporter/disk-errors.ts';
 import { exitFromRecord, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
 import { modulePath } from '../config/layout.ts';
 import {
@@ -98,6 +101,11 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
 
   orFail(() => lockReportsDir(run.reportsDir));
   orFail(() => checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory'));
+  const outputs = runOutputs(run.reportsDir);
+  orFail(() => checkWritable(outputs));
+  // Where Playwright's runner leaves the line of a write that failed (bin/write-failure.ts).
+  const handOver = mkdtempSync(join(tmpdir(), 'payflow-run-out-'));
+  process.on('exit', () => rmSync(handOver, { recursive: true, force: true }));
   const made: { staging?: string } = {};
   // Playwright runs in a process group of its own, which a signal to this command ends
   // (bin/child-group.ts); the previous reports stay unless the merged set was already in place.
@@ -124,7 +132,11 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
     config.baseURL !== undefined ? 'configured deployment' : 'embedded reference server, one per shard';
   const code = await runPlaywright(
     ['merge-reports', '--config', modulePath('playwright.merge.config.ts'), blobDir],
-    { ...playwrightEnv({ ...run, targetKind }), CONFORMANCE_REPORTS_STAGING: staging },
+    {
+      ...playwrightEnv({ ...run, targetKind }),
+      CONFORMANCE_REPORTS_STAGING: staging,
+      [WRITE_FAILURE_ENV]: writeFailureFile(handOver),
+    },
     config.baseURL !== undefined
       ? [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)]
       : [],
@@ -133,7 +145,10 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
   guard.dispose();
   // The reporter removes the staging directory once its set is in place.
   const written = !existsSync(staging);
+  // Before the staging directory goes: on a full disk, it holds what space was left.
+  const failure = written ? undefined : writeFailureAfter(writeFailureFile(handOver), outputs);
   rmSync(staging, { recursive: true, force: true });
+  if (failure !== undefined) fail(failure);
   if (!written)
     fail(
       `the merge did not complete (playwright exited ${code}); the previous reports are left as they were`,

@@ -15,7 +15,8 @@
  *       a target that is the proxy itself is refused (exit 2), a request that comes back 508.
  *
  * Exit status: 0 the gate passed, 1 it failed (a MUST requirement failed, or a SHOULD one in
- * strict mode), 2 configuration or usage error, or a malformed HAR file (one line says where and why).
+ * strict mode), 2 configuration or usage error, a malformed HAR file, or a reports directory that
+ * is full, read-only or not this user's (one line says where and why).
  */
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { ConfigError, type Env } from '../config/error.ts';
@@ -36,11 +37,13 @@ import { basePathOf } from '../exchange/route.ts';
 import { redactText, type SecretInput } from '../reporter/redact.ts';
 import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildRecord, gatePassed, type ConformanceRecord } from '../reporter/summary.ts';
 import { formatSummary, summaryColour } from '../reporter/console.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
+import { asDiskError, probeWritable, reportsOutput } from '../reporter/disk-errors.ts';
 import { spec } from '../spec/index.ts';
 import { ProxyLoopError, ValidatingProxy } from '../transport/proxy.ts';
 import {
@@ -239,17 +242,22 @@ function validationResult(
 function report(run: ResolvedRun, result: ValidationResult, har?: string, input?: string): void {
   const { record: redacted, secrets } = result;
   let written: string[];
+  let staging: string | undefined;
   try {
+    staging = createStaging(run.reportsDir);
     written = writeReports(redacted, {
       outputDir: run.reportsDir,
-      stagingDir: createStaging(run.reportsDir),
+      stagingDir: staging,
       secrets,
       ...(har !== undefined ? { har } : {}),
       // The HAR being validated may be a run's reports/exchanges.har: it stays, whatever replaces the rest.
       ...(input !== undefined ? { protect: [input] } : {}),
     });
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof InputFileError) fail(error.message);
+    // Nothing moved in: what was written of the set goes (on a full disk, it holds the space left).
+    if (staging !== undefined) rmSync(staging, { recursive: true, force: true });
+    const disk = asDiskError(error, reportsOutput(run.reportsDir), 'the reports could not be written');
+    if (disk instanceof ConfigError || disk instanceof InputFileError) fail(disk.message);
     throw error;
   }
   console.log(
@@ -402,6 +410,8 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
   const flags = orFail(() => parseValidateFlags(args));
   const run = orFail(() => resolveValidateRun(flags, process.env, invocationDirectory()));
   orFail(() => lockReportsDir(run.reportsDir));
+  // Full, read-only or not this user's: said now, not once the traffic is judged.
+  orFail(() => probeWritable(reportsOutput(run.reportsDir)));
   console.log(`validate: ${flags.proxy ? 'proxy' : oneLine(flags.har!)}; ${dotenvLine(run)}`);
   // Validation writes the record, the page and the JUnit file (the proxy its traffic too), never
   // over its input nor over what the suite did not write.
