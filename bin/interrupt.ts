@@ -73,8 +73,6 @@ export class RunGuard {
   readonly stagingDir: string;
   /** Playwright's output directory, moved into the results directory file by file when it ends. */
   readonly resultsStaging: string;
-  /** Where the reporter leaves the line of a report it could not write (bin/write-failure.ts). */
-  private readonly handOver: string;
   private child: ChildProcess | undefined;
   private childEnded = false;
   private signal: StopSignal | undefined;
@@ -92,7 +90,6 @@ export class RunGuard {
     private readonly now: () => number = () => performance.now(),
   ) {
     this.stateDir = mkdtempSync(join(tmpdir(), 'payflow-run-'));
-    this.handOver = mkdtempSync(join(tmpdir(), 'payflow-run-out-'));
     this.stagingDir = createStaging(reportsDir);
     this.resultsStaging = createStaging(resultsDir, "Playwright's results directory");
     for (const signal of SIGNALS) process.on(signal, this.onSignal);
@@ -116,7 +113,7 @@ export class RunGuard {
     return {
       CONFORMANCE_RUN_STATE: this.stateDir,
       CONFORMANCE_CLI_PID: String(process.pid),
-      [WRITE_FAILURE_ENV]: writeFailureFile(this.handOver),
+      [WRITE_FAILURE_ENV]: writeFailureFile(this.stateDir),
       [REPORTS_STAGING_ENV]: this.stagingDir,
       [RESULTS_STAGING_ENV]: this.resultsStaging,
     };
@@ -217,7 +214,7 @@ export class RunGuard {
 
   private removeTemporaryFiles(): void {
     rmSync(this.stateDir, { recursive: true, force: true });
-    rmSync(this.handOver, { recursive: true, force: true });
+    rmSync(writeFailureFile(this.stateDir), { force: true });
     rmSync(this.stagingDir, { recursive: true, force: true });
     rmSync(this.resultsStaging, { recursive: true, force: true });
   }
@@ -259,7 +256,7 @@ export class RunGuard {
     // Before the staging directories go: on a full disk, they hold what space was left.
     this.writeFailure = written
       ? resultsFailure
-      : writeFailureAfter(writeFailureFile(this.handOver), runOutputs(reportsDir, this.resultsDir));
+      : writeFailureAfter(writeFailureFile(this.stateDir), runOutputs(reportsDir, this.resultsDir));
     this.removeTemporaryFiles();
     const recorded = written ? recordedInterruption(reportsDir) : undefined;
     const signal = this.signal ?? SIGNALS.find((s) => s === recorded?.signal);

@@ -11,7 +11,8 @@
  * with the same configuration and the same CONFORMANCE_SEED; this step needs that
  * configuration too (the target, the seed, the waivers), since blobs hold only the outcomes.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
@@ -104,8 +105,8 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
   const outputs = runOutputs(run.reportsDir);
   orFail(() => checkWritable(outputs));
   // Where Playwright's runner leaves the line of a write that failed (bin/write-failure.ts).
-  const handOver = mkdtempSync(join(tmpdir(), 'payflow-run-out-'));
-  process.on('exit', () => rmSync(handOver, { recursive: true, force: true }));
+  const handOver = writeFailureFile(join(tmpdir(), `payflow-merge-${randomBytes(8).toString('hex')}`));
+  process.on('exit', () => rmSync(handOver, { force: true }));
   const made: { staging?: string } = {};
   // Playwright runs in a process group of its own, which a signal to this command ends
   // (bin/child-group.ts); the previous reports stay unless the merged set was already in place.
@@ -135,7 +136,7 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
     {
       ...playwrightEnv({ ...run, targetKind }),
       CONFORMANCE_REPORTS_STAGING: staging,
-      [WRITE_FAILURE_ENV]: writeFailureFile(handOver),
+      [WRITE_FAILURE_ENV]: handOver,
     },
     config.baseURL !== undefined
       ? [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)]
@@ -146,7 +147,7 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
   // The reporter removes the staging directory once its set is in place.
   const written = !existsSync(staging);
   // Before the staging directory goes: on a full disk, it holds what space was left.
-  const failure = written ? undefined : writeFailureAfter(writeFailureFile(handOver), outputs);
+  const failure = written ? undefined : writeFailureAfter(handOver, outputs);
   rmSync(staging, { recursive: true, force: true });
   if (failure !== undefined) fail(failure);
   if (!written)

@@ -5,7 +5,6 @@
  * runner left (WRITE_FAILURE_ENV), else a second look at each directory, before the partial files
  * of the run are removed (on a full disk they hold what space was left).
  */
-import { join } from 'node:path';
 import {
   DiskError,
   probeWritable,
@@ -26,12 +25,14 @@ export function checkWritable(outputs: readonly OutputDirectory[]): void {
 }
 
 /**
- * Where the runner leaves the line of a failed write: a file in a directory of the command's own
- * (mkdtemp, this user's alone). Not the run's state directory, which global teardown removes
- * before the reporter writes the reports.
+ * Where the runner leaves the line of a failed write: beside `base` (the run's state directory,
+ * made by mkdtemp, so the name is the command's alone), created by the runner only when a write
+ * failed, and then exclusively (reporter/disk-errors.ts). Not inside the state directory, which
+ * global teardown removes before the reporter writes the reports; not a directory made in
+ * advance, which a command killed outright could not remove.
  */
-export function writeFailureFile(dir: string): string {
-  return join(dir, 'write-failure');
+export function writeFailureFile(base: string): string {
+  return `${base}.write-failure`;
 }
 
 /**

@@ -149,7 +149,8 @@ export function handOnWriteFailure(error: DiskError, env: NodeJS.ProcessEnv = pr
   const file = env[WRITE_FAILURE_ENV];
   if (file) {
     try {
-      writeFileSync(file, error.message);
+      // Exclusively: a file (or a link) already there is not this run's.
+      writeFileSync(file, error.message, { flag: 'wx', mode: 0o600 });
       return;
     } catch {
       // That disk may be full too: said here instead.
