@@ -6,7 +6,8 @@
  *
  * The first SIGINT or SIGTERM ends the child's whole group: SIGTERM, then SIGKILL if it is still
  * there after `graceMs` (a process blocked in a read, or one that ignores SIGTERM, stays
- * otherwise); a second signal sends SIGKILL at once. Once the child has ended, SIGKILL goes to
+ * otherwise); a second signal sends SIGKILL at once, but for the repeats of the first within
+ * SIGNAL_REPEAT_MS (npm relays a Ctrl-C the terminal also sent: bin/interrupt.ts). Once the child has ended, SIGKILL goes to
  * its group once more (a grandchild that ignored SIGTERM), `cleanup` runs and the command exits
  * 128 + the signal's number (130, 143). A signal before the child is started ends the command the
  * same way. However the command ends otherwise, a child still running gets SIGKILL with it.
@@ -14,7 +15,7 @@
  * Merging sends no request and restores nothing, so there is nothing to wait for but the child.
  */
 import type { ChildProcess } from 'node:child_process';
-import { signalStatus } from './interrupt.ts';
+import { signalAction, signalStatus } from './interrupt.ts';
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 type StopSignal = (typeof SIGNALS)[number];
@@ -34,12 +35,17 @@ export class GroupGuard {
   private closed = false;
   private signal: StopSignal | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private signalledAt = 0;
   private readonly onSignal = (signal: StopSignal): void => this.handle(signal);
   private readonly onExit = (): void => {
     if (!this.closed) this.kill('SIGKILL');
   };
 
-  constructor(private readonly options: GroupGuardOptions) {
+  constructor(
+    private readonly options: GroupGuardOptions,
+    /** Milliseconds, monotonic: when signals came. */
+    private readonly now: () => number = () => performance.now(),
+  ) {
     for (const signal of SIGNALS) process.on(signal, this.onSignal);
     process.on('exit', this.onExit);
   }
@@ -73,14 +79,22 @@ export class GroupGuard {
   }
 
   private handle(signal: StopSignal): void {
+    const now = this.now();
+    const action = signalAction(
+      this.signal === undefined ? undefined : this.signalledAt,
+      now,
+      this.child !== undefined && !this.closed,
+    );
+    if (action === 'repeat') return;
     if (this.signal !== undefined) {
       this.kill('SIGKILL');
       return;
     }
     this.signal = signal;
-    if (this.child === undefined || this.closed) this.end(signal);
+    this.signalledAt = now;
+    if (action === 'exit') this.end(signal);
     this.options.say(
-      `${signal}: stopping ${this.options.what} (process group ${this.child.pid ?? '?'}; ${signal} again to kill it at once)`,
+      `${signal}: stopping ${this.options.what} (process group ${this.child?.pid ?? '?'}; ${signal} again to kill it at once)`,
     );
     this.kill('SIGTERM');
     this.timer = setTimeout(() => this.kill('SIGKILL'), this.options.graceMs);
