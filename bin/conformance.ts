@@ -26,6 +26,7 @@ import { headerSecrets, secretsFromEnv, type SecretInput } from '../reporter/red
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';
+import { checkWritable, runOutputs } from './write-failure.ts';
 import { exitFromRecord, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
 import { modulePath } from '../config/layout.ts';
 import {
@@ -159,6 +160,8 @@ export async function runCommand(args: readonly string[]): Promise<void> {
   orFail(() => lockReportsDir(run.reportsDir));
   orFail(() => checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory'));
   orFail(() => checkOwnPaths(run.resultsDir, RESULTS_PATHS, "Playwright's results directory"));
+  // Full, read-only or not this user's: one line now rather than an error after the run.
+  orFail(() => checkWritable(runOutputs(run.reportsDir, run.resultsDir)));
   console.log(
     `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}` +
       `${run.target ? ` (${run.target.why})` : ''}, ` +
@@ -207,7 +210,9 @@ export async function runCommand(args: readonly string[]): Promise<void> {
     secrets,
     { detached: true, onSpawn: (child) => guard.watch(child) },
   );
-  if (!guard.finish(run.reportsDir))
+  const written = guard.finish(run.reportsDir);
+  if (guard.writeFailure !== undefined) fail(guard.writeFailure);
+  if (!written)
     fail(
       `the suite did not complete (playwright exited ${code}); the previous reports are left as they were`,
     );

@@ -40,6 +40,7 @@ import { buildRecord, type IncompleteCheck, type RecordRun } from '../reporter/s
 import { formatSummary, summaryColour } from '../reporter/console.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
+import { DiskError, handOnWriteFailure } from '../reporter/disk-errors.ts';
 import { readAttachments } from './attachments.ts';
 
 /** The exchanges of every check in the order they completed (the order of a check's log breaks ties). */
@@ -230,12 +231,20 @@ export default class ConformanceReporter implements Reporter {
       ...headerSecrets(run.config.extraHeaders),
     ];
     const har = `${JSON.stringify(harOfExchanges(exchanges, record.interfaceVersion), null, 1)}\n`;
-    const written = writeReports(record, {
-      outputDir: this.outputDir,
-      ...(this.stagingDir ? { stagingDir: this.stagingDir } : {}),
-      secrets,
-      har,
-    });
+    let written: string[];
+    try {
+      written = writeReports(record, {
+        outputDir: this.outputDir,
+        ...(this.stagingDir ? { stagingDir: this.stagingDir } : {}),
+        secrets,
+        har,
+      });
+    } catch (error) {
+      // A full or read-only disk: one line, said by the command (reporter/disk-errors.ts).
+      if (!(error instanceof DiskError)) throw error;
+      handOnWriteFailure(error);
+      return;
+    }
     console.log(
       redactText(
         formatSummary(

@@ -117,6 +117,8 @@ test.describe('--help', () => {
       expect(usage).toContain(`  ${flag}`);
     expect(usage).toMatch(/^ {2}--reports-dir <dir>\s+CONFORMANCE_REPORTS_DIR$/m);
     expect(usage).toMatch(/^ {2}--waivers <file\|none>\s+CONFORMANCE_WAIVERS$/m);
+    // The proxy's bound on each exchange with the target.
+    expect(usage).toMatch(/^ {2}--timeout-ms <ms>\s+CONFORMANCE_TIMEOUT_MS$/m);
     expect(usage).not.toContain('--seed');
     expect(usage).toContain('never from a flag');
   });
