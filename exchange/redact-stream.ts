@@ -34,10 +34,15 @@ export class RedactingStream {
     this.forms = this.redactor.forms().map((f) => (f.caseless ? { ...f, value: f.value.toLowerCase() } : f));
   }
 
+  /** The characters of the current line (not ended yet) already written: a line longer than LINE_HELD. */
+  private lineWritten = 0;
+
   push(chunk: string): void {
     const text = this.held + chunk;
     const lineEnd = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r')) + 1;
-    const cut = text.length - lineEnd <= LINE_HELD ? lineEnd : text.length - this.pendingTail(text);
+    const line = (lineEnd > 0 ? 0 : this.lineWritten) + text.length - lineEnd;
+    const cut = line <= LINE_HELD ? lineEnd : Math.max(lineEnd, text.length - this.pendingTail(text));
+    this.lineWritten = lineEnd > 0 ? cut - lineEnd : this.lineWritten + cut;
     this.held = text.slice(cut);
     if (cut > 0) this.write(this.redactor.text(text.slice(0, cut)));
   }
@@ -45,6 +50,7 @@ export class RedactingStream {
   end(): void {
     if (this.held) this.write(this.redactor.text(this.held));
     this.held = '';
+    this.lineWritten = 0;
   }
 
   /** The length of the tail that may be, or start, an occurrence not decided yet. */
