@@ -10,8 +10,7 @@
  * (a run of `npm run conformance` against the embedded reference server makes them).
  * The token is one a real deployment could have (long, URL-safe) and appears nowhere in the
  * texts, as in a run against a conforming deployment. Warmed first, then ROUNDS rounds; CPU time
- * (user + system) is reported beside wall time, since the machine is shared. BENCH_ROUNDS sets
- * the rounds.
+ * (user + system) is reported beside wall time, since the machine is shared.
  *
  * Not part of npm test; figures are of this machine and whatever else runs on it.
  */
@@ -23,7 +22,7 @@ interface HarEntry {
   response: { headers: { name: string; value: string }[]; content: { text?: string } };
 }
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const ROUNDS = 20;
 const TOKEN = 'pf_live_7Qx2vR9sKd3LmN8pWz4TbY6c';
 
 const [harPath = 'reports/exchanges.har', ...others] = process.argv.slice(2);
