@@ -21,8 +21,8 @@ import {
   REDACTED_TOKEN,
   type Redactor,
   type Secret,
-  userinfoCredentials,
 } from '../exchange/redact.ts';
+import { userinfoCredentials } from '../exchange/userinfo.ts';
 import { route } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, type RequirementId } from '../spec/requirements.ts';

@@ -283,7 +283,7 @@ export function runRedactor(token: string, extraHeaders: readonly ExtraHeader[])
   const key = JSON.stringify([token, headerSecrets(extraHeaders)]);
   let redactor = redactors.get(key);
   if (!redactor) {
-    redactor = new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)]);
+    redactor = new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)], { userinfo: false });
     redactors.set(key, redactor);
   }
   return redactor;
