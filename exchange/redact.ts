@@ -37,7 +37,8 @@
  * Where it is searched:
  *   - a secret MIN_SEARCHED_LENGTH (8) characters or longer (every real token: a JWT, an opaque
  *     random string, and what is derived from it), anywhere at all, in any case: no real data
- *     shares it;
+ *     shares it; a shorter secret header's value anywhere too, but as it is and without its byte
+ *     encodings;
  *   - a shorter one (a test deployment's `Acme`), as it is, and only where it stands as a
  *     credential: after the scheme Bearer, Basic or Token (any case, spaces or tabs between),
  *     ending there (the next character cannot continue a token68); and in a header value or name
@@ -163,7 +164,11 @@ export class Redactor {
   private readonly secrets = new Map<string, Secret>();
   /** The forms searched everywhere in any case: the long secrets and their byte encodings. */
   private readonly everywhere = new FormSet(true);
-  /** The forms searched as they are, only where they stand as a credential: the short secrets. */
+  /**
+   * The forms searched as they are: the short secrets, only where they stand as a credential;
+   * and a short secret searched everywhere all the same (a secret header's value), with none of
+   * its byte encodings (six hex digits are data as often as not).
+   */
   private readonly credentials = new FormSet(false);
 
   /** Whether the userinfo of URLs is replaced too (see the constructor). */
@@ -185,7 +190,7 @@ export class Redactor {
   add(secret: Secret): void {
     if (secret.value === '' || this.secrets.has(secret.value)) return;
     this.secrets.set(secret.value, secret);
-    if (!secret.everywhere) {
+    if (!secret.everywhere || secret.value.length < MIN_SEARCHED_LENGTH) {
       this.credentials.add(secret);
       return;
     }
@@ -201,7 +206,11 @@ export class Redactor {
   /** Every form searched, the byte encodings included, and whether case is ignored: for a stream. */
   forms(): { value: string; caseless: boolean; everywhere: boolean }[] {
     const of = (set: FormSet, caseless: boolean) =>
-      [...set.values()].map((f) => ({ value: f.secrets[0]!.value, caseless, everywhere: caseless }));
+      [...set.values()].map((f) => ({
+        value: f.secrets[0]!.value,
+        caseless,
+        everywhere: f.secrets.some((s) => s.everywhere),
+      }));
     return [...of(this.everywhere, true), ...of(this.credentials, false)];
   }
 

@@ -110,6 +110,13 @@ test.describe('the rule', () => {
       expect(leaksOf(key.text(JSON.stringify({ echo: form })), [API_KEY]), name).toEqual([]);
       expect(leaksOf(key.header(`v=${form}`), [API_KEY]), name).toEqual([]);
     }
+    // A short secret header's value is searched everywhere, but as it is: its hex is data.
+    const short = new Redactor([
+      { value: 'k1x', shownAs: '$CONFORMANCE_SECRET_HEADER_X_T', everywhere: true },
+    ]);
+    expect(short.text('{"v":"k1x","n":"6b3178","u":"K1X"}')).toBe(
+      '{"v":"$CONFORMANCE_SECRET_HEADER_X_T","n":"6b3178","u":"K1X"}',
+    );
     for (const name of [...headerNameForms(API_KEY), ...headerNameForms(TOKEN)].map((n) => n.toLowerCase()))
       expect(leaksOf(redactor.header(key.header(name)), [API_KEY, TOKEN]), name).toEqual([]);
   });
