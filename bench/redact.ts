@@ -17,6 +17,8 @@
 import { readFileSync } from 'node:fs';
 import { cpuUsage } from 'node:process';
 import { Redactor } from '../exchange/redact.ts';
+import { redactorOf } from '../reporter/redact.ts';
+import { runRedactor } from '../transport/client.ts';
 
 interface HarEntry {
   response: { headers: { name: string; value: string }[]; content: { text?: string } };
@@ -32,7 +34,7 @@ const harText = readFileSync(harPath, 'utf8');
 const entries = (JSON.parse(harText) as { log: { entries: HarEntry[] } }).log.entries;
 const bodies = entries.map((e) => e.response.content.text ?? '');
 const headers = entries.flatMap((e) => e.response.headers);
-const files = [harText, ...reportPaths.map((p) => readFileSync(p, 'utf8'))];
+const texts = [harText, ...reportPaths.map((p) => readFileSync(p, 'utf8'))];
 
 function measure(label: string, fn: () => void): void {
   fn();
@@ -47,24 +49,26 @@ function measure(label: string, fn: () => void): void {
   );
 }
 
-const redactor = new Redactor().addToken(TOKEN);
+// As a run makes them: the client's, for answers; the reporter's, for every file written.
+const client = runRedactor(TOKEN, []);
+const files = redactorOf([TOKEN]);
 let sink = 0;
 console.log(
   `${entries.length} answers (${bodies.reduce((n, b) => n + b.length, 0)} characters of body, ${headers.length} headers); ` +
-    `${files.length} files (${files.reduce((n, f) => n + f.length, 0)} characters); ${ROUNDS} rounds, per round:`,
+    `${texts.length} files (${texts.reduce((n, f) => n + f.length, 0)} characters); ${ROUNDS} rounds, per round:`,
 );
 measure('answers: body, untouched, header names and values', () => {
   for (const b of bodies) {
-    const t = redactor.text(b);
-    sink += redactor.untouched(t) ? 1 : 0;
+    const t = client.text(b);
+    sink += client.untouched(t) ? 1 : 0;
   }
-  for (const h of headers) sink += redactor.header(h.name).length + redactor.header(h.value).length;
+  for (const h of headers) sink += client.header(h.name).length + client.header(h.value).length;
 });
 measure('report files, whole', () => {
-  for (const f of files) sink += redactor.text(f).length;
+  for (const f of texts) sink += files.text(f).length;
 });
 measure('report files, no secret at all', () => {
   const none = new Redactor();
-  for (const f of files) sink += none.text(f).length;
+  for (const f of texts) sink += none.text(f).length;
 });
 if (sink < 0) console.log(sink);

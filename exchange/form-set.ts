@@ -34,7 +34,8 @@ export interface Form {
 /** The forms of one kind: searched in any case and anywhere, or as they are and only as credentials. */
 export class FormSet {
   private readonly forms = new Map<string, Form>();
-  private compiled: RegExp | undefined | null = null;
+  /** What is derived from the forms, made again after a form is added. */
+  private compiled: { pattern: RegExp; longest: number; shortest: number } | undefined | null = null;
 
   constructor(private readonly caseless: boolean) {}
 
@@ -50,19 +51,15 @@ export class FormSet {
     this.compiled = null;
   }
 
-  /** The length of the longest form. */
-  get longest(): number {
-    let n = 0;
-    for (const f of this.forms.values()) n = Math.max(n, f.length);
-    return n;
-  }
-
   values(): IterableIterator<Form> {
     return this.forms.values();
   }
 
-  /** One expression of every form, longest first: at a place, the longest form found is the one taken. */
-  get pattern(): RegExp | undefined {
+  /**
+   * One expression of every form, longest first (at a place, the longest form found is the one
+   * taken), and the lengths of the longest and the shortest form; undefined when it has none.
+   */
+  get search(): { pattern: RegExp; longest: number; shortest: number } | undefined {
     if (this.compiled === null) {
       const values = [...this.forms.values()]
         .map((f) => f.secrets[0]!.value)
@@ -70,7 +67,11 @@ export class FormSet {
       this.compiled =
         values.length === 0
           ? undefined
-          : new RegExp(values.map(escapeRegExp).join('|'), this.caseless ? 'gi' : 'g');
+          : {
+              pattern: new RegExp(values.map(escapeRegExp).join('|'), this.caseless ? 'gi' : 'g'),
+              longest: values[0]!.length,
+              shortest: values[values.length - 1]!.length,
+            };
     }
     return this.compiled;
   }

@@ -150,6 +150,9 @@ const CONTINUES = /^(?:[A-Za-z0-9\-_~+/]|[.=]+[A-Za-z0-9\-_~+/])/;
 /** The schemes a credential follows (the suite sends these three), ending where the secret starts. */
 const AFTER_SCHEME = /(?<![A-Za-z0-9_])(?:bearer|basic|token)[ \t]+$/i;
 
+/** For a search that only asks whether anything is found (made once: the hot path makes no closure). */
+const stopAtFirst = (): 'stop' => 'stop';
+
 /** A place where something is replaced, in the original text. */
 interface Found {
   from: number;
@@ -227,9 +230,8 @@ export class Redactor {
 
   /** The longest text one occurrence of a form may take, encoded. */
   get longestForm(): number {
-    let n = 0;
-    for (const f of [...this.everywhere.values(), ...this.credentials.values()]) n = Math.max(n, f.length);
-    return n * MAX_UNIT_LENGTH;
+    const longest = (set: FormSet): number => set.search?.longest ?? 0;
+    return Math.max(longest(this.everywhere), longest(this.credentials)) * MAX_UNIT_LENGTH;
   }
 
   /**
@@ -237,19 +239,9 @@ export class Redactor {
    * userinfo. A decoded layer is searched for forms only around what was decoded in it.
    */
   private holdsAny(layer: Layer): boolean {
-    for (const set of [this.everywhere, this.credentials])
-      if (Redactor.matches(set, layer, this.margins(set), () => 'stop')) return true;
+    if (Redactor.matches(this.everywhere, layer, false, stopAtFirst)) return true;
+    if (Redactor.matches(this.credentials, layer, true, stopAtFirst)) return true;
     return this.userinfo && holdsUserinfo(layer.chars);
-  }
-
-  /**
-   * How far before and after a decoded run a match of `set` may start and be new in its layer:
-   * the length of the longest form before; for a short secret, the context its place is judged
-   * by too (64 characters after it, 24 before).
-   */
-  private margins(set: FormSet): { before: number; after: number } {
-    const longest = set.longest;
-    return set === this.credentials ? { before: longest + 64, after: 24 } : { before: longest, after: 0 };
   }
 
   /**
@@ -258,21 +250,27 @@ export class Redactor {
    * says whether to stop, to go on after the match, or to go on from the character after the
    * match's first (a place judged not to be a credential: another match may start inside it).
    * Returns whether it stopped.
+   *
+   * A match is new in a decoded layer when it starts up to the longest form's length before a
+   * decoded run; for a short secret, `inContext`, also when the context its place is judged by
+   * holds one (64 characters after it, 24 before).
    */
   private static matches(
     set: FormSet,
     layer: Layer,
-    margins: { before: number; after: number },
+    inContext: boolean,
     found: (m: RegExpExecArray, at: number) => 'stop' | 'after' | 'inside',
   ): boolean {
-    const pattern = set.pattern;
-    if (!pattern) return false;
+    const search = set.search;
     const chars = layer.chars;
-    const ranges = searchRanges(layer, margins.before, margins.after);
+    // Shorter than every form: header names and most header values.
+    if (!search || chars.length < search.shortest) return false;
+    const { pattern, longest } = search;
+    const ranges = searchRanges(layer, longest + (inContext ? 64 : 0), inContext ? 24 : 0);
     if (!ranges) return Redactor.matchesIn(pattern, chars, 0, chars.length, found);
     for (let r = 0; r < ranges.length; r += 2) {
       const from = ranges[r]!;
-      const part = chars.slice(from, ranges[r + 1]! + set.longest);
+      const part = chars.slice(from, ranges[r + 1]! + longest);
       if (Redactor.matchesIn(pattern, part, from, ranges[r + 1]! - from, found)) return true;
     }
     return false;
@@ -330,7 +328,7 @@ export class Redactor {
   /** The places of `layer` where a form of `set` is found (a short one only as a credential). */
   private search(set: FormSet, layer: Layer, header: boolean, out: Found[]): void {
     const chars = layer.chars;
-    Redactor.matches(set, layer, this.margins(set), (m, at) => {
+    Redactor.matches(set, layer, set === this.credentials, (m, at) => {
       const stop = at + m[0].length;
       const secret = set.secretOf(m[0]);
       if (!secret || (!secret.everywhere && !Redactor.standsAsCredential(chars, at, stop, header)))
