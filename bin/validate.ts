@@ -302,7 +302,7 @@ export function judgeHarFile(run: ResolvedRun, flags: ValidateFlags, file: strin
   const exchanges = exchangesOfHar(parseHar(decodeHar(bytes, file), file), file);
   // Every credential of the file (every Authorization value, duplicates and comma-joined ones
   // included; Proxy-Authorization; cookies; API keys), redacted wherever it stands.
-  const redactor = new Redactor();
+  const redactor = new Redactor([], { userinfo: false });
   if (run.config.token) redactor.addToken(run.config.token);
   for (const ex of exchanges) learnCredentials(redactor, ex);
   const validation = new TrafficValidation(
@@ -332,7 +332,7 @@ async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<vo
   const upstream = run.config.baseURL;
   if (upstream === undefined) fail('--proxy needs API_BASE_URL: the target the proxy stands in front of');
   const startedAt = new Date();
-  const redactor = new Redactor();
+  const redactor = new Redactor([], { userinfo: false });
   if (run.config.token) redactor.addToken(run.config.token);
   const secrets = (): Secret[] => redactor.list();
   const seen: Exchange[] = [];

@@ -16,7 +16,6 @@ import {
   REDACTED_VARIANT,
   Redactor,
   tokenForms,
-  withBase64,
 } from '../exchange/redact.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
 import type { Clock } from './clock.ts';
@@ -160,8 +159,7 @@ export class HttpClient {
       const credential = /^\S+[ \t]+(\S.*)$/.exec(auth.authorization)?.[1];
       if (credential !== undefined && credential !== this.options.token) {
         const everywhere = this.options.token.length >= MIN_SEARCHED_LENGTH;
-        for (const form of withBase64({ value: credential, shownAs: REDACTED_VARIANT, everywhere }))
-          this.redactor.add(form);
+        this.redactor.add({ value: credential, shownAs: REDACTED_VARIANT, everywhere });
       }
       recordedHeaders.Authorization = this.redactor.header(auth.recorded ?? auth.authorization);
     }
@@ -254,7 +252,10 @@ export class HttpClient {
     // what was parsed, written again.
     if (answerBody !== parsed) text = JSON.stringify(answerBody);
     const responseHeaders = Object.fromEntries(
-      Object.entries(response.headers).map(([name, value]) => [name, this.redactor.header(value)]),
+      Object.entries(response.headers).map(([name, value]) => [
+        this.redactor.header(name),
+        this.redactor.header(value),
+      ]),
     );
     return this.options.log.append({
       request,
@@ -282,7 +283,7 @@ export function runRedactor(token: string, extraHeaders: readonly ExtraHeader[])
   const key = JSON.stringify([token, headerSecrets(extraHeaders)]);
   let redactor = redactors.get(key);
   if (!redactor) {
-    redactor = new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)]);
+    redactor = new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)], { userinfo: false });
     redactors.set(key, redactor);
   }
   return redactor;
