@@ -37,6 +37,7 @@ export {
   type EnumField,
   type StringField,
 } from './field-spec.ts';
+import { takeOwn } from '../exchange/own.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Email addresses (format email, read from the spec's validator)
@@ -427,9 +428,9 @@ export function withBrokenField<B extends object>(
     fc.tuple(broken, base),
     ([b, o]) => labelled({ ...o, [key]: b.value }, b.rule),
     (v) => {
-      if (!isLabelled(v) || v.value === null || typeof v.value !== 'object' || !(key in v.value)) return [];
-      const { [key]: value, ...rest } = v.value as Record<string, unknown>;
-      return [[labelled(value, v.rule), rest as B] as [L, B]];
+      if (!isLabelled(v) || v.value === null || typeof v.value !== 'object') return [];
+      const taken = takeOwn(v.value as Record<string, unknown>, key);
+      return taken ? [[labelled(taken.value, v.rule), taken.rest as B] as [L, B]] : [];
     },
     sameLabelled,
   );
@@ -473,7 +474,7 @@ export function withUnknownProperty<B extends object>(
       const o = v.value as Record<string, unknown>;
       const extra = Object.keys(o).filter((k) => !permitted.includes(k));
       if (extra.length !== 1) return [];
-      const { [extra[0]!]: x, ...rest } = o;
+      const { value: x, rest } = takeOwn(o, extra[0]!)!;
       if (typeof x !== 'string' && typeof x !== 'number' && typeof x !== 'boolean') return [];
       return [[extra[0]!, x, rest as B] as [string, string | number | boolean, B]];
     },

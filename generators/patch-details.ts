@@ -34,6 +34,7 @@ import {
   type L,
   type StringField,
 } from './fields.ts';
+import { takeOwn } from '../exchange/own.ts';
 
 const details = (prop: string): SchemaNode => spec().property('PatchCounterpartyDetails', prop);
 const address = (prop: string): SchemaNode => spec().property('Address', prop);
@@ -185,9 +186,11 @@ function forbiddenDetail(key: string, values: fc.Arbitrary<string>, why: string)
     ([v, o]) =>
       labelled({ ...o, [key]: v }, breaks(`counterpartyDetails.${key}`, 'additionalProperties', why)),
     (v) => {
-      if (!isLabelled(v) || v.value === null || typeof v.value !== 'object' || !(key in v.value)) return [];
-      const { [key]: x, ...rest } = v.value as Record<string, unknown>;
-      return typeof x === 'string' ? [[x, rest as PatchDetails] as [string, PatchDetails]] : [];
+      if (!isLabelled(v) || v.value === null || typeof v.value !== 'object') return [];
+      const taken = takeOwn(v.value as Record<string, unknown>, key);
+      return typeof taken?.value === 'string'
+        ? [[taken.value, taken.rest as PatchDetails] as [string, PatchDetails]]
+        : [];
     },
     sameLabelled,
   );

@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { isEntryPoint } from '../bin/entry-point.ts';
+import { own } from '../exchange/own.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name);
@@ -37,7 +38,7 @@ export interface CheckResult {
 
 /** Runs one check. */
 function run(name: string): Promise<CheckResult> {
-  const check = CHECKS[name]!;
+  const check = own(CHECKS, name)!;
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(check.command, check.args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -68,14 +69,14 @@ export async function runChecks(
 export function printChecks(results: readonly CheckResult[]): void {
   for (const r of results) {
     const status = r.code === 0 ? 'ok' : `FAILED (exit ${r.code})`;
-    process.stdout.write(`\n> ${CHECKS[r.name]!.what}: ${status} in ${(r.ms / 1000).toFixed(1)} s\n`);
+    process.stdout.write(`\n> ${own(CHECKS, r.name)!.what}: ${status} in ${(r.ms / 1000).toFixed(1)} s\n`);
     if (r.output.trim() !== '') process.stdout.write(r.output.endsWith('\n') ? r.output : `${r.output}\n`);
   }
 }
 
 if (isEntryPoint(import.meta.url)) {
   const asked = process.argv.slice(2);
-  const unknown = asked.filter((name) => !(name in CHECKS));
+  const unknown = asked.filter((name) => !Object.hasOwn(CHECKS, name));
   if (unknown.length > 0) {
     process.stderr.write(
       `static-checks: unknown check(s) ${unknown.join(', ')}; known: ${Object.keys(CHECKS).join(', ')}\n`,

@@ -66,7 +66,7 @@ export class ProxyLoopError extends Error {
 }
 
 /** Headers meant for the proxy itself: never forwarded (RFC 9110 §7.6.1, §11.7.2). */
-const FOR_THE_PROXY = new Set(['proxy-authorization', 'proxy-connection']);
+const FOR_THE_PROXY = new Set(['proxy-authorization', 'proxy-connection'] as const);
 
 /** Collects the first `cap` bytes of a stream's chunks; says whether more came. */
 class Kept {
@@ -92,14 +92,16 @@ class Kept {
 }
 
 function joinHeaders(message: IncomingMessage, lower: boolean): Record<string, string> {
-  const out: Record<string, string> = {};
+  // A Map, then defined keys: a field named __proto__ or constructor is a field like any other.
+  const out = new Map<string, string>();
   const raw = message.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = lower ? raw[i]!.toLowerCase() : raw[i]!;
-    const key = lower ? name : (Object.keys(out).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name);
-    out[key] = out[key] === undefined ? raw[i + 1]! : `${out[key]}, ${raw[i + 1]!}`;
+    const key = lower ? name : ([...out.keys()].find((k) => k.toLowerCase() === name.toLowerCase()) ?? name);
+    const known = out.get(key);
+    out.set(key, known === undefined ? raw[i + 1]! : `${known}, ${raw[i + 1]!}`);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 export class ValidatingProxy {
