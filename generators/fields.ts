@@ -24,6 +24,8 @@ import {
   type Labelled,
 } from './labelled.ts';
 import { COUNTRIES, patternString, type EnumField, type StringField } from './field-spec.ts';
+import { prototypeName } from './prototype-names.ts';
+import { takeOwn } from '../exchange/own.ts';
 
 /** The field descriptions and their valid strings, for the generators that import them from here. */
 export {
@@ -37,7 +39,6 @@ export {
   type EnumField,
   type StringField,
 } from './field-spec.ts';
-import { takeOwn } from '../exchange/own.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Email addresses (format email, read from the spec's validator)
@@ -238,7 +239,7 @@ export function otherTypeValue(expected: 'string' | 'object' | 'array'): fc.Arbi
     number: fc.integer({ min: -1000, max: 1_000_000 }),
     boolean: fc.boolean(),
     array: fc.array(word, { maxLength: 2 }),
-    object: fc.dictionary(word, word, { maxKeys: 2 }),
+    object: fc.dictionary(fc.oneof(word, prototypeName()), word, { maxKeys: 2 }),
   };
   return fc.oneof(...Object.entries(all).flatMap(([type, arb]) => (type === expected ? [] : [arb])));
 }
@@ -436,7 +437,10 @@ export function withBrokenField<B extends object>(
   );
 }
 
-/** Property names that counterpartyDetails does not permit (never a permitted one). */
+/**
+ * Property names that counterpartyDetails does not permit (never a permitted one): deliberate
+ * ones, the names of Object.prototype, and random lower-case words.
+ */
 export function unknownPropertyName(
   permitted: readonly string[],
   deliberate: readonly string[],
@@ -444,6 +448,7 @@ export function unknownPropertyName(
   return fc
     .oneof(
       fc.constantFrom(...deliberate),
+      prototypeName(),
       fc.string({
         unit: fc.constantFrom(...LOWER_ALNUM.filter((c) => /[a-z]/.test(c))),
         minLength: 1,
