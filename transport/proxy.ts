@@ -66,7 +66,7 @@ export class ProxyLoopError extends Error {
 }
 
 /** Headers meant for the proxy itself: never forwarded (RFC 9110 §7.6.1, §11.7.2). */
-const FOR_THE_PROXY = new Set(['proxy-authorization', 'proxy-connection'] as const);
+const FOR_THE_PROXY = new Set(['proxy-authorization', 'proxy-connection']);
 
 /** Collects the first `cap` bytes of a stream's chunks; says whether more came. */
 class Kept {
@@ -269,12 +269,15 @@ export class ValidatingProxy {
     }
     const requestHeaders = joinHeaders(req, false);
     const reqKept = new Kept(this.options.maxBodyBytes);
-    const headers: Record<string, string | string[] | undefined> = {
-      ...req.headers,
-      host: this.target.host,
-      via: came !== undefined ? `${came}, ${this.via}` : this.via,
-    };
-    for (const name of FOR_THE_PROXY) delete headers[name];
+    // The field lines as sent (rawHeaders: Node's req.headers drops one named __proto__), but the
+    // proxy's own, Host, which names the upstream, and Via, which gains this proxy's token.
+    const headers: string[] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i]!.toLowerCase();
+      if (name !== 'host' && name !== 'via' && !FOR_THE_PROXY.has(name))
+        headers.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    }
+    headers.push('host', this.target.host, 'via', came !== undefined ? `${came}, ${this.via}` : this.via);
     const send = this.target.protocol === 'https:' ? httpsRequest : httpRequest;
     let recorded = false;
     let timedOut = false;
