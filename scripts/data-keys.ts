@@ -36,7 +36,13 @@
  *
  * Anything else is rewritten with a Map, an object made without a prototype, `Object.hasOwn`, or
  * `Object.fromEntries` (which defines keys, as spread does). There is no comment to silence the
- * rule: a lookup it cannot see is safe is written so that it can.
+ * rule: a lookup it cannot see is safe is written so that it can. An object made without a
+ * prototype is known as such only where it is declared: handed on as a parameter it is a plain
+ * object again, so a table that travels is a Map.
+ *
+ * What the types hide, the rule cannot see: a data name cast to a union of literals
+ * (`name as keyof typeof TABLE`) is taken as the code's own, and so is a lookup outside the
+ * program tsc builds (the few .mjs files).
  *
  * The rule needs the program's types, so it runs with the type check (scripts/typecheck.ts), on
  * the checker tsc builds anyway: the walk costs some 0.1 s, where a program of its own (or a typed
