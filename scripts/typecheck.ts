@@ -4,6 +4,10 @@
  * second type check. Exit 1 if either finds anything; `npm run typecheck` is tsc alone.
  *
  *   node --import tsx scripts/typecheck.ts      (node scripts/typecheck.ts on Node 22.18 and later)
+ *
+ * It and scripts/data-keys.ts import nothing of the project and use only the syntax Node strips
+ * itself (no parameter properties, no enums): scripts/static-checks.ts runs them without tsx
+ * where Node can.
  */
 import { join } from 'node:path';
 import ts from 'typescript';
