@@ -290,7 +290,7 @@ function reachability(target: PreflightTarget, withToken: boolean): Promise<Answ
     req.on('response', (res) => {
       const answer: Answer = {};
       if (res.statusCode !== undefined) answer.status = res.statusCode;
-      const header = (name: string): string | undefined => {
+      const header = (name: 'www-authenticate' | 'content-type' | 'location'): string | undefined => {
         const v = res.headers[name];
         return Array.isArray(v) ? v.join(', ') : v;
       };

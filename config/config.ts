@@ -19,6 +19,7 @@ import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import { ConfigError, type Env } from './error.ts';
 import { parseExtraHeaders } from './headers.ts';
 import { INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
+import { own } from '../exchange/own.ts';
 
 export interface SuiteConfig {
   /** The deployment under test; undefined: the embedded reference server. */
@@ -182,7 +183,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 function integer(env: Env, name: string, min: number, max: number): number | undefined {
-  const raw = nonEmpty(env[name]);
+  const raw = nonEmpty(own(env, name));
   if (raw === undefined) return undefined;
   if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got '${raw}'`);
   const n = Number(raw);
@@ -193,7 +194,7 @@ function integer(env: Env, name: string, min: number, max: number): number | und
 }
 
 function decimal(env: Env, name: string, min: number, max: number): number | undefined {
-  const raw = nonEmpty(env[name]);
+  const raw = nonEmpty(own(env, name));
   if (raw === undefined) return undefined;
   if (!/^\d+(\.\d+)?$/.test(raw))
     throw new ConfigError(`${name} must be a number such as 5 or 0.5, got '${raw}'`);

@@ -249,7 +249,7 @@ export const RESULTS_STAGING_ENV = 'CONFORMANCE_RESULTS_STAGING';
  * move in).
  */
 export function stagingFromEnv(
-  variable: string,
+  variable: typeof REPORTS_STAGING_ENV | typeof RESULTS_STAGING_ENV,
   dir: string,
   what: string,
   atExit: 'commit' | 'drop',

@@ -32,6 +32,7 @@ import {
 } from '../config/target.ts';
 import { SELECTABLE } from '../probes/described.ts';
 import { itemFixturesJson } from '../generators/item-fixtures.ts';
+import { own } from '../exchange/own.ts';
 
 export interface ResolvedRun {
   /** The directory the run was started from: its .env was read, relative paths resolve against it. */
@@ -126,8 +127,12 @@ function replaySettings(config: SuiteConfig, strict: boolean, inputs: Env): Reco
   }
   // Extra headers as their variables; a secret one is left out, as the token is: the shell the
   // line is pasted into holds it.
-  for (const h of config.extraHeaders) if (!h.secret) out[headerVariable(h.name, false)] = h.value;
-  return out;
+  return {
+    ...out,
+    ...Object.fromEntries(
+      config.extraHeaders.filter((h) => !h.secret).map((h) => [headerVariable(h.name, false), h.value]),
+    ),
+  };
 }
 
 /** Every name of the environment and of the .env file, with where it is, for checkMisspelled. */
@@ -181,7 +186,7 @@ export function resolveRun(
       ? parseRequireExercised(flags.requireExercised)
       : parseRequireExercised(inputs.CONFORMANCE_REQUIRE_EXERCISED);
   const path = (name: string, fallback: string): string => {
-    const value = inputs[name]?.trim();
+    const value = own(inputs, name)?.trim();
     return value ? resolve(dir, value) : fallback;
   };
   return {

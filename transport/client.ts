@@ -140,15 +140,18 @@ export class HttpClient {
       throw new ReadOnlyViolation(`read-only run: refusing to send ${method} ${req.path}`);
     }
     const extra = this.options.extraHeaders ?? [];
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    const recordedHeaders: Record<string, string> = { Accept: 'application/json' };
-    for (const h of extra) {
-      headers[h.name] = h.value;
+    // Spread and Object.fromEntries define keys: a field named __proto__ is a field like any other.
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      ...Object.fromEntries(extra.map((h) => [h.name, h.value])),
+      ...req.headers,
+    };
+    const recordedHeaders: Record<string, string> = {
+      Accept: 'application/json',
       // A secret is recorded as the variable it is read from, as the token is ($API_TOKEN).
-      recordedHeaders[h.name] = h.secret ? `$${h.variable}` : h.value;
-    }
-    Object.assign(headers, req.headers);
-    Object.assign(recordedHeaders, req.headers);
+      ...Object.fromEntries(extra.map((h) => [h.name, h.secret ? `$${h.variable}` : h.value])),
+      ...req.headers,
+    };
     const auth = req.auth ?? 'token';
     if (auth === 'token') {
       headers.Authorization = `Bearer ${this.options.token}`;

@@ -92,14 +92,16 @@ class Kept {
 }
 
 function joinHeaders(message: IncomingMessage, lower: boolean): Record<string, string> {
-  const out: Record<string, string> = {};
+  // A Map, then defined keys: a field named __proto__ or constructor is a field like any other.
+  const out = new Map<string, string>();
   const raw = message.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = lower ? raw[i]!.toLowerCase() : raw[i]!;
-    const key = lower ? name : (Object.keys(out).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name);
-    out[key] = out[key] === undefined ? raw[i + 1]! : `${out[key]}, ${raw[i + 1]!}`;
+    const key = lower ? name : ([...out.keys()].find((k) => k.toLowerCase() === name.toLowerCase()) ?? name);
+    const known = out.get(key);
+    out.set(key, known === undefined ? raw[i + 1]! : `${known}, ${raw[i + 1]!}`);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 export class ValidatingProxy {
@@ -267,12 +269,15 @@ export class ValidatingProxy {
     }
     const requestHeaders = joinHeaders(req, false);
     const reqKept = new Kept(this.options.maxBodyBytes);
-    const headers: Record<string, string | string[] | undefined> = {
-      ...req.headers,
-      host: this.target.host,
-      via: came !== undefined ? `${came}, ${this.via}` : this.via,
-    };
-    for (const name of FOR_THE_PROXY) delete headers[name];
+    // The field lines as sent (rawHeaders: Node's req.headers drops one named __proto__), but the
+    // proxy's own, Host, which names the upstream, and Via, which gains this proxy's token.
+    const headers: string[] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i]!.toLowerCase();
+      if (name !== 'host' && name !== 'via' && !FOR_THE_PROXY.has(name))
+        headers.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    }
+    headers.push('host', this.target.host, 'via', came !== undefined ? `${came}, ${this.via}` : this.via);
     const send = this.target.protocol === 'https:' ? httpsRequest : httpRequest;
     let recorded = false;
     let timedOut = false;

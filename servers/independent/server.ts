@@ -472,7 +472,7 @@ export class IndependentServer {
         return;
       }
       if (method === 'HEAD') method = 'GET';
-      const handler = route.methods[method];
+      const handler = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;
       if (!handler) {
         throw new HttpProblem(
           405,
@@ -635,7 +635,7 @@ export class IndependentServer {
     const refProblem = ref === null ? undefined : referenceProblem(ref);
     if (refProblem !== undefined) throw badParameter(refProblem, 'counterpartyReference');
     let bills = [...this.store.bills.values()];
-    for (const filter of ['status', 'type', 'cashflowType', 'counterpartyReference']) {
+    for (const filter of ['status', 'type', 'cashflowType', 'counterpartyReference'] as const) {
       const wanted = query.get(filter);
       if (wanted !== null) bills = bills.filter((b) => b[filter] === wanted);
     }

@@ -348,7 +348,9 @@ export function present(cp: StoredCounterparty, options: PresentOptions): Record
     describedby: { href: 'https://independent.payflow.invalid/docs/counterparty' },
   };
   out.etag = counterpartyEtag(cp);
-  const tradingName = TRADING_NAMES[cp.counterpartyReference];
+  const tradingName = Object.hasOwn(TRADING_NAMES, cp.counterpartyReference)
+    ? TRADING_NAMES[cp.counterpartyReference]
+    : undefined;
   out.metadata = {
     accountCount: cp.counterpartyAccounts.length,
     ...(tradingName !== undefined ? { tradingName } : {}),

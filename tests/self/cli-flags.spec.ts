@@ -155,6 +155,16 @@ test.describe('payflow-conformance', () => {
     );
   });
 
+  test('a command named as a property of Object.prototype is an unknown command, not a crash', () => {
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const r = cli([name]);
+      expect(r.stderr, name).toBe(
+        `conformance: unknown command '${name}'; commands: run, validate, merge, serve (see --help)\n`,
+      );
+      expect(r.code, name).toBe(2);
+    }
+  });
+
   test('a flag wins over the environment, before any request is sent; the token is no flag', () => {
     const env = { API_BASE_URL: 'http://127.0.0.1:9', API_TOKEN: 'tok-flags-7f3a', COUNTERPARTY_REF: 'C-1' };
     const r = cli(['run', '--base-url', 'ftp://example.test'], env);

@@ -378,3 +378,49 @@ test('validate --proxy whose target is its own address: exit 2 at start-up, one 
   );
   expect(existsSync(join(work, 'reports', 'conformance.json'))).toBe(false);
 });
+
+test("fields named as Object.prototype's properties are forwarded and recorded as fields, both ways", async () => {
+  // Answers with such fields, and echoes the field lines it got.
+  const upstream = createHttpServer((req, res) => {
+    res.writeHead(200, [
+      ['Content-Type', 'application/json'],
+      ['constructor', 'answered constructor'],
+      ['__proto__', 'answered __proto__'],
+      ['toString', 'answered toString'],
+    ]);
+    res.end(JSON.stringify(req.rawHeaders));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const exchanges: Omit<Exchange, 'id'>[] = [];
+  const errors: string[] = [];
+  const proxy = new ValidatingProxy({
+    upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    maxBodyBytes: 1024 * 1024,
+    timeoutMs: 10_000,
+    onExchange: (ex) => exchanges.push(ex),
+    onOverCap: (ex) => exchanges.push(ex),
+    onRefused: () => {},
+    onError: (e) => errors.push(e.message),
+  });
+  const port = Number(new URL(await proxy.start(0)).port);
+  try {
+    const head =
+      'GET /api/v1/bills HTTP/1.1\r\nHost: x\r\nconstructor: sent constructor\r\n__proto__: sent __proto__\r\nConnection: close\r\n\r\n';
+    expect(await raw(port, head)).toMatch(/^HTTP\/1\.1 200 /);
+    await expect.poll(() => exchanges.length).toBe(1);
+    const ex = exchanges[0]!;
+    expect(ex.body).toEqual(
+      expect.arrayContaining(['constructor', 'sent constructor', '__proto__', 'sent __proto__']),
+    );
+    for (const name of ['constructor', '__proto__'])
+      expect(Object.hasOwn(ex.request.headers, name) && ex.request.headers[name], name).toBe(`sent ${name}`);
+    for (const name of ['constructor', '__proto__', 'toString'])
+      expect(Object.hasOwn(ex.headers, name.toLowerCase()) && ex.headers[name.toLowerCase()], name).toBe(
+        `answered ${name}`,
+      );
+    expect(errors).toEqual([]);
+  } finally {
+    await proxy.stop();
+    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+  }
+});
