@@ -13,6 +13,7 @@
  */
 import type { Exchange } from '../exchange/exchange.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
+import { readJsonBody } from '../exchange/json-body.ts';
 import { LONG_URL_CHARS } from '../exchange/har.ts';
 import { isCredentialName } from '../exchange/credentials.ts';
 import {
@@ -191,6 +192,7 @@ export function redactExchange<T extends Omit<Exchange, 'id'>>(ex: T, redactor: 
       Object.entries(h).map(([k, v]) => [k, redactor.header(sanitizedHeader(k, v, request))]),
     );
   let responseText = redactor.text(ex.text);
+  // Read again once redacted; a body nested too deep has no value either way (exchange/json-body.ts).
   const parsed = responseText === ex.text ? ex.body : parseOr(responseText, ex.body);
   const body = redactor.value(parsed);
   if (body !== parsed) responseText = JSON.stringify(body);
@@ -210,11 +212,9 @@ export function redactExchange<T extends Omit<Exchange, 'id'>>(ex: T, redactor: 
 }
 
 function parseOr(text: string, fallback: unknown): unknown {
-  try {
-    return text === '' ? undefined : (JSON.parse(text) as unknown);
-  } catch {
-    return fallback;
-  }
+  if (text === '') return undefined;
+  const read = readJsonBody(text);
+  return read === undefined ? fallback : read.value;
 }
 
 /** Judges traffic exchange by exchange; `finish()` returns the outcome, the coverage and the traffic. */

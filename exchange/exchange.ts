@@ -4,6 +4,7 @@
  * Oracles judge exchanges without knowing how they were produced; `origin` says who sent one
  * (which probe, in which role) only so that a report can point back to it.
  */
+import { readJsonBody } from './json-body.ts';
 
 /** A request as it went out, the bearer token replaced by $API_TOKEN. */
 export interface RecordedRequest {
@@ -52,8 +53,16 @@ export interface Exchange {
   headers: Record<string, string>;
   /** The response body as text (UTF-8). */
   text: string;
-  /** The parsed JSON body, or undefined when the body is empty or not JSON. */
+  /**
+   * The parsed JSON body, or undefined when the body is empty, not JSON, or JSON nested too deep
+   * to be read as a value (`tooDeep`).
+   */
   body: unknown;
+  /**
+   * Set when the body is JSON nested deeper than MAX_JSON_DEPTH (exchange/json-body.ts): how deep.
+   * Its text is kept; it has no `body`, and what needs its value calls it too deep to judge.
+   */
+  tooDeep?: number;
   /** Set when status is 0. */
   failure?: ExchangeFailure;
   /** When the request went out (epoch ms, may have a fraction) and how long the exchange took. */
@@ -72,14 +81,12 @@ export function is2xx(status: number): boolean {
   return status >= 200 && status <= 299;
 }
 
-/** Parses a body as JSON: undefined when empty or not JSON. */
+/**
+ * Parses a body as JSON: undefined when empty, not JSON, or nested deeper than MAX_JSON_DEPTH
+ * (exchange/json-body.ts), so that no value handed on is too deep to walk.
+ */
 export function parseJsonBody(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  return readJsonBody(text)?.value;
 }
 
 /** The request body as JSON, or undefined. */

@@ -16,7 +16,8 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { escapeControls } from './escape.ts';
 import type { Exchange, ExchangeFailure } from './exchange.ts';
-import { parseJsonBody, requestBodyBytes } from './exchange.ts';
+import { requestBodyBytes } from './exchange.ts';
+import { responseBody } from './json-body.ts';
 
 // ajv-formats is CommonJS; under ESM its default export may arrive wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -276,7 +277,7 @@ export function exchangeOfEntry(entry: HarEntry, index: number, source: string):
     status: revalidated ? 304 : answered ? entry.response.status : 0,
     headers: answered ? headerRecord(entry.response.headers, true) : {},
     text,
-    body: parseJsonBody(text),
+    ...responseBody(text),
     ...(failure ? { failure } : {}),
     startedAt,
     durationMs: Math.max(0, entry.time),

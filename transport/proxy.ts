@@ -26,7 +26,8 @@ import {
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { parseJsonBody, type Exchange } from '../exchange/exchange.ts';
+import type { Exchange } from '../exchange/exchange.ts';
+import { responseBody } from '../exchange/json-body.ts';
 
 export interface ProxyOptions {
   upstream: string;
@@ -249,7 +250,7 @@ export class ValidatingProxy {
         status: partial.status,
         headers: partial.headers,
         text,
-        body: parseJsonBody(text),
+        ...responseBody(text),
         ...(partial.failure ? { failure: partial.failure } : {}),
         startedAt,
         durationMs: performance.now() - t0,
