@@ -16,6 +16,21 @@ export interface RecordedRequest {
   body?: string;
   /** 'base64': the body is bytes that are not text, written in base64. */
   bodyEncoding?: 'base64';
+  /** Set when `body` is only the head of the body sent, kept within a budget (exchange/kept.ts). */
+  bodyCut?: BodyCut;
+}
+
+/**
+ * What stands for a body kept in part (exchange/kept.ts): the whole body's length and SHA-256, and
+ * how many of its first bytes are kept.
+ */
+export interface BodyCut {
+  /** The length of the whole body's text, in bytes (UTF-8; of its base64 text for bytes). */
+  bytes: number;
+  /** The SHA-256 of that text, in hex. */
+  sha256: string;
+  /** How many of its first bytes the kept text holds (0: none). */
+  kept: number;
 }
 
 /** The bytes of a request's body (undefined: none). */
@@ -63,6 +78,12 @@ export interface Exchange {
    * Its text is kept; it has no `body`, and what needs its value calls it too deep to judge.
    */
   tooDeep?: number;
+  /**
+   * Set when `text` is only the head of the body received, once the exchange was judged
+   * (exchange/kept.ts): in a record past its budget, where `body` is undefined too; or in a case's
+   * result once the case is done, where `body` stays for the sequences still to be judged.
+   */
+  textCut?: BodyCut;
   /** Set when status is 0. */
   failure?: ExchangeFailure;
   /** When the request went out (epoch ms, may have a fraction) and how long the exchange took. */

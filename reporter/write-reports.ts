@@ -4,7 +4,7 @@
  * staging directory whose files then replace the suite's own (reporter/report-set.ts), or straight
  * into the output directory. Shared by the conformance reporter and the validator.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { ensureDirectory } from '../config/input-files.ts';
 import { join } from 'node:path';
 import { REPORT_FILES } from './files.ts';
@@ -13,6 +13,9 @@ import { renderJunit } from './junit.ts';
 import { redactText, type SecretInput } from './redact.ts';
 import { commitFiles, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
 import type { ConformanceRecord } from './summary.ts';
+
+/** The HAR file is redacted in pieces of about this many characters, cut after a line. */
+const PIECE_CHARS = 1024 * 1024;
 
 export function writeReports(
   record: ConformanceRecord,
@@ -31,6 +34,23 @@ export function writeReports(
     writeFileSync(join(dir, name), redactText(text, options.secrets));
     return join(options.outputDir, name);
   };
+  // The HAR file may be a hundred MiB and more: redacted and written a few lines at a time, so
+  // that the redaction (which decodes what it reads) holds one piece of it, not the whole again.
+  // A JSON string holds no raw line break, so no secret spans two lines.
+  const writeLines = (name: string, text: string): string => {
+    const fd = openSync(join(dir, name), 'w');
+    try {
+      for (let at = 0; at < text.length;) {
+        const cut = text.indexOf('\n', Math.min(text.length, at + PIECE_CHARS));
+        const end = cut === -1 ? text.length : cut + 1;
+        writeSync(fd, redactText(text.slice(at, end), options.secrets));
+        at = end;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return join(options.outputDir, name);
+  };
   ensureDirectory(dir, 'the reports directory');
   // The record first: the exit status is derived from it, whatever happens to the others.
   const json = write(REPORT_FILES.json, `${JSON.stringify(record, null, 2)}\n`);
@@ -39,7 +59,7 @@ export function writeReports(
     json,
     write(REPORT_FILES.junit, renderJunit(record)),
   ];
-  if (options.har !== undefined) written.push(write(REPORT_FILES.har, options.har));
+  if (options.har !== undefined) written.push(writeLines(REPORT_FILES.har, options.har));
   if (existsSync(join(dir, PLAYWRIGHT_REPORT_DIR, 'index.html')))
     written.push(join(options.outputDir, PLAYWRIGHT_REPORT_DIR, 'index.html'));
   // Every report is written: they replace the previous set together.
