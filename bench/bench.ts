@@ -291,7 +291,8 @@ async function main(): Promise<void> {
     CONFORMANCE_REPORTS_DIR: join(work, 'reports'),
     CONFORMANCE_RESULTS_DIR: join(work, 'test-results'),
   };
-  for (const name of ['API_BASE_URL', 'API_TOKEN', 'COUNTERPARTY_REF', 'CONFORMANCE_RUNS']) delete env[name];
+  for (const name of ['API_BASE_URL', 'API_TOKEN', 'COUNTERPARTY_REF', 'CONFORMANCE_RUNS'] as const)
+    delete env[name];
   console.log('running: npm run conformance (embedded reference server) ...');
   const conformance = await run([TSX, join(ROOT, 'bin', 'conformance.ts')], env, true);
   let requests = Number(/Requests sent: (\d+)/.exec(conformance.stdout)?.[1] ?? Number.NaN);

@@ -15,6 +15,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { own } from '../exchange/own.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 interface HarEntry {
@@ -101,7 +102,7 @@ function compareHar(a: string, b: string): void {
 
 function record(dir: string): { [key: string]: Json } {
   const r = readJson<{ [key: string]: Json }>(dir, 'conformance.json');
-  for (const k of ['startedAt', 'durationMs', 'pace']) delete r[k];
+  for (const k of ['startedAt', 'durationMs', 'pace'] as const) delete r[k];
   // Probes end in any order across workers: keyed by id, each without its duration.
   const probes = (r.probes ?? []) as { [key: string]: Json }[];
   r.probes = Object.fromEntries(probes.map(({ durationMs: _d, ...rest }) => [String(rest.probe), rest]));
@@ -117,7 +118,8 @@ function walk(x: Json | undefined, y: Json | undefined, path: string): void {
       return differ(`${path}: ${x.length} items vs ${y.length}`);
     const xo = x as { [key: string]: Json };
     const yo = y as { [key: string]: Json };
-    for (const k of new Set([...Object.keys(xo), ...Object.keys(yo)])) walk(xo[k], yo[k], `${path}.${k}`);
+    for (const k of new Set([...Object.keys(xo), ...Object.keys(yo)]))
+      walk(own(xo, k), own(yo, k), `${path}.${k}`);
     return;
   }
   differ(`${path}: ${JSON.stringify(x)?.slice(0, 200)} vs ${JSON.stringify(y)?.slice(0, 200)}`);

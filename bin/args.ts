@@ -99,6 +99,19 @@ export function strictFlag(set: () => void): Flag {
   };
 }
 
+/** The --embedded switch (CONFORMANCE_EMBEDDED=1): the embedded reference server, asked for by name. */
+export function embeddedFlag(into: Env): Flag {
+  return {
+    name: '--embedded',
+    variable: 'CONFORMANCE_EMBEDDED=1',
+    help: VARIABLE_HELP.CONFORMANCE_EMBEDDED.help.replace(/ \(CONFORMANCE_EMBEDDED=1\)/, ''),
+    group: GROUP_TITLES.target,
+    apply: () => {
+      into.CONFORMANCE_EMBEDDED = '1';
+    },
+  };
+}
+
 /** The lines of --help saying where the token comes from; `role`: what it is to the command. */
 export function tokenHelp(role = 'the bearer token, required with a base URL'): string {
   return (

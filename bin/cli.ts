@@ -71,7 +71,8 @@ async function main(args: readonly string[]): Promise<void> {
     return;
   }
   if (command === undefined) fail(`a command is needed: ${Object.keys(COMMANDS).join(', ')} (see --help)`);
-  const chosen = COMMANDS[command];
+  // An own property only: `constructor` or `toString` is an unknown command, not Object.prototype's.
+  const chosen = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (chosen === undefined)
     fail(`unknown command '${command}'; commands: ${Object.keys(COMMANDS).join(', ')} (see --help)`);
   await chosen.main(rest);

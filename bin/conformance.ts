@@ -26,10 +26,12 @@ import { headerSecrets, secretsFromEnv, type SecretInput } from '../reporter/red
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';
+import { checkWritable, runOutputs } from './write-failure.ts';
 import { exitFromRecord, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
 import { modulePath } from '../config/layout.ts';
 import {
   configurationFlags,
+  embeddedFlag,
   formatFlags,
   parseArgs,
   strictFlag,
@@ -44,6 +46,7 @@ import { selectionFlags, type SelectionFlagValues } from './selection-flags.ts';
 function runFlags(flags: Flags): Flag[] {
   const known = PROBE_CATALOG.map((p) => p.id);
   return [
+    embeddedFlag(flags.variables),
     ...configurationFlags(flags.variables),
     strictFlag(() => (flags.strict = true)),
     {
@@ -100,7 +103,8 @@ ${formatFlags(runFlags(emptyFlags()))}
 Exit status: 0 the gate passed (the headline says how many MUST requirements were not
 exercised, if any), 1 a MUST requirement failed (or, strict, a SHOULD one), a check could not
 complete, or (--require-exercised) a selected requirement was not exercised; 2 configuration or
-usage error, or a token the target does not accept (401 with it as without it); 130/143
+usage error, a token the target does not accept (401 with it as without it), or a target that is
+not the one meant (COUNTERPARTY_REF not found there, not the interface, a redirect); 130/143
 interrupted (SIGINT/SIGTERM).`;
 }
 
@@ -135,6 +139,7 @@ export function runFlagsOf(flags: Flags): RunFlags {
     probes: flags.probes,
     headers: flags.headers,
     variables: flags.variables,
+    choosesTarget: true,
     ...flags.selection,
   };
 }
@@ -155,8 +160,11 @@ export async function runCommand(args: readonly string[]): Promise<void> {
   orFail(() => lockReportsDir(run.reportsDir));
   orFail(() => checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory'));
   orFail(() => checkOwnPaths(run.resultsDir, RESULTS_PATHS, "Playwright's results directory"));
+  // Full, read-only or not this user's: one line now rather than an error after the run.
+  orFail(() => checkWritable(runOutputs(run.reportsDir, run.resultsDir)));
   console.log(
-    `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}, ` +
+    `payflow-conformance: interface ${spec().version}, target ${config.baseURL ?? 'embedded reference server'}` +
+      `${run.target ? ` (${run.target.why})` : ''}, ` +
       `${config.writableRef ? `write mode on ${(config.writableRefs ?? [config.writableRef]).join(', ')}` : 'read-only'}, seed ${config.seed}` +
       `${config.seedGiven ? ' (given)' : ''}, ${config.runs} case(s) per property` +
       `${run.strict ? ', strict' : ''}` +
@@ -164,6 +172,7 @@ export async function runCommand(args: readonly string[]): Promise<void> {
       `${run.replayCase ? `, case ${run.replayCase.property}@${run.replayCase.path}` : ''}` +
       `${run.requireExercised ? `, require exercised: ${run.requireExercised}` : ''}; ${dotenvLine(run)}`,
   );
+  for (const line of run.target?.unused ?? []) console.log(`note: ${line}`);
   // The previous reports stay until a new set replaces them.
   const guard = orFail(() => new RunGuard(run.reportsDir, run.resultsDir));
   const secrets: SecretInput[] =
@@ -201,7 +210,9 @@ export async function runCommand(args: readonly string[]): Promise<void> {
     secrets,
     { detached: true, onSpawn: (child) => guard.watch(child) },
   );
-  if (!guard.finish(run.reportsDir))
+  const written = guard.finish(run.reportsDir);
+  if (guard.writeFailure !== undefined) fail(guard.writeFailure);
+  if (!written)
     fail(
       `the suite did not complete (playwright exited ${code}); the previous reports are left as they were`,
     );

@@ -34,6 +34,8 @@ import {
   RESULTS_STAGING_ENV,
 } from '../reporter/report-set.ts';
 import { requestStop } from '../transport/stop.ts';
+import { asDiskError, DiskError, resultsOutput, WRITE_FAILURE_ENV } from '../reporter/disk-errors.ts';
+import { runOutputs, writeFailureAfter, writeFailureFile } from './write-failure.ts';
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 /** Signals this soon after the first are repeats of it (see above), not a second signal. */
@@ -111,6 +113,7 @@ export class RunGuard {
     return {
       CONFORMANCE_RUN_STATE: this.stateDir,
       CONFORMANCE_CLI_PID: String(process.pid),
+      [WRITE_FAILURE_ENV]: writeFailureFile(this.stateDir),
       [REPORTS_STAGING_ENV]: this.stagingDir,
       [RESULTS_STAGING_ENV]: this.resultsStaging,
     };
@@ -211,30 +214,49 @@ export class RunGuard {
 
   private removeTemporaryFiles(): void {
     rmSync(this.stateDir, { recursive: true, force: true });
+    rmSync(writeFailureFile(this.stateDir), { force: true });
     rmSync(this.stagingDir, { recursive: true, force: true });
     rmSync(this.resultsStaging, { recursive: true, force: true });
   }
 
-  /** Moves what Playwright wrote into the results directory, file by file (reporter/report-set.ts). */
-  private commitResults(): void {
-    if (!existsSync(this.resultsStaging)) return;
+  /**
+   * Moves what Playwright wrote into the results directory, file by file (reporter/report-set.ts).
+   * A full or read-only disk is the line it returns; another error is said, and the run goes on.
+   */
+  private commitResults(): string | undefined {
+    if (!existsSync(this.resultsStaging)) return undefined;
     try {
       commitFiles(this.resultsStaging, this.resultsDir, { what: "Playwright's results directory" });
     } catch (error) {
+      const out = resultsOutput(this.resultsDir);
+      const disk = asDiskError(error, out, `${out.holds} could not be moved in`);
+      if (disk instanceof DiskError) return disk.message;
       say(`Playwright's results were not moved into ${this.resultsDir}: ${(error as Error).message}`);
     }
+    return undefined;
   }
+
+  /**
+   * Set by finish(): the line of a directory of the run that is full, read-only or not this
+   * user's, when that is why the reports (or Playwright's results) were not written (exit 2).
+   */
+  writeFailure: string | undefined;
 
   /**
    * After Playwright ended: removes the temporary files; exits 130/143 if the run was
    * interrupted by a signal, to this process or to Playwright's alone (its runner records it in
    * the partial report). Returns whether a new set of reports was written (the staging directory
-   * is gone once its reports replaced the previous set).
+   * is gone once its reports replaced the previous set); sets writeFailure when a full or
+   * read-only directory is why not.
    */
   finish(reportsDir: string): boolean {
     this.childEnded = true;
     const written = !existsSync(this.stagingDir);
-    this.commitResults();
+    const resultsFailure = this.commitResults();
+    // Before the staging directories go: on a full disk, they hold what space was left.
+    this.writeFailure = written
+      ? resultsFailure
+      : writeFailureAfter(writeFailureFile(this.stateDir), runOutputs(reportsDir, this.resultsDir));
     this.removeTemporaryFiles();
     const recorded = written ? recordedInterruption(reportsDir) : undefined;
     const signal = this.signal ?? SIGNALS.find((s) => s === recorded?.signal);

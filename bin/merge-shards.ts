@@ -3,13 +3,17 @@
  * sharded run into the reports one machine writes (reports/conformance.json, .html, junit.xml,
  * reports/playwright/) and turns the gate's verdict into the exit status, like
  * `npm run conformance`:
- *   0  the gate passed, 1 the gate failed, 2 configuration or usage error
+ *   0  the gate passed, 1 the gate failed, 2 configuration or usage error (a blob directory
+ *      holding a FIFO or a device among them: bin/blob-inputs.ts), 130/143 interrupted by
+ *      SIGINT/SIGTERM (Playwright's process group ended with it: bin/child-group.ts)
  *
  * Each shard ran `npx playwright test --config playwright.config.ts --shard=i/n --reporter=blob`
  * with the same configuration and the same CONFORMANCE_SEED; this step needs that
  * configuration too (the target, the seed, the waivers), since blobs hold only the outcomes.
  */
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { resolveRun } from '../run/resolve.ts';
@@ -19,6 +23,10 @@ import { REPORT_FILES } from '../reporter/files.ts';
 import { checkOwnPaths, createStaging, REPORT_PATHS } from '../reporter/report-set.ts';
 import { headerSecrets, secretsFromEnv } from '../reporter/redact.ts';
 import { lockReportsDir } from './reports-lock.ts';
+import { checkBlobDirectory } from './blob-inputs.ts';
+import { GroupGuard } from './child-group.ts';
+import { checkWritable, runOutputs, writeFailureAfter, writeFailureFile } from './write-failure.ts';
+import { WRITE_FAILURE_ENV } from '../reporter/disk-errors.ts';
 import { exitFromRecord, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
 import { modulePath } from '../config/layout.ts';
 import {
@@ -31,6 +39,9 @@ import {
   type Flag,
 } from './args.ts';
 import type { Env } from '../config/error.ts';
+
+/** How long Playwright's merge has after SIGTERM before SIGKILL: it sends nothing, restores nothing. */
+const MERGE_STOP_GRACE_MS = 2000;
 
 interface Flags {
   strict: boolean;
@@ -59,7 +70,8 @@ ${tokenHelp()}
 
 ${formatFlags(mergeFlags({ strict: false, variables: {} }))}
 
-Exit status: 0 the gate passed, 1 the gate failed, 2 configuration error.`;
+Exit status: 0 the gate passed, 1 the gate failed, 2 configuration error, 130/143 interrupted
+(SIGINT/SIGTERM: the merge is stopped, the previous reports are left as they were).`;
 }
 
 /** \`payflow-conformance merge\` and \`npm run conformance:merge\`: exits with the gate's status. */
@@ -85,15 +97,34 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
   const { config } = run;
   if (!config.seedGiven)
     fail('CONFORMANCE_SEED is required to merge shards: set it to the seed every shard ran with');
-  if (!existsSync(blobDir) || !statSync(blobDir).isDirectory())
-    fail(`the blob directory ${blobDir} does not exist (the shards write blob-report/ by default)`);
-  const blobs = readdirSync(blobDir).filter((f) => f.endsWith('.zip'));
-  if (blobs.length === 0) fail(`no blob reports (*.zip) in ${blobDir}`);
+  // Before Playwright opens anything: a FIFO named *.zip blocked it forever.
+  const blobs = orFail(() => checkBlobDirectory(blobDir));
 
   orFail(() => lockReportsDir(run.reportsDir));
   orFail(() => checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory'));
+  const outputs = runOutputs(run.reportsDir);
+  orFail(() => checkWritable(outputs));
+  // Where Playwright's runner leaves the line of a write that failed (bin/write-failure.ts).
+  const handOver = writeFailureFile(join(tmpdir(), `payflow-merge-${randomBytes(8).toString('hex')}`));
+  process.on('exit', () => rmSync(handOver, { force: true }));
+  const made: { staging?: string } = {};
+  // Playwright runs in a process group of its own, which a signal to this command ends
+  // (bin/child-group.ts); the previous reports stay unless the merged set was already in place.
+  const guard = new GroupGuard({
+    what: 'the merge',
+    graceMs: MERGE_STOP_GRACE_MS,
+    say: (line) => process.stderr.write(`conformance: ${line}\n`),
+    cleanup: (signal) => {
+      const { staging } = made;
+      const written = staging !== undefined && !existsSync(staging);
+      if (staging !== undefined) rmSync(staging, { recursive: true, force: true });
+      process.stderr.write(
+        `conformance: interrupted by ${signal}: ${written ? 'the merged reports were written before it stopped' : 'the previous reports are left as they were'}\n`,
+      );
+    },
+  });
   // The previous reports stay until the merged set replaces them (reporter/report-set.ts).
-  const staging = orFail(() => createStaging(run.reportsDir));
+  const staging = (made.staging = orFail(() => createStaging(run.reportsDir)));
   console.log(
     `payflow-conformance: merging ${blobs.length} blob report(s) from ${blobDir}, seed ${config.seed}` +
       `${run.strict ? ', strict' : ''}; ${dotenvLine(run)}`,
@@ -102,14 +133,23 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
     config.baseURL !== undefined ? 'configured deployment' : 'embedded reference server, one per shard';
   const code = await runPlaywright(
     ['merge-reports', '--config', modulePath('playwright.merge.config.ts'), blobDir],
-    { ...playwrightEnv({ ...run, targetKind }), CONFORMANCE_REPORTS_STAGING: staging },
+    {
+      ...playwrightEnv({ ...run, targetKind }),
+      CONFORMANCE_REPORTS_STAGING: staging,
+      [WRITE_FAILURE_ENV]: handOver,
+    },
     config.baseURL !== undefined
       ? [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)]
       : [],
+    { detached: true, onSpawn: (child) => guard.watch(child) },
   );
+  guard.dispose();
   // The reporter removes the staging directory once its set is in place.
   const written = !existsSync(staging);
+  // Before the staging directory goes: on a full disk, it holds what space was left.
+  const failure = written ? undefined : writeFailureAfter(handOver, outputs);
   rmSync(staging, { recursive: true, force: true });
+  if (failure !== undefined) fail(failure);
   if (!written)
     fail(
       `the merge did not complete (playwright exited ${code}); the previous reports are left as they were`,

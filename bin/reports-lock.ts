@@ -5,10 +5,11 @@
  * run that no longer exists (its pid is not alive) is taken over. The lock goes when the process
  * exits.
  */
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../config/error.ts';
 import { ensureDirectory, shownPath } from '../config/input-files.ts';
+import { asDiskError, DiskError, reportsOutput } from '../reporter/disk-errors.ts';
 
 export const LOCK_FILE = '.conformance.lock';
 
@@ -48,10 +49,14 @@ function modified(path: string): number {
  * another live run holds it.
  */
 export function lockReportsDir(dir: string): void {
-  const unwritable = (error: unknown): ConfigError =>
-    new ConfigError(
+  const unwritable = (error: unknown): ConfigError => {
+    // Full, read-only, not allowed: the line that says which and what to do.
+    const disk = asDiskError(error, reportsOutput(dir));
+    if (disk instanceof DiskError) return disk;
+    return new ConfigError(
       `the reports directory ${shownPath(dir)} cannot be written (${code(error)}); set CONFORMANCE_REPORTS_DIR to a writable directory`,
     );
+  };
   try {
     // One level at a time: a path that cannot be made (below /proc) fails, where a recursive mkdir retries forever.
     ensureDirectory(dir, 'the reports directory');
@@ -60,14 +65,27 @@ export function lockReportsDir(dir: string): void {
   }
   const lock = join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number | undefined;
     try {
-      writeFileSync(lock, `${process.pid}\n`, { flag: 'wx' });
+      fd = openSync(lock, 'wx');
+    } catch (error) {
+      if (code(error) !== 'EEXIST') throw unwritable(error);
+    }
+    if (fd !== undefined) {
+      try {
+        writeSync(fd, `${process.pid}\n`);
+      } catch (error) {
+        // Created, but not written (a full disk): an empty lock would hold the directory for
+        // the next run's ten seconds.
+        closeSync(fd);
+        rmSync(lock, { force: true });
+        throw unwritable(error);
+      }
+      closeSync(fd);
       process.on('exit', () => {
         if (holder(lock) === process.pid) rmSync(lock, { force: true });
       });
       return;
-    } catch (error) {
-      if (code(error) !== 'EEXIST') throw unwritable(error);
     }
     const pid = holder(lock);
     // No pid yet: a run is writing it this very moment, unless the file is old.

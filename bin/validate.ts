@@ -11,9 +11,12 @@
  *       a reverse proxy on 127.0.0.1:N (default 8080; 0: a free port) in front of API_BASE_URL
  *       (configuration resolved as the CLI does), forwarding everything unchanged and judging each
  *       exchange; the reports are written when it is stopped (SIGINT, SIGTERM) or after S seconds.
+ *       An exchange the target does not complete within CONFORMANCE_TIMEOUT_MS is answered 504;
+ *       a target that is the proxy itself is refused (exit 2), a request that comes back 508.
  *
  * Exit status: 0 the gate passed, 1 it failed (a MUST requirement failed, or a SHOULD one in
- * strict mode), 2 configuration or usage error, or a malformed HAR file (one line says where and why).
+ * strict mode), 2 configuration or usage error, a malformed HAR file, or a reports directory that
+ * is full, read-only or not this user's (one line says where and why).
  */
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { ConfigError, type Env } from '../config/error.ts';
@@ -36,13 +39,15 @@ import { basePathOf } from '../exchange/route.ts';
 import { redactText, type SecretInput } from '../reporter/redact.ts';
 import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildRecord, gatePassed, type ConformanceRecord } from '../reporter/summary.ts';
 import { formatSummary, summaryColour } from '../reporter/console.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
+import { asDiskError, probeWritable, reportsOutput } from '../reporter/disk-errors.ts';
 import { spec } from '../spec/index.ts';
-import { ValidatingProxy } from '../transport/proxy.ts';
+import { ProxyLoopError, ValidatingProxy } from '../transport/proxy.ts';
 import {
   configurationFlags,
   formatFlags,
@@ -76,6 +81,8 @@ const VALIDATE_VARIABLES = [
   'CONFORMANCE_REPORTS_DIR',
   'CONFORMANCE_WAIVERS',
   'CONFORMANCE_MAX_RESPONSE_BYTES',
+  // The proxy's bound on each exchange with the target.
+  'CONFORMANCE_TIMEOUT_MS',
 ] as const satisfies readonly ConfigVariable[];
 
 export interface ValidateFlags {
@@ -239,17 +246,22 @@ function validationResult(
 function report(run: ResolvedRun, result: ValidationResult, har?: string, input?: string): void {
   const { record: redacted, secrets } = result;
   let written: string[];
+  let staging: string | undefined;
   try {
+    staging = createStaging(run.reportsDir);
     written = writeReports(redacted, {
       outputDir: run.reportsDir,
-      stagingDir: createStaging(run.reportsDir),
+      stagingDir: staging,
       secrets,
       ...(har !== undefined ? { har } : {}),
       // The HAR being validated may be a run's reports/exchanges.har: it stays, whatever replaces the rest.
       ...(input !== undefined ? { protect: [input] } : {}),
     });
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof InputFileError) fail(error.message);
+    // Nothing moved in: what was written of the set goes (on a full disk, it holds the space left).
+    if (staging !== undefined) rmSync(staging, { recursive: true, force: true });
+    const disk = asDiskError(error, reportsOutput(run.reportsDir), 'the reports could not be written');
+    if (disk instanceof ConfigError || disk instanceof InputFileError) fail(disk.message);
     throw error;
   }
   console.log(
@@ -294,7 +306,7 @@ export function judgeHarFile(run: ResolvedRun, flags: ValidateFlags, file: strin
   const exchanges = exchangesOfHar(parseHar(decodeHar(bytes, file), file), file);
   // Every credential of the file (every Authorization value, duplicates and comma-joined ones
   // included; Proxy-Authorization; cookies; API keys), redacted wherever it stands.
-  const redactor = new Redactor();
+  const redactor = new Redactor([], { userinfo: false });
   if (run.config.token) redactor.addToken(run.config.token);
   for (const ex of exchanges) learnCredentials(redactor, ex);
   const validation = new TrafficValidation(
@@ -324,7 +336,7 @@ async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<vo
   const upstream = run.config.baseURL;
   if (upstream === undefined) fail('--proxy needs API_BASE_URL: the target the proxy stands in front of');
   const startedAt = new Date();
-  const redactor = new Redactor();
+  const redactor = new Redactor([], { userinfo: false });
   if (run.config.token) redactor.addToken(run.config.token);
   const secrets = (): Secret[] => redactor.list();
   const seen: Exchange[] = [];
@@ -340,6 +352,7 @@ async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<vo
   const proxy = new ValidatingProxy({
     upstream,
     maxBodyBytes: run.config.politeness.maxResponseBytes,
+    timeoutMs: run.config.politeness.timeoutMs,
     onExchange: (ex) => session.validation?.add(keep(ex)),
     onOverCap: (ex) => session.validation?.overCap(keep(ex)),
     onRefused: (refusal) =>
@@ -354,6 +367,7 @@ async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<vo
   try {
     url = await proxy.start(flags.port);
   } catch (error) {
+    if (error instanceof ProxyLoopError) fail(error.message);
     fail(
       `the proxy cannot listen on 127.0.0.1:${flags.port} (${(error as { code?: string }).code ?? String(error)})`,
     );
@@ -402,6 +416,8 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
   const flags = orFail(() => parseValidateFlags(args));
   const run = orFail(() => resolveValidateRun(flags, process.env, invocationDirectory()));
   orFail(() => lockReportsDir(run.reportsDir));
+  // Full, read-only or not this user's: said now, not once the traffic is judged.
+  orFail(() => probeWritable(reportsOutput(run.reportsDir)));
   console.log(`validate: ${flags.proxy ? 'proxy' : oneLine(flags.har!)}; ${dotenvLine(run)}`);
   // Validation writes the record, the page and the JUnit file (the proxy its traffic too), never
   // over its input nor over what the suite did not write.

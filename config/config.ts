@@ -14,10 +14,12 @@ import { spec } from '../spec/index.ts';
 import { INITIAL_IN_FLIGHT } from '../transport/limiter.ts';
 import type { Politeness } from '../transport/politeness.ts';
 import { escapeControls } from '../exchange/escape.ts';
+import { API_PREFIX } from '../exchange/route.ts';
 import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import { ConfigError, type Env } from './error.ts';
 import { parseExtraHeaders } from './headers.ts';
 import { INPUT_CAPS, InputFileError, readInputFile } from './input-files.ts';
+import { own } from '../exchange/own.ts';
 
 export interface SuiteConfig {
   /** The deployment under test; undefined: the embedded reference server. */
@@ -181,7 +183,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 function integer(env: Env, name: string, min: number, max: number): number | undefined {
-  const raw = nonEmpty(env[name]);
+  const raw = nonEmpty(own(env, name));
   if (raw === undefined) return undefined;
   if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got '${raw}'`);
   const n = Number(raw);
@@ -192,7 +194,7 @@ function integer(env: Env, name: string, min: number, max: number): number | und
 }
 
 function decimal(env: Env, name: string, min: number, max: number): number | undefined {
-  const raw = nonEmpty(env[name]);
+  const raw = nonEmpty(own(env, name));
   if (raw === undefined) return undefined;
   if (!/^\d+(\.\d+)?$/.test(raw))
     throw new ConfigError(`${name} must be a number such as 5 or 0.5, got '${raw}'`);
@@ -327,7 +329,20 @@ function baseURLOf(raw: string): string {
       "API_BASE_URL must not carry a query or fragment (it holds a '?' or '#'); give the scheme, host and any path prefix only",
     );
   }
-  return url.toString().replace(/\/+$/, '');
+  const base = url.toString().replace(/\/+$/, '');
+  // The suite adds the interface's paths, /api/v1 included, to the base URL: a base URL that
+  // already holds that prefix would send every request to .../api/v1/api/v1/..., and every answer
+  // would be a 404 judged as the deployment's fault.
+  const prefix = API_PREFIX.replace(/\/$/, '');
+  const at = `${url.pathname.replace(/\/+$/, '')}/`.toLowerCase().indexOf(`${prefix}/`);
+  if (at >= 0) {
+    const before = `${url.origin}${url.pathname.slice(0, at)}`.replace(/\/+$/, '');
+    throw new ConfigError(
+      `API_BASE_URL ${base} already holds the interface's path prefix ${prefix}, which the suite adds to every path ` +
+        `(it would request ${prefix}${prefix}/...); give the URL before it: ${before}`,
+    );
+  }
+  return base;
 }
 
 /**

@@ -34,7 +34,12 @@ export const VARIABLE_HELP: Record<ConfigVariable, VariableHelp> = {
   API_BASE_URL: {
     group: 'target',
     value: '<url>',
-    help: 'the deployment under test (default: the embedded reference server)',
+    help: 'the deployment under test (unset with no other target setting: the embedded reference server)',
+  },
+  CONFORMANCE_EMBEDDED: {
+    group: 'target',
+    switchFlag: '--embedded',
+    help: 'run against the embedded reference server (CONFORMANCE_EMBEDDED=1); needed beside any other target setting',
   },
   API_TOKEN: {
     group: 'target',

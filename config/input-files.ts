@@ -64,8 +64,9 @@ export function shownPath(path: string): string {
   return escapeControls(path);
 }
 
-/** What a file that is not a regular one is, in words. */
-function kindOf(stats: Stats): string {
+/** What a file is, in words (a directory found where a file was named, or the reverse). */
+export function kindOf(stats: Stats): string {
+  if (stats.isFile()) return 'a regular file';
   if (stats.isFIFO()) return 'a FIFO (named pipe)';
   if (stats.isCharacterDevice()) return 'a character device';
   if (stats.isBlockDevice()) return 'a block device';

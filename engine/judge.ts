@@ -10,6 +10,7 @@ import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import { comparable, differences, isObj, without } from '../oracles/compare.ts';
 import type { Judgement, Oracle, PatchSequence } from '../oracles/types.ts';
+import { own } from '../exchange/own.ts';
 
 /** A PATCH that was answered and not accepted. */
 const refused = (ex: Exchange): boolean => ex.status > 0 && !is2xx(ex.status);
@@ -218,7 +219,7 @@ export class Judge {
         const a = comparable(state.lastRead.body);
         const b = comparable(ex.body);
         for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
-          if (differences(a[k], b[k], 1).length > 0) state.moving.add(k);
+          if (differences(own(a, k), own(b, k), 1).length > 0) state.moving.add(k);
       }
     }
     state.lastRead = state.unconfirmed ? undefined : ex;

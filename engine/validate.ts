@@ -23,8 +23,8 @@ import {
   REDACTED_TOKEN,
   type Redactor,
   type Secret,
-  withBase64,
 } from '../exchange/redact.ts';
+import { userinfoCredentials } from '../exchange/userinfo.ts';
 import { route } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, type RequirementId } from '../spec/requirements.ts';
@@ -163,7 +163,8 @@ function sanitizedHeader(name: string, value: string, request: boolean): string 
 /**
  * The credentials an exchange of validated traffic carries, to be searched wherever the target
  * may echo them: the bearer tokens (every form, exchange/redact.ts), and the other credentials
- * (Basic, other schemes and their parameters, cookies, API keys) of MIN_SEARCHED_LENGTH or more.
+ * (Basic, other schemes and their parameters, cookies, API keys, the user and password of a URL)
+ * of MIN_SEARCHED_LENGTH or more.
  * Shorter ones are replaced in their own header only (sanitizedHeader), never searched in data.
  */
 export function trafficCredentials(ex: Omit<Exchange, 'id'>): { tokens: string[]; secrets: Secret[] } {
@@ -178,12 +179,15 @@ export function trafficCredentials(ex: Omit<Exchange, 'id'>): { tokens: string[]
     } else if (lower === 'cookie') values.push(...cookieValues(value, false));
     else if (isCredentialName(name)) values.push(value);
   }
+  // The userinfo of the request's URL and of URLs in its headers (a Referer), sent as they are.
+  for (const text of [ex.request.url, ...Object.values(ex.request.headers)])
+    values.push(...userinfoCredentials(text));
   for (const [name, value] of Object.entries(ex.headers))
     if (name.toLowerCase() === 'set-cookie')
       values.push(...value.split(/,(?=[^;,]*=)/).flatMap((v) => cookieValues(v, true)));
   const secrets = values
     .filter((v) => v.length >= MIN_SEARCHED_LENGTH && !v.startsWith('$'))
-    .flatMap((value) => withBase64({ value, shownAs: REDACTED_CREDENTIAL, everywhere: true }));
+    .map((value) => ({ value, shownAs: REDACTED_CREDENTIAL, everywhere: true }));
   return { tokens, secrets };
 }
 
@@ -195,7 +199,10 @@ export function trafficCredentials(ex: Omit<Exchange, 'id'>): { tokens: string[]
 export function redactExchange<T extends Omit<Exchange, 'id'>>(ex: T, redactor: Redactor): T {
   const headers = (h: Record<string, string>, request: boolean): Record<string, string> =>
     Object.fromEntries(
-      Object.entries(h).map(([k, v]) => [k, redactor.header(sanitizedHeader(k, v, request))]),
+      Object.entries(h).map(([k, v]) => [
+        redactor.header(k),
+        redactor.header(sanitizedHeader(k, v, request)),
+      ]),
     );
   let responseText = redactor.text(ex.text);
   // Read again once redacted; a body nested too deep has no value either way (exchange/json-body.ts).

@@ -158,7 +158,10 @@ export function verdicts(
       const add = (reason: string): void => {
         if (!reasons.includes(reason)) reasons.push(reason);
       };
-      for (const o of aiming) if (o.status === 'skipped') add(o.skipReason ?? `${o.probe} was skipped`);
+      // A skipped probe is the reason only when no probe aiming at it ran: where one ran, why that
+      // one judged nothing is the reason (a read-only run is not why a read saw no counterparty).
+      if (aiming.every((o) => o.status === 'skipped'))
+        for (const o of aiming) add(o.skipReason ?? `${o.probe} was skipped`);
       for (const o of outcomes) for (const n of o.notApplicable) if (n.requirement === id) add(n.reason);
       for (const o of aiming)
         if (o.incomplete !== undefined)

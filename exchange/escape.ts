@@ -33,7 +33,7 @@ const UNSAFE_BUT_LAYOUT = /(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function visible(char: string): string {
-  const named = NAMED[char];
+  const named = Object.hasOwn(NAMED, char) ? NAMED[char] : undefined;
   if (named) return named;
   const code = char.codePointAt(0)!;
   if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;

@@ -215,17 +215,20 @@ export function parseHar(text: string, source: string): Har {
 }
 
 function headerRecord(headers: readonly HarHeader[], lower: boolean): Record<string, string> {
-  const out: Record<string, string> = {};
+  // A Map, then defined keys: a field named __proto__ or constructor is a field like any other.
+  const out = new Map<string, string>();
   for (const { name, value } of headers) {
     // HTTP/2 pseudo-headers (:authority, :path, ...) are no header fields.
     if (name.startsWith(':')) continue;
     const key = lower ? name.toLowerCase() : name;
-    const existing = lower ? out[key] : Object.keys(out).find((k) => k.toLowerCase() === key.toLowerCase());
-    if (lower) out[key] = existing === undefined ? value : `${existing}, ${value}`;
-    else if (existing !== undefined) out[existing] = `${out[existing]}, ${value}`;
-    else out[key] = value;
+    const existing = lower
+      ? out.get(key)
+      : [...out.keys()].find((k) => k.toLowerCase() === key.toLowerCase());
+    if (lower) out.set(key, existing === undefined ? value : `${existing}, ${value}`);
+    else if (existing !== undefined) out.set(existing, `${out.get(existing)}, ${value}`);
+    else out.set(key, value);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /** The response body of an entry as text: base64-decoded when content.encoding says so. */

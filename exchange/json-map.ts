@@ -21,8 +21,10 @@ const isContainer = (v: unknown): v is unknown[] | Record<string, unknown> =>
 
 function copyFrame(v: unknown[] | Record<string, unknown>, text: (s: string) => string): CopyFrame {
   if (Array.isArray(v)) return { source: v, keys: undefined, newKeys: [], children: v, done: [] };
-  const keys = Object.keys(v);
-  return { source: v, keys, newKeys: keys.map(text), children: keys.map((k) => v[k]), done: [] };
+  // Its own members, names and values together: a name such as __proto__ is a member like any other.
+  const entries = Object.entries(v);
+  const keys = entries.map(([k]) => k);
+  return { source: v, keys, newKeys: keys.map(text), children: entries.map(([, x]) => x), done: [] };
 }
 
 /** The frame's copy, or its source when no key and no child changed. */

@@ -23,7 +23,7 @@ export function rawSlashCounterpartyPath(reference: string): string {
 /** Fills an operation's path template with values, each one encoded segment. */
 export function fillPath(template: string, values: Record<string, string>): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
-    const v = values[name];
+    const v = Object.hasOwn(values, name) ? values[name] : undefined;
     if (v === undefined) throw new Error(`no value for path parameter ${name}`);
     return encodePathSegment(v);
   });

@@ -100,8 +100,7 @@ function matchSegments(method: string, segments: string[]): RouteMatch | undefin
   const m = method.toUpperCase();
   for (const t of table()) {
     if (t.segments.length !== segments.length) continue;
-    const params: Record<string, string> = {};
-    const rawParams: Record<string, string> = {};
+    const raw: [string, string][] = [];
     let ok = true;
     for (let i = 0; i < segments.length && ok; i++) {
       const want = t.segments[i]!;
@@ -109,14 +108,13 @@ function matchSegments(method: string, segments: string[]): RouteMatch | undefin
       const param = /^\{(.+)\}$/.exec(want)?.[1];
       if (param === undefined) ok = want === got;
       else if (got === '') ok = false;
-      else {
-        rawParams[param] = got;
-        params[param] = decode(got) ?? got;
-      }
+      else raw.push([param, got]);
     }
     if (!ok) continue;
     const operation = t.operations.find((op) => op.method === m);
-    return operation ? { kind: 'operation', operation, params, rawParams } : undefined;
+    if (!operation) return undefined;
+    const params = Object.fromEntries(raw.map(([param, got]) => [param, decode(got) ?? got]));
+    return { kind: 'operation', operation, params, rawParams: Object.fromEntries(raw) };
   }
   // counterparties/{a}/{b}...: a reference holding a raw slash (§4.1).
   if (segments.length > 2 && segments[0] === 'counterparties' && segments.slice(1).every((s) => s !== '')) {

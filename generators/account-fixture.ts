@@ -9,6 +9,7 @@
  * `branchIdentifier` needs a `currency`, because the document matches SORT to GBP and ROUTING to USD.
  */
 import { spec } from '../spec/index.ts';
+import { ownOf } from '../exchange/own.ts';
 
 export interface AccountFixture {
   /** A valid account identifier for the deployment under test; inner fields not shown in the document. */
@@ -141,7 +142,7 @@ export function identifierKey(account: { accountIdentifier?: unknown; branchIden
     v !== null && typeof v === 'object' && !Array.isArray(v)
       ? `{${Object.keys(v)
           .sort()
-          .map((k) => `${JSON.stringify(k)}:${key((v as Record<string, unknown>)[k])}`)
+          .map((k) => `${JSON.stringify(k)}:${key(ownOf(v, k))}`)
           .join(',')}}`
       : JSON.stringify(v ?? null);
   return key({ accountIdentifier: account.accountIdentifier, branchIdentifier: account.branchIdentifier });

@@ -24,6 +24,8 @@ import {
   type Labelled,
 } from './labelled.ts';
 import { COUNTRIES, patternString, type EnumField, type StringField } from './field-spec.ts';
+import { prototypeName } from './prototype-names.ts';
+import { takeOwn } from '../exchange/own.ts';
 
 /** The field descriptions and their valid strings, for the generators that import them from here. */
 export {
@@ -237,7 +239,7 @@ export function otherTypeValue(expected: 'string' | 'object' | 'array'): fc.Arbi
     number: fc.integer({ min: -1000, max: 1_000_000 }),
     boolean: fc.boolean(),
     array: fc.array(word, { maxLength: 2 }),
-    object: fc.dictionary(word, word, { maxKeys: 2 }),
+    object: fc.dictionary(fc.oneof(word, prototypeName()), word, { maxKeys: 2 }),
   };
   return fc.oneof(...Object.entries(all).flatMap(([type, arb]) => (type === expected ? [] : [arb])));
 }
@@ -427,15 +429,18 @@ export function withBrokenField<B extends object>(
     fc.tuple(broken, base),
     ([b, o]) => labelled({ ...o, [key]: b.value }, b.rule),
     (v) => {
-      if (!isLabelled(v) || v.value === null || typeof v.value !== 'object' || !(key in v.value)) return [];
-      const { [key]: value, ...rest } = v.value as Record<string, unknown>;
-      return [[labelled(value, v.rule), rest as B] as [L, B]];
+      if (!isLabelled(v) || v.value === null || typeof v.value !== 'object') return [];
+      const taken = takeOwn(v.value as Record<string, unknown>, key);
+      return taken ? [[labelled(taken.value, v.rule), taken.rest as B] as [L, B]] : [];
     },
     sameLabelled,
   );
 }
 
-/** Property names that counterpartyDetails does not permit (never a permitted one). */
+/**
+ * Property names that counterpartyDetails does not permit (never a permitted one): deliberate
+ * ones, the names of Object.prototype, and random lower-case words.
+ */
 export function unknownPropertyName(
   permitted: readonly string[],
   deliberate: readonly string[],
@@ -443,6 +448,7 @@ export function unknownPropertyName(
   return fc
     .oneof(
       fc.constantFrom(...deliberate),
+      prototypeName(),
       fc.string({
         unit: fc.constantFrom(...LOWER_ALNUM.filter((c) => /[a-z]/.test(c))),
         minLength: 1,
@@ -473,7 +479,7 @@ export function withUnknownProperty<B extends object>(
       const o = v.value as Record<string, unknown>;
       const extra = Object.keys(o).filter((k) => !permitted.includes(k));
       if (extra.length !== 1) return [];
-      const { [extra[0]!]: x, ...rest } = o;
+      const { value: x, rest } = takeOwn(o, extra[0]!)!;
       if (typeof x !== 'string' && typeof x !== 'number' && typeof x !== 'boolean') return [];
       return [[extra[0]!, x, rest as B] as [string, string | number | boolean, B]];
     },

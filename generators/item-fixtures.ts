@@ -136,7 +136,10 @@ export function itemFixturesJson(fixtures: ItemFixtures): string {
  */
 export function fillPlaceholders<T>(value: T, values: Record<string, string>): T {
   if (typeof value === 'string')
-    return value.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => values[name] ?? whole) as T;
+    return value.replace(
+      /\{\{(\w+)\}\}/g,
+      (whole, name: string) => (Object.hasOwn(values, name) ? values[name] : undefined) ?? whole,
+    ) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => fillPlaceholders(v, values)) as T;
   if (isObject(value))
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillPlaceholders(v, values)])) as T;

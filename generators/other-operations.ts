@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { spec } from '../spec/index.ts';
 import { REFERENCE, REFERENCE_CHARS, validReferenceExamples } from './counterparty-reference.ts';
 import { breaks, keeps, type Labelled } from './labelled.ts';
+import { own } from '../exchange/own.ts';
 
 // ------------------------------------------------------------------ GET /api/v1/bills query
 
@@ -40,7 +41,7 @@ export function queryString(query: Query): string {
 
 function describeQuery(query: Query): string {
   const names = Object.keys(query);
-  return names.length === 0 ? 'no parameter' : names.map((n) => `${n}=${query[n]}`).join(' & ');
+  return names.length === 0 ? 'no parameter' : names.map((n) => `${n}=${own(query, n)}`).join(' & ');
 }
 
 function filterRule(query: Query) {

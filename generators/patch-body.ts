@@ -42,6 +42,7 @@ import {
   validPatchDetailsExamples,
   type PatchDetails,
 } from './patch-details.ts';
+import { PROTOTYPE_NAMES } from './prototype-names.ts';
 
 export interface PatchBody {
   counterpartyDetails?: PatchDetails;
@@ -309,6 +310,12 @@ export function invalidPatchBodyExamples(fixture: AccountFixture): L[] {
     labelled(
       { counterpartyDetails: { remarks: sample }, state: 'INACTIVE' },
       breaks('body', 'additionalProperties', 'unknown property "state" in body'),
+    ),
+    ...PROTOTYPE_NAMES.map((name) =>
+      labelled(
+        { counterpartyDetails: { remarks: sample }, [name]: 'x' },
+        breaks('body', 'additionalProperties', `unknown property ${JSON.stringify(name)} in body`),
+      ),
     ),
     labelled(
       { counterpartyDetails: 'remarks' },

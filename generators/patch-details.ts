@@ -34,6 +34,8 @@ import {
   type L,
   type StringField,
 } from './fields.ts';
+import { PROTOTYPE_NAMES } from './prototype-names.ts';
+import { takeOwn } from '../exchange/own.ts';
 
 const details = (prop: string): SchemaNode => spec().property('PatchCounterpartyDetails', prop);
 const address = (prop: string): SchemaNode => spec().property('Address', prop);
@@ -185,9 +187,11 @@ function forbiddenDetail(key: string, values: fc.Arbitrary<string>, why: string)
     ([v, o]) =>
       labelled({ ...o, [key]: v }, breaks(`counterpartyDetails.${key}`, 'additionalProperties', why)),
     (v) => {
-      if (!isLabelled(v) || v.value === null || typeof v.value !== 'object' || !(key in v.value)) return [];
-      const { [key]: x, ...rest } = v.value as Record<string, unknown>;
-      return typeof x === 'string' ? [[x, rest as PatchDetails] as [string, PatchDetails]] : [];
+      if (!isLabelled(v) || v.value === null || typeof v.value !== 'object') return [];
+      const taken = takeOwn(v.value as Record<string, unknown>, key);
+      return typeof taken?.value === 'string'
+        ? [[taken.value, taken.rest as PatchDetails] as [string, PatchDetails]]
+        : [];
     },
     sameLabelled,
   );
@@ -401,6 +405,27 @@ export function invalidPatchDetailsExamples(): L[] {
     labelled(
       { address: 'Unit 4, Harbour Road' },
       breaks('counterpartyDetails.address', 'type', 'address is a string where an object is expected'),
+    ),
+    // Names every plain object answers, each an unknown property like any other; __proto__ with an
+    // object too, as a merge that assigns it would take it for the prototype. JSON.parse makes
+    // __proto__ an own key, where an object literal would set the prototype.
+    ...PROTOTYPE_NAMES.map((name) =>
+      labelled(
+        { [name]: 'x' },
+        breaks(
+          'counterpartyDetails',
+          'additionalProperties',
+          `unknown property ${JSON.stringify(name)} in counterpartyDetails`,
+        ),
+      ),
+    ),
+    labelled(
+      JSON.parse('{"remarks":"net 30","__proto__":{"remarks":"from the prototype"}}') as PatchDetails,
+      breaks(
+        'counterpartyDetails',
+        'additionalProperties',
+        'unknown property "__proto__" (an object) in counterpartyDetails',
+      ),
     ),
   );
   return out;

@@ -230,11 +230,11 @@ export function summarize(report: MutationReport, entries: readonly TriageEntry[
   const byKey = new Map(entries.map((e) => [keyOf(e), e]));
   const used = new Set<string>();
   const rows: MutantRow[] = [];
-  const byStatus: Record<string, number> = {};
+  const byStatus = new Map<string, number>();
   let shouldOnly = 0;
   for (const [file, { source, mutants }] of Object.entries(report.files)) {
     for (const m of mutants) {
-      byStatus[m.status] = (byStatus[m.status] ?? 0) + 1;
+      byStatus.set(m.status, (byStatus.get(m.status) ?? 0) + 1);
       const key = mutantKey(file, source, m);
       const entry = byKey.get(key);
       if (entry) used.add(key);
@@ -261,7 +261,7 @@ export function summarize(report: MutationReport, entries: readonly TriageEntry[
   const denominator = valid.length - equivalent.length;
   return {
     total: rows.length,
-    byStatus,
+    byStatus: Object.fromEntries(byStatus),
     detected,
     undetected,
     untriaged: undetected.filter((r) => !r.entry),

@@ -5,6 +5,7 @@
  */
 import { canonicalJson } from '../exchange/canonical-json.ts';
 import { spec } from '../spec/index.ts';
+import { own } from '../exchange/own.ts';
 
 export type Obj = Record<string, unknown>;
 
@@ -153,7 +154,7 @@ export function differences(a: unknown, b: unknown, limit = 5, path = ''): strin
   if (isObj(a) && isObj(b)) {
     const out: string[] = [];
     for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-      out.push(...differences(a[key], b[key], limit - out.length, `${path}/${key}`));
+      out.push(...differences(own(a, key), own(b, key), limit - out.length, `${path}/${key}`));
       if (out.length >= limit) break;
     }
     return out;

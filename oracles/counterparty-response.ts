@@ -18,6 +18,7 @@ import { tooDeepText } from '../exchange/json-body.ts';
 import { spec } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
+import { ownOf } from '../exchange/own.ts';
 
 /** The requirements a returned counterparty is judged on, wherever it is returned (GET, PATCH). */
 export const COUNTERPARTY_RESPONSE_REQUIREMENTS = [
@@ -50,9 +51,7 @@ function describeError(e: ErrorObject, value: unknown): string {
   let actual = '';
   if (e.instancePath) {
     let node: unknown = value;
-    for (const part of e.instancePath.split('/').slice(1)) {
-      node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
-    }
+    for (const part of e.instancePath.split('/').slice(1)) node = ownOf(node, part);
     actual = ` (got ${JSON.stringify(node)})`;
   }
   return `${at} ${e.message ?? e.keyword}${actual}`;

@@ -42,6 +42,7 @@ import {
   type Obj,
 } from './compare.ts';
 import { held, violated, type Judgement, type PatchOracle, type PatchSequence } from './types.ts';
+import { own } from '../exchange/own.ts';
 
 /** How much older than the server's clock the stored updatedAt must be before a move is required. */
 export const UPDATED_AT_SLACK_MS = 60_000;
@@ -150,11 +151,11 @@ function sentApplied(u: Update): Judgement | undefined {
     if (key === 'address' && isObj(sent)) {
       const stored = isObj(u.response.address) ? u.response.address : {};
       for (const [field, value] of Object.entries(sent)) {
-        if (!same(stored[field], value))
-          wrong.push(`address.${field} is ${show(stored[field])}, sent ${show(value)}`);
+        if (!same(own(stored, field), value))
+          wrong.push(`address.${field} is ${show(own(stored, field))}, sent ${show(value)}`);
       }
-    } else if (!same(u.response[key], sent)) {
-      wrong.push(`${key} is ${truncate(show(u.response[key]))}, sent ${truncate(show(sent))}`);
+    } else if (!same(own(u.response, key), sent)) {
+      wrong.push(`${key} is ${truncate(show(own(u.response, key)))}, sent ${truncate(show(sent))}`);
     }
   }
   return outcome(
@@ -173,10 +174,14 @@ function unsentUnchanged(u: Update): Judgement | undefined {
   const was = u.before.body;
   const changed: string[] = [];
   for (const key of COUNTERPARTY_FIELDS) {
-    if (SEPARATELY_JUDGED.includes(key) || SYSTEM_MANAGED_COUNTERPARTY_FIELDS.includes(key) || key in details)
+    if (
+      SEPARATELY_JUDGED.includes(key) ||
+      SYSTEM_MANAGED_COUNTERPARTY_FIELDS.includes(key) ||
+      Object.hasOwn(details, key)
+    )
       continue;
-    if (!same(u.response[key], was[key])) {
-      changed.push(`${key}: ${truncate(show(was[key]))} → ${truncate(show(u.response[key]))}`);
+    if (!same(own(u.response, key), own(was, key))) {
+      changed.push(`${key}: ${truncate(show(own(was, key)))} → ${truncate(show(own(u.response, key)))}`);
     }
   }
   const before = isObj(was.address) ? was.address : undefined;
@@ -187,9 +192,9 @@ function unsentUnchanged(u: Update): Judgement | undefined {
   } else {
     // A partial address may be merged or may replace the stored one: a field not sent may stay or go.
     for (const field of ADDRESS_FIELDS) {
-      if (field in details.address) continue;
-      const w = before?.[field];
-      const is = now?.[field];
+      if (Object.hasOwn(details.address, field)) continue;
+      const w = before && own(before, field);
+      const is = now && own(now, field);
       if (is !== undefined && !same(is, w)) changed.push(`address.${field}: ${show(w)} → ${show(is)}`);
     }
   }
@@ -216,7 +221,7 @@ function unsentUnchanged(u: Update): Judgement | undefined {
 function immutable(u: Update): Judgement | undefined {
   if (!u.before) return undefined;
   const was = u.before.body;
-  const changed = ['counterpartyReference', 'createdAt']
+  const changed = (['counterpartyReference', 'createdAt'] as const)
     .filter((k) => !same(u.response[k], was[k]))
     .map((k) => `${k}: ${show(was[k])} → ${show(u.response[k])}`);
   return outcome(
@@ -283,7 +288,9 @@ function accountsAppended(u: Update): Judgement | undefined {
   const added = unmatched(sent, kept.rest, (s, r) =>
     SENT_ACCOUNT_FIELDS.every(
       (k) =>
-        s[k] === undefined || (r[k] === undefined && REQUIRED_ACCOUNT_FIELDS.includes(k)) || same(s[k], r[k]),
+        own(s, k) === undefined ||
+        (own(r, k) === undefined && REQUIRED_ACCOUNT_FIELDS.includes(k)) ||
+        same(own(s, k), own(r, k)),
     ),
   );
   const problems: string[] = [];

@@ -22,7 +22,7 @@ export const READ_STABILITY_ORACLE: PairOracle = {
     if (!is2xx(first.status) || !is2xx(later.status) || !isObj(first.body) || !isObj(later.body)) return [];
     const a = first.body;
     const b = later.body;
-    const changed = ['counterpartyReference', 'createdAt']
+    const changed = (['counterpartyReference', 'createdAt'] as const)
       .filter(
         (k) => a[k] !== undefined && b[k] !== undefined && JSON.stringify(a[k]) !== JSON.stringify(b[k]),
       )

@@ -16,6 +16,7 @@ import { describeRequest, describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { breaches, brokenInWords, modelled } from './modelled.ts';
 import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
+import { own } from '../exchange/own.ts';
 
 /** The reads the requirement names, and the rule of their reference. */
 const READS: Readonly<Record<string, string>> = {
@@ -35,7 +36,7 @@ export const REQUEST_PATH_ORACLE: ExchangeOracle = {
     const ex = routed.exchange;
     if (ex.status === 0 || routed.route?.kind !== 'operation') return [];
     const op = routed.route.operation.operationId;
-    const ruleId = READS[op];
+    const ruleId = own(READS, op);
     if (ruleId === undefined) return [];
     const broken = breaches(modelled(routed), new Set([ruleId]));
     if (broken.length === 0) return [];

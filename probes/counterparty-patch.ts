@@ -39,6 +39,7 @@ import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-resp
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import type { Violation } from '../oracles/types.ts';
 import { acceptedRoundTrips, patchRequest, restoreDetails, startWriting, Writer } from './write-lane.ts';
+import { ownOf } from '../exchange/own.ts';
 
 /** Random cases of the account-adding property: every case leaves accounts behind. */
 export const ACCOUNT_RUNS = 8;
@@ -94,8 +95,7 @@ export const DETAILS_PACKING: CasePacking<Labelled<PatchBody>> = {
   valueAt(c, slot) {
     const details = c.value.counterpartyDetails ?? {};
     const [key, sub] = slot.split('.') as [keyof PatchDetails, string | undefined];
-    const value =
-      sub === undefined ? details[key] : (details.address as Record<string, unknown> | undefined)?.[sub];
+    const value = sub === undefined ? details[key] : ownOf(details.address, sub);
     return canonicalJson(value);
   },
   merge(cases) {

@@ -29,6 +29,7 @@ import type { HttpRequest } from '../transport/client.ts';
 import { family } from './family.ts';
 import { BILL_DOCUMENTS, type BillDocument } from '../generators/documents.ts';
 import { describeOperation } from './operations.ts';
+import { own, ownOf } from '../exchange/own.ts';
 
 function operation(operationId: string): Operation {
   const op = spec()
@@ -120,11 +121,11 @@ export function createdReference(
   }
   const body = ex.body;
   if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const value = (body as Record<string, unknown>)[k.param];
+    const value = ownOf(body, k.param);
     if (typeof value === 'string' && value !== '') return value;
   }
   // A client-chosen reference the deployment kept: the body sent named it.
-  const chosen = sent[k.param];
+  const chosen = own(sent, k.param);
   return typeof chosen === 'string' && chosen !== '' ? chosen : undefined;
 }
 

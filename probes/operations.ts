@@ -27,8 +27,8 @@ export function probeRequest(op: Operation, target: TargetConfig): HttpRequest {
       : target.counterpartyRef,
   };
   for (const name of op.pathParams) {
-    const schema = op.pathParamSchemas[name];
-    const value = values[name];
+    const schema = op.pathParamSchemas.get(name);
+    const value = Object.hasOwn(values, name) ? values[name] : undefined;
     if (value === undefined) throw new Error(`no probe value for path parameter ${name}`);
     if (schema && spec().ajv.validate(schema, value) !== true) {
       throw new Error(`probe value ${value} breaks the schema of ${name}`);

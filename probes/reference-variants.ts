@@ -14,6 +14,7 @@ import { is2xx } from '../exchange/exchange.ts';
 import { COUNTERPARTIES, counterpartyPath } from '../exchange/paths.ts';
 import { type Probe, runCases } from '../engine/probe-api.ts';
 import { family } from './family.ts';
+import { own } from '../exchange/own.ts';
 
 /** Latin letters and their Cyrillic or Greek look-alikes. */
 export const HOMOGLYPHS: Readonly<Record<string, string>> = {
@@ -63,18 +64,19 @@ export function referenceVariants(ref: string): ReferenceVariant[] {
   differing('in lower case', ref.toLowerCase());
   differing('with its case toggled', toggle(ref));
   const chars = [...ref];
-  const first = chars.findIndex((c) => HOMOGLYPHS[c] !== undefined);
+  const first = chars.findIndex((c) => own(HOMOGLYPHS, c) !== undefined);
   if (first >= 0) {
     const c = chars[first]!;
     const one = [...chars];
-    one[first] = HOMOGLYPHS[c]!;
+    const lookAlike = own(HOMOGLYPHS, c)!;
+    one[first] = lookAlike;
     differing(
-      `with ${JSON.stringify(c)} as its look-alike U+${HOMOGLYPHS[c]!.charCodeAt(0).toString(16).toUpperCase()}`,
+      `with ${JSON.stringify(c)} as its look-alike U+${lookAlike.charCodeAt(0).toString(16).toUpperCase()}`,
       one.join(''),
     );
     differing(
       'with every letter that has one as its Cyrillic or Greek look-alike',
-      chars.map((x) => HOMOGLYPHS[x] ?? x).join(''),
+      chars.map((x) => own(HOMOGLYPHS, x) ?? x).join(''),
     );
   }
   differing('in full-width forms', fullWidth(ref));

@@ -28,6 +28,7 @@ import { MALFORMED_JSON } from '../generators/patch-body.ts';
 import { ADDRESS_FIELDS, comparable, differences, isObj, only, type Obj } from '../oracles/compare.ts';
 import { spec } from '../spec/index.ts';
 import type { HttpRequest } from '../transport/client.ts';
+import { own } from '../exchange/own.ts';
 
 /** Used for invalid bodies when no ACCOUNT_FIXTURE is configured: those bodies are rejected anyway. */
 export const PLACEHOLDER_FIXTURE: AccountFixture = {
@@ -222,10 +223,10 @@ const DETAIL_FIELDS = Object.keys(spec().schema('PatchCounterpartyDetails').prop
  */
 export function restoreRequest(ref: string, original: Obj): HttpRequest | undefined {
   const details = Object.fromEntries(
-    DETAIL_FIELDS.filter((k) => original[k] !== undefined).map((k) => [
-      k,
-      k === 'address' && isObj(original[k]) ? only(original[k], ADDRESS_FIELDS) : original[k],
-    ]),
+    DETAIL_FIELDS.filter((k) => own(original, k) !== undefined).map((k) => {
+      const value = own(original, k);
+      return [k, k === 'address' && isObj(value) ? only(value, ADDRESS_FIELDS) : value];
+    }),
   );
   if (Object.keys(details).length === 0) return undefined;
   return {
@@ -299,7 +300,7 @@ export class SelfMoving {
   /** Two reads with no write between: learns what differs; returns the later one. */
   learn(first: Obj, later: Obj): Obj {
     const fresh = Object.keys({ ...first, ...later }).filter(
-      (k) => !this.fields.has(k) && canonicalJson(first[k]) !== canonicalJson(later[k]),
+      (k) => !this.fields.has(k) && canonicalJson(own(first, k)) !== canonicalJson(own(later, k)),
     );
     for (const k of fresh) this.fields.add(k);
     if (fresh.length > 0) {

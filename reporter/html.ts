@@ -366,7 +366,10 @@ export function renderHtml(record: ConformanceRecord): string {
         ...keptRow(record),
       ]
     : [
-        ['Target', `${record.target.baseURL || '(no base URL)'} (${record.target.kind})`],
+        [
+          'Target',
+          `${record.target.baseURL || '(no base URL)'} (${record.target.kind}${record.target.reason ? `: ${record.target.reason}` : ''})`,
+        ],
         ['Interface', `version ${record.interfaceVersion}`],
         ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
         ['Seed', `${record.seed} (replay: payflow-conformance run --seed ${record.seed})`],

@@ -117,6 +117,7 @@ export function renderJunit(record: ConformanceRecord): string {
   const properties = [
     ['target', record.target.baseURL],
     ['target.kind', record.target.kind],
+    ...(record.target.reason ? ([['target.reason', record.target.reason]] as const) : []),
     ['interfaceVersion', record.interfaceVersion],
     ['mode', record.mode],
     ['seed', String(record.seed)],

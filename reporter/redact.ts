@@ -2,10 +2,11 @@
  * The last line of defence against a leaked credential: every string a report is built from, and
  * every report file as written, passes through the rule of exchange/redact.ts (the same one the
  * HTTP client applies to what the target sends), with every form of the token and the values of
- * the secret extra headers.
+ * the secret extra headers, and the userinfo of every URL, with no secret given too.
  */
 import { headerSecrets } from '../exchange/extra-headers.ts';
-import { Redactor, RedactingStream, tokenForms, type Secret } from '../exchange/redact.ts';
+import { Redactor, tokenForms, type Secret } from '../exchange/redact.ts';
+import { RedactingStream } from '../exchange/redact-stream.ts';
 
 export { headerSecrets, RedactingStream };
 
@@ -31,12 +32,12 @@ export function redactorOf(secrets: readonly SecretInput[]): Redactor {
   return r;
 }
 
-/** Replaces every secret in `text`, in every form, where it is found. */
+/** Replaces every secret in `text`, in every form, and every URL's userinfo (with no secret too), where it is found. */
 export function redactText(text: string, secrets: readonly SecretInput[]): string {
-  return secrets.length === 0 ? text : redactorOf(secrets).text(text);
+  return redactorOf(secrets).text(text);
 }
 
 /** A JSON value with every string (keys too) redacted. */
 export function redactValue<T>(value: T, secrets: readonly SecretInput[]): T {
-  return secrets.length === 0 ? value : redactorOf(secrets).value(value);
+  return redactorOf(secrets).value(value);
 }

@@ -5,15 +5,18 @@
  * reports are complete, leaves the previous ones as they were; an interrupted run that gets to
  * write its partial reports replaces them, marked as interrupted.
  *
- * The suite replaces only what it wrote. Each directory keeps a manifest (MANIFEST) of the files
- * the suite put there; a new set replaces those files, and removes the ones of the previous set
- * it lacks (never a mix of two runs), and touches nothing else: a file of the user's beside the
- * reports, or in a subdirectory such as playwright/, stays. A path the new set needs that holds
- * something the suite did not write (a junit.xml of the user's, a playwright/ that is a file, a
- * link) is never written over: a run is refused before its first request (checkOwnPaths, exit 2),
- * and a set that meets one at the end is not moved in at all. The input of a validation
- * (`protect`) is neither written over nor removed, so a run's exchanges.har survives any number
- * of validations of it.
+ * The suite replaces only what it wrote. Each directory keeps a manifest (reporter/manifest.ts)
+ * of the files the suite put there, with the size and hash of each as written; a file counts as
+ * the suite's only while its content is still that. A new set replaces those files, and removes
+ * the ones of the previous set it lacks (never a mix of two runs), and touches nothing else: a
+ * file of the user's beside the reports, or in a subdirectory such as playwright/, stays, and so
+ * does a listed file whose content changed since (the user's, put in its place), which the run
+ * says it left. A path the new set needs that holds something the suite did not write, or no
+ * longer what it wrote (a junit.xml of the user's, a playwright/ that is a file, a link), is
+ * never written over: a run is refused before its first request (checkOwnPaths, exit 2), and a
+ * set that meets one at the end is not moved in at all. The input of a validation (`protect`) is
+ * neither written over nor removed, so a run's exchanges.har survives any number of validations
+ * of it.
  */
 import {
   lstatSync,
@@ -24,13 +27,24 @@ import {
   rmdirSync,
   rmSync,
   unlinkSync,
-  writeFileSync,
   type Stats,
 } from 'node:fs';
-import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config/error.ts';
-import { ensureDirectory, readInputFile, shownPath } from '../config/input-files.ts';
+import { ensureDirectory, shownPath } from '../config/input-files.ts';
 import { REPORT_FILES } from './files.ts';
+import {
+  digestOf,
+  readManifest,
+  STAGING_PREFIX,
+  stillAsWritten,
+  unhashedNames,
+  verifiedEntries,
+  writeManifest,
+  type Manifest,
+} from './manifest.ts';
+
+export { MANIFEST, STAGING_PREFIX } from './manifest.ts';
 
 /** Playwright's HTML report, a directory of the set. */
 export const PLAYWRIGHT_REPORT_DIR = 'playwright';
@@ -47,14 +61,6 @@ export const REPORT_PATHS: readonly string[] = [
 /** The files Playwright's runner writes into its output directory whatever the tests do. */
 export const RESULTS_PATHS: readonly string[] = ['.last-run.json'];
 
-/** The prefix of staging directories. */
-export const STAGING_PREFIX = '.staging-';
-
-/** The manifest of a directory: the files the suite wrote there (relative paths, `/` separated). */
-export const MANIFEST = '.conformance-files.json';
-
-const MANIFEST_CAP = 4 * 1024 * 1024;
-
 /** A set that cannot be moved in without writing over what the suite did not write. */
 export class ForeignFilesError extends ConfigError {}
 
@@ -64,39 +70,13 @@ export function createStaging(dir: string, what = 'the reports directory'): stri
   return mkdtempSync(join(dir, STAGING_PREFIX));
 }
 
-/** A relative path of the manifest that stays inside the directory, or undefined. */
-function insidePath(rel: unknown): string | undefined {
-  if (typeof rel !== 'string' || rel === '' || isAbsolute(rel)) return undefined;
-  const n = normalize(rel).split(sep).join('/');
-  if (n === '..' || n.startsWith('../') || n === '.' || n === MANIFEST) return undefined;
-  return n;
-}
-
 /**
- * The files the suite wrote in `dir`, as its manifest lists them. A missing or unreadable
- * manifest lists none: then nothing there is the suite's to replace.
+ * The files in `dir` that are the suite's: those its manifest lists whose content is still what
+ * the suite wrote (reporter/manifest.ts). A missing or unreadable manifest lists none: then
+ * nothing there is the suite's to replace.
  */
 export function ownFiles(dir: string): Set<string> {
-  try {
-    const parsed = JSON.parse(
-      readInputFile(join(dir, MANIFEST), 'the manifest', MANIFEST_CAP).toString('utf8'),
-    ) as {
-      files?: unknown;
-    };
-    if (!Array.isArray(parsed.files)) return new Set();
-    return new Set(parsed.files.map(insidePath).filter((p): p is string => p !== undefined));
-  } catch {
-    return new Set();
-  }
-}
-
-function writeManifest(dir: string, files: Iterable<string>): void {
-  const draft = join(dir, `${MANIFEST}.${process.pid}.tmp`);
-  writeFileSync(
-    draft,
-    `${JSON.stringify({ tool: 'payflow-conformance', files: [...files].sort() }, null, 1)}\n`,
-  );
-  renameSync(draft, join(dir, MANIFEST));
+  return new Set(verifiedEntries(dir, readManifest(dir)).keys());
 }
 
 function lstat(path: string): Stats | undefined {
@@ -117,13 +97,14 @@ function sameFile(a: string, b: string): boolean {
 
 /**
  * What stands in the way of writing `rel` into `dir`: undefined when nothing does (free, or a
- * file of the suite's own), else why. A directory on the way must be a real directory (not a
- * link, which could lead out of `dir`); the file itself must be absent or the suite's.
+ * file of the suite's own, still as it wrote it), else why. A directory on the way must be a real
+ * directory (not a link, which could lead out of `dir`); the file itself must be absent or the
+ * suite's.
  */
 function obstacle(
   dir: string,
   rel: string,
-  own: ReadonlySet<string>,
+  manifest: Manifest,
   protect: readonly string[],
 ): string | undefined {
   const parts = rel.split('/');
@@ -135,15 +116,18 @@ function obstacle(
   }
   const target = join(dir, ...parts);
   if (protect.some((p) => sameFile(p, target))) return `${shownPath(target)} is the input being validated`;
-  const s = lstat(target);
-  if (s === undefined) return undefined;
-  if (s.isFile() && own.has(rel)) return undefined;
-  return `${shownPath(target)} was not written by the suite`;
+  if (lstat(target) === undefined) return undefined;
+  const written = manifest.get(rel);
+  if (written === undefined) return `${shownPath(target)} was not written by the suite`;
+  if (!stillAsWritten(dir, rel, written))
+    return `${shownPath(target)} is no longer what the suite wrote there (its content changed since)`;
+  return undefined;
 }
 
 /**
  * Throws a ForeignFilesError (exit 2, before any request) when one of `paths` (relative to `dir`)
- * holds something the suite did not write, or is the input of a validation.
+ * holds something the suite did not write, or no longer what it wrote, or is the input of a
+ * validation.
  */
 export function checkOwnPaths(
   dir: string,
@@ -151,13 +135,20 @@ export function checkOwnPaths(
   what: string,
   protect: readonly string[] = [],
 ): void {
-  const own = ownFiles(dir);
-  const found = paths.map((p) => obstacle(dir, p, own, protect)).filter((o): o is string => o !== undefined);
-  if (found.length > 0)
-    throw new ForeignFilesError(
-      `${what} ${shownPath(dir)} holds what the suite would have to replace but did not write: ${found.join('; ')}; ` +
-        'move it away, or choose another directory (the suite replaces only its own files)',
-    );
+  const manifest = readManifest(dir);
+  const found = paths
+    .map((p) => obstacle(dir, p, manifest, protect))
+    .filter((o): o is string => o !== undefined);
+  if (found.length === 0) return;
+  // An earlier version's manifest named its files without hashes: this run cannot tell them
+  // from the user's, and says so rather than leave the user wondering.
+  const unhashed = paths.some((p) => unhashedNames(dir).has(p))
+    ? ` (its manifest, of an earlier version of the suite, records no content hashes to check them by: remove the files it lists once)`
+    : '';
+  throw new ForeignFilesError(
+    `${what} ${shownPath(dir)} holds what the suite would have to replace but did not write: ${found.join('; ')}; ` +
+      `move it away, or choose another directory (the suite replaces only its own files)${unhashed}`,
+  );
 }
 
 /** Every file below `dir`, as relative paths with `/`. */
@@ -184,43 +175,61 @@ function pruneEmpty(dir: string, rel: string): void {
   }
 }
 
+/** Says one line on stderr, as the commands do. */
+function sayOnStderr(line: string): void {
+  process.stderr.write(`conformance: ${line}\n`);
+}
+
 /**
  * Moves the files of `staging` into `dir`, file by file, and removes `staging`: each replaces the
  * suite's own file of that name; the suite's files of the previous set that the new one lacks are
- * removed, but for `protect` (the input of a validation), which stays. Nothing else in `dir` is
- * touched. Synchronous from end to end (a signal handler cannot run in the middle of it). Throws a
- * ForeignFilesError, having moved nothing, when a file of the set would replace something the
- * suite did not write.
+ * removed, but for `protect` (the input of a validation), which stays. A file the manifest lists
+ * whose content is no longer what the suite wrote is left where it is, unlisted, and `say` is told
+ * (by default a line on stderr). Nothing else in `dir` is touched. Synchronous from end to end (a
+ * signal handler cannot run in the middle of it). Throws a ForeignFilesError, having moved
+ * nothing, when a file of the set would replace something the suite did not write.
  */
 export function commitFiles(
   staging: string,
   dir: string,
-  options: { what?: string; protect?: readonly string[] } = {},
+  options: { what?: string; protect?: readonly string[]; say?: (line: string) => void } = {},
 ): void {
   const what = options.what ?? 'the reports directory';
   const protect = (options.protect ?? []).map((p) => resolve(p));
+  const say = options.say ?? sayOnStderr;
   ensureDirectory(dir, what);
-  const own = ownFiles(dir);
+  const listed = readManifest(dir);
+  const own = verifiedEntries(dir, listed);
   const incoming = filesBelow(staging);
   checkOwnPaths(dir, incoming, what, protect);
+  const arriving: Manifest = new Map();
+  for (const rel of incoming) {
+    const written = digestOf(join(staging, ...rel.split('/')));
+    // Not a regular file (Playwright writes none other): moved in, but never the suite's to remove.
+    if (written !== undefined) arriving.set(rel, written);
+  }
   // Listed before they move, so that a process killed half way leaves every file it wrote listed.
-  writeManifest(dir, new Set([...own, ...incoming]));
+  writeManifest(dir, new Map([...own, ...arriving]));
   for (const rel of incoming) {
     const target = join(dir, ...rel.split('/'));
     ensureDirectory(dirname(target), what);
     renameSync(join(staging, ...rel.split('/')), target);
   }
-  const kept = new Set(incoming);
-  for (const rel of own) {
+  const kept: Manifest = new Map(arriving);
+  for (const [rel, written] of listed) {
     if (kept.has(rel)) continue;
     const target = join(dir, ...rel.split('/'));
-    const s = lstat(target);
     if (protect.some((p) => sameFile(p, target))) {
-      kept.add(rel);
+      if (own.has(rel)) kept.set(rel, written);
       continue;
     }
-    if (s?.isFile()) unlinkSync(target);
-    pruneEmpty(dir, rel);
+    if (own.has(rel)) {
+      unlinkSync(target);
+      pruneEmpty(dir, rel);
+    } else if (lstat(target) !== undefined)
+      say(
+        `left ${shownPath(target)} in place: ${what}'s manifest lists it, but its content is not what the suite wrote there (yours now, or the manifest was edited)`,
+      );
   }
   writeManifest(dir, kept);
   rmSync(staging, { recursive: true, force: true });
@@ -240,7 +249,7 @@ export const RESULTS_STAGING_ENV = 'CONFORMANCE_RESULTS_STAGING';
  * move in).
  */
 export function stagingFromEnv(
-  variable: string,
+  variable: typeof REPORTS_STAGING_ENV | typeof RESULTS_STAGING_ENV,
   dir: string,
   what: string,
   atExit: 'commit' | 'drop',

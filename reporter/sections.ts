@@ -23,7 +23,7 @@ const TITLES: Record<string, string> = {
 
 /** The heading of a section of interface.md, e.g. "§4.1 GET /api/v1/counterparties/{…}". */
 export function sectionTitle(group: string): string {
-  const title = TITLES[group];
+  const title = Object.hasOwn(TITLES, group) ? TITLES[group] : undefined;
   return title === undefined ? `§${group}` : `§${group} ${title}`;
 }
 

@@ -65,7 +65,7 @@ export interface RequirementRecord extends Omit<Verdict, 'status'> {
 export interface ConformanceRecord {
   tool: 'payflow-conformance';
   interfaceVersion: string;
-  target: { baseURL: string; kind: string };
+  target: { baseURL: string; kind: string; reason?: string };
   mode: 'read-only' | 'write';
   seed: number;
   runs: number;
@@ -139,6 +139,8 @@ export interface RecordRun {
   baseURL?: string;
   /** What the target is (default: a configured deployment). */
   targetKind?: string;
+  /** Why this target: the setting that named it, or that none was given (config/target.ts). */
+  targetReason?: string;
   /** The token: redacted wherever the record would hold it. */
   token?: string;
   /** The writable counterparty: a run with one is in write mode. */
@@ -309,6 +311,7 @@ export function buildRecord(input: {
     target: {
       baseURL: input.run.baseURL ?? '',
       kind: input.run.targetKind ?? 'configured deployment',
+      ...(input.run.targetReason ? { reason: input.run.targetReason } : {}),
     },
     mode,
     seed: input.run.seed ?? 0,

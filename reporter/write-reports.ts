@@ -2,7 +2,8 @@
  * Writes the report files of a record (conformance.json first, then conformance.html and
  * junit.xml, and the traffic as exchanges.har when given) with every secret redacted, into a
  * staging directory whose files then replace the suite's own (reporter/report-set.ts), or straight
- * into the output directory. Shared by the conformance reporter and the validator.
+ * into the output directory. Shared by the conformance reporter and the validator. A disk that
+ * is full or read-only is a DiskError naming the output directory (reporter/disk-errors.ts).
  */
 import { closeSync, existsSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { ensureDirectory } from '../config/input-files.ts';
@@ -12,6 +13,7 @@ import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { redactText, type SecretInput } from './redact.ts';
 import { commitFiles, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
+import { asDiskError, reportsOutput } from './disk-errors.ts';
 import type { ConformanceRecord } from './summary.ts';
 
 /** The HAR file is redacted in pieces of about this many characters, cut after a line. */
@@ -27,11 +29,23 @@ export function writeReports(
     har?: string;
     /** Files neither written over nor removed: the input of a validation. */
     protect?: readonly string[];
+    /** Writes one file (the self-tests inject a disk that fails). */
+    writeFile?: (path: string, text: string) => void;
   },
 ): string[] {
+  try {
+    return writeAll(record, options);
+  } catch (error) {
+    const out = reportsOutput(options.outputDir);
+    throw asDiskError(error, out, `${out.holds} could not be written`);
+  }
+}
+
+function writeAll(record: ConformanceRecord, options: Parameters<typeof writeReports>[1]): string[] {
   const dir = options.stagingDir ?? options.outputDir;
+  const writeFile = options.writeFile ?? ((path: string, text: string) => writeFileSync(path, text));
   const write = (name: string, text: string): string => {
-    writeFileSync(join(dir, name), redactText(text, options.secrets));
+    writeFile(join(dir, name), redactText(text, options.secrets));
     return join(options.outputDir, name);
   };
   // The HAR file may be a hundred MiB and more: redacted and written a few lines at a time, so

@@ -34,6 +34,7 @@ import {
 } from './schema-sites.ts';
 import type { OpenCase, OpenPoint, Quote, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
+import { own, ownOf } from '../exchange/own.ts';
 
 /** The words each site rests on: a site of the schema that is not here fails at load. */
 const SITE_QUOTES: Readonly<Record<string, readonly Quote[]>> = {
@@ -77,6 +78,12 @@ const FORBIDDEN: Readonly<
     },
   },
 };
+
+/** The rule of its own a property named `name` breaks in the object at `path`, if any. */
+function forbiddenAt(path: readonly string[], name: string): { suffix: string } | undefined {
+  const names = own(FORBIDDEN, fieldOfPath(path));
+  return names && own(names, name);
+}
 
 const article = (t: string): string => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`);
 
@@ -134,7 +141,7 @@ function schemaRule(
 function derive(): SchemaRule[] {
   const out: SchemaRule[] = [];
   for (const { path, node } of sites()) {
-    const quotes = SITE_QUOTES[fieldOfPath(path)];
+    const quotes = own(SITE_QUOTES, fieldOfPath(path));
     if (!quotes) throw new Error(`requests: the body site ${fieldOfPath(path)} quotes nothing`);
     const families = [
       ...(node.type !== undefined ? ['type'] : []),
@@ -153,11 +160,11 @@ function derive(): SchemaRule[] {
           child,
           'required',
           `${fieldOfPath(path)} holds ${name}.`,
-          SITE_QUOTES[fieldOfPath(child)] ?? quotes,
+          own(SITE_QUOTES, fieldOfPath(child)) ?? quotes,
         ),
       );
     }
-    for (const [name, f] of Object.entries(FORBIDDEN[fieldOfPath(path)] ?? {}))
+    for (const [name, f] of Object.entries(own(FORBIDDEN, fieldOfPath(path)) ?? {}))
       out.push(schemaRule([...path, name], f.suffix, f.statement, f.quotes));
   }
   return out;
@@ -213,16 +220,14 @@ export const EMPTY_OBJECT: readonly OpenPoint[] = EMPTY_SITES.map((s) => ({
   where: { in: 'body', pointer: pointerOfPath(s.path) },
   operations: ['patchCounterparty'],
   statement: `An empty ${fieldOfPath(s.path)}: the schema allows it, but the document describes it by its fields and does not say what an empty one changes.`,
-  quotes: SITE_QUOTES[fieldOfPath(s.path)]!,
+  quotes: own(SITE_QUOTES, fieldOfPath(s.path))!,
 }));
 
 /** The value at an instance path of ajv ('/counterpartyAccounts/0/name'). */
 function valueAt(value: unknown, instancePath: string): unknown {
   let at = value;
-  for (const token of instancePath.split('/').slice(1)) {
-    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
-    at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined;
-  }
+  for (const token of instancePath.split('/').slice(1))
+    at = ownOf(at, token.replace(/~1/g, '/').replace(/~0/g, '~'));
   return at;
 }
 
@@ -247,7 +252,7 @@ export const BODY_SCHEMA: Family = {
       seen.add(`${rule.id}\u0000${at}`);
       sink.breach(rule, at, message);
     };
-    if (isObject(body) && ONE_OF_NAMES.every((n) => !(n in body)))
+    if (isObject(body) && ONE_OF_NAMES.every((n) => !Object.hasOwn(body, n)))
       report(DETAILS_OR_ACCOUNTS, '(body)', `a body with none of ${ONE_OF_NAMES.join(', ')}: ${show(body)}`);
     if (!validate(body)) {
       const errors = validate.errors ?? [];
@@ -264,8 +269,11 @@ export const BODY_SCHEMA: Family = {
         if (e.keyword === 'required') id = bodyRuleIdAt([...path, params.missingProperty!], 'required');
         else if (e.keyword === 'additionalProperties') {
           const name = params.additionalProperty!;
-          const own = FORBIDDEN[fieldOfPath(path)]?.[name];
-          id = bodyRuleIdAt(own ? [...path, name] : path, own ? own.suffix : 'permitted-properties');
+          const forbidden = forbiddenAt(path, name);
+          id = bodyRuleIdAt(
+            forbidden ? [...path, name] : path,
+            forbidden ? forbidden.suffix : 'permitted-properties',
+          );
         } else id = bodyRuleIdAt(path, familyOfKeyword(e.keyword));
         const r = BY_ID.get(id);
         if (!r) throw new Error(`requests: no rule ${id} for the schema error ${e.schemaPath}`);
@@ -278,7 +286,7 @@ export const BODY_SCHEMA: Family = {
       if (!isObject(value) || !site.node.properties) return;
       if (site.node.additionalProperties !== false)
         for (const name of Object.keys(value))
-          if (!(name in site.node.properties))
+          if (!Object.hasOwn(site.node.properties, name))
             sink.open(NOT_LISTED, `${pointer}/${name}`, `${fieldOfPath(site.path)} does not list ${name}`);
       const empty = EMPTY_OBJECT[EMPTY_SITES.findIndex((s) => s === site)];
       if (empty && Object.keys(value).length === 0)
@@ -300,7 +308,7 @@ export const BODY_SCHEMA: Family = {
       }
       if (family === 'permitted-properties')
         breaks = { ...(sampleAt(path) as object), unlistedProperty: 'x' };
-      else if (FORBIDDEN[fieldOfPath(parent)]?.[name]) {
+      else if (forbiddenAt(parent, name)) {
         const value = name === 'counterpartyReference' ? 'ACME-0002' : 'web';
         out.push({
           rule: rule.id,

@@ -17,6 +17,7 @@ import { isJson, isJsonSuffix, parameter } from './media-type.ts';
 import { readsAsJson } from './payloads.ts';
 import type { HttpRequest, Level, ModelOptions } from './types.ts';
 import { viewOf } from './view.ts';
+import { own, ownOf } from '../exchange/own.ts';
 
 export interface Rewriting {
   /** header-name-case, json-key-order, path-percent-encoding, ... */
@@ -70,7 +71,7 @@ export function writeJson(
     if (how.reverse) keys.reverse();
     if (keys.length === 0) return '{}';
     const colon = how.indent === undefined ? ':' : ' : ';
-    return `{${keys.map((k) => `${pad}${str(k)}${colon}${write((v as Record<string, unknown>)[k], depth + 1)}`).join(',')}${end}}`;
+    return `{${keys.map((k) => `${pad}${str(k)}${colon}${write(ownOf(v, k), depth + 1)}`).join(',')}${end}}`;
   };
   return write(value, 0);
 }
@@ -265,7 +266,7 @@ export function equivalents(request: HttpRequest, options: ModelOptions = {}): R
       });
     };
     const encoded = withPath(request.url, (segs) =>
-      encode(segs, (_raw, name) => encodeEveryCharacter(t.params[name]!)),
+      encode(segs, (_raw, name) => encodeEveryCharacter(own(t.params, name)!)),
     );
     const lowered = withPath(request.url, (segs) =>
       encode(segs, (raw) => raw.replace(/%[0-9A-F]{2}/g, (x) => x.toLowerCase())),

@@ -20,12 +20,13 @@ import { Q } from './quotes.ts';
 import { sampleRequest, withBody, withHeader } from './samples.ts';
 import type { OpenPoint, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
+import { own } from '../exchange/own.ts';
 
 const WRITES = Object.keys(BODY_OPERATIONS);
-const JSON_OPS = WRITES.filter((id) => BODY_OPERATIONS[id] !== 'document');
+const JSON_OPS = WRITES.filter((id) => own(BODY_OPERATIONS, id) !== 'document');
 const OPERATIONS = spec().operations();
 const READS = OPERATIONS.filter(
-  (o) => !(o.operationId in BODY_OPERATIONS) && o.operationId !== 'getCounterparty',
+  (o) => !Object.hasOwn(BODY_OPERATIONS, o.operationId) && o.operationId !== 'getCounterparty',
 ).map((o) => o.operationId);
 
 export const CONTENT_TYPE_PRESENT: RequestRule = {
@@ -139,7 +140,7 @@ export const HEADERS: Family = {
       const n = view.headers.get(name)?.length ?? 0;
       if (n > 1) sink.breach(NOT_REPEATED, `header ${name}`, `${n} ${name} field lines`);
     }
-    const kind = BODY_OPERATIONS[view.operationId ?? ''];
+    const kind = own(BODY_OPERATIONS, view.operationId ?? '');
     if (kind === undefined) {
       if (view.hasContent) {
         const r = view.operationId === 'getCounterparty' ? GET_COUNTERPARTY_NO_BODY : READ_NO_BODY;

@@ -15,6 +15,7 @@ import { kebab } from './schema-sites.ts';
 import { familyOfKeyword, sampleRequest, urlOf, SAMPLE_PARAMS, stringOfLength } from './samples.ts';
 import type { Quote, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
+import { own } from '../exchange/own.ts';
 
 /** What each constrained parameter rests on: a parameter the spec constrains must be listed. */
 const PARAMETER_QUOTES: Readonly<Record<string, readonly Quote[]>> = {
@@ -38,7 +39,7 @@ function describe(schema: SchemaNode, family: string): string {
 function deriveRules(): ParamRule[] {
   const byName = new Map<string, { schema: SchemaNode; operations: string[] }>();
   for (const op of spec().operations()) {
-    for (const [name, schema] of Object.entries(op.pathParamSchemas)) {
+    for (const [name, schema] of op.pathParamSchemas) {
       const entry = byName.get(name) ?? { schema, operations: [] };
       entry.operations.push(op.operationId);
       byName.set(name, entry);
@@ -51,7 +52,7 @@ function deriveRules(): ParamRule[] {
       ...(schema.pattern !== undefined ? ['pattern'] : []),
     ];
     if (families.length === 0) continue;
-    const quotes = PARAMETER_QUOTES[name];
+    const quotes = own(PARAMETER_QUOTES, name);
     if (!quotes) throw new Error(`requests: path parameter ${name} is constrained but quotes nothing`);
     for (const family of families) {
       out.push({
@@ -97,7 +98,7 @@ const show = (s: string): string => JSON.stringify(s.length > 40 ? `${s.slice(0,
 /** A value of the parameter that breaks `family` alone, by its schema. */
 function breaking(p: ParamRule): string {
   const check = spec().compile(p.schema);
-  const sample = SAMPLE_PARAMS[p.name]!;
+  const sample = own(SAMPLE_PARAMS, p.name)!;
   const at = Math.floor(sample.length / 2);
   const candidates =
     p.family === 'length'
@@ -129,7 +130,7 @@ export const PATH: Family = {
     }
     if (t.kind !== 'operation') return;
     for (const p of PARAM_RULES) {
-      const value = t.params[p.name];
+      const value = Object.hasOwn(t.params, p.name) ? t.params[p.name] : undefined;
       if (value === undefined) continue;
       const check = spec().compile(p.schema);
       if (check(value)) continue;

@@ -20,6 +20,7 @@ import { Q } from './quotes.ts';
 import { sampleRequest, withBody, withHeader } from './samples.ts';
 import type { OpenPoint, RequestRule, RuleCase } from './types.ts';
 import type { Family, View } from './view.ts';
+import { own } from '../exchange/own.ts';
 
 /** json-schema: the spec has the body's schema; json-not-shown: JSON, payload not shown; document: a file. */
 export type BodyKind = 'json-schema' | 'json-not-shown' | 'document';
@@ -36,14 +37,14 @@ export const BODY_OPERATIONS: Readonly<Record<string, BodyKind>> = {
 
 for (const op of spec().operations()) {
   const writes = ['POST', 'PUT', 'PATCH'].includes(op.method);
-  if (writes !== op.operationId in BODY_OPERATIONS)
+  if (writes !== Object.hasOwn(BODY_OPERATIONS, op.operationId))
     throw new Error(
       `requests: ${op.operationId} ${writes ? 'writes but takes no content' : 'takes content but does not write'} in BODY_OPERATIONS`,
     );
 }
 
 const ALL = Object.keys(BODY_OPERATIONS);
-const NOT_SHOWN = ALL.filter((id) => BODY_OPERATIONS[id] !== 'json-schema');
+const NOT_SHOWN = ALL.filter((id) => own(BODY_OPERATIONS, id) !== 'json-schema');
 const PURPOSES = [
   Q.patchBody,
   Q.ingestBill,
@@ -205,7 +206,7 @@ export const JSON_TOO_DEEP: OpenPoint = {
 
 /** Whether the operation's content is read as JSON: a JSON operation, or content labelled JSON. */
 export function readsAsJson(view: View): boolean {
-  const kind = BODY_OPERATIONS[view.operationId ?? ''];
+  const kind = own(BODY_OPERATIONS, view.operationId ?? '');
   return (
     kind === 'json-schema' ||
     kind === 'json-not-shown' ||
@@ -275,7 +276,7 @@ export const PAYLOADS: Family = {
   ],
   open: [PAYLOAD_NOT_SHOWN, JSON_TOO_DEEP],
   judge(view, sink) {
-    const kind = BODY_OPERATIONS[view.operationId ?? ''];
+    const kind = own(BODY_OPERATIONS, view.operationId ?? '');
     if (
       kind === undefined ||
       view.target.kind === 'undocumented-path' ||

@@ -18,6 +18,7 @@ import { kebab } from './schema-sites.ts';
 import { familyOfKeyword, sampleRequest, stringOfLength } from './samples.ts';
 import type { Level, OpenPoint, Quote, Refusal, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
+import { own } from '../exchange/own.ts';
 
 interface ParamDecision {
   level: Level;
@@ -95,7 +96,8 @@ function derive(): QueryParam[] {
       const node = spec().resolve(p.schema);
       const rules = new Map<string, RequestRule>();
       const families = familiesOf(node);
-      const decision = DECISIONS[op.operationId]?.[p.name];
+      const forOperation = own(DECISIONS, op.operationId);
+      const decision = forOperation && own(forOperation, p.name);
       if (families.length > 0 && !decision)
         throw new Error(
           `requests: query parameter ${p.name} of ${op.operationId} is constrained but quotes nothing`,
@@ -227,7 +229,7 @@ export const QUERY: Family = {
           pattern: `${good.slice(0, -1)}$`,
           enum: 'not-a-member',
         };
-        out.push({ rule: rule.id, holds: at(good), breaks: at(bad[family]!) });
+        out.push({ rule: rule.id, holds: at(good), breaks: at(own(bad, family)!) });
       }
     }
     return out;

@@ -31,6 +31,7 @@ import { isObject } from './json-text.ts';
 import { kebab, siteAt, walkInstance } from './schema-sites.ts';
 import type { KnownAccount, OpenCase, OpenPoint, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
+import { own, ownOf } from '../exchange/own.ts';
 
 const ITEM = ['counterpartyAccounts', '[]'];
 const item = siteAt(ITEM)!.node;
@@ -120,7 +121,7 @@ function canonical(v: unknown): string {
   if (v !== null && typeof v === 'object')
     return `{${Object.keys(v)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonical(ownOf(v, k))}`)
       .join(',')}}`;
   return JSON.stringify(v) ?? 'undefined';
 }
@@ -129,7 +130,9 @@ function canonical(v: unknown): string {
 export function branchType(branch: unknown): string | undefined {
   if (branch === null || typeof branch !== 'object' || Array.isArray(branch)) return undefined;
   const named = new Set(
-    Object.values(branch).filter((v): v is string => typeof v === 'string' && v in BRANCH_CURRENCY),
+    Object.values(branch).filter(
+      (v): v is string => typeof v === 'string' && Object.hasOwn(BRANCH_CURRENCY, v),
+    ),
   );
   return named.size === 1 ? [...named][0] : undefined;
 }
@@ -160,9 +163,12 @@ export const RELATIONS: Family = {
     const known = view.options.knownAccounts ?? [];
     walkInstance(json.value, (site, account, pointer) => {
       if (site.path.join('.') !== ITEM.join('.') || !isObject(account)) return;
-      if (account[WHEN_NAME] === WHEN_VALUE && (condition.required ?? []).every((n) => n in account))
+      if (
+        ownOf(account, WHEN_NAME) === WHEN_VALUE &&
+        (condition.required ?? []).every((n) => Object.hasOwn(account, n))
+      )
         for (const n of NEEDS)
-          if (!(n in account))
+          if (!Object.hasOwn(account, n))
             sink.breach(
               REQUIRED_WHEN,
               `${pointer}/${n}`,
@@ -176,11 +182,11 @@ export const RELATIONS: Family = {
             `${pointer}/currency`,
             `a ${type} branch identifier, no currency`,
           );
-        else if (typeof account.currency === 'string' && account.currency !== BRANCH_CURRENCY[type])
+        else if (typeof account.currency === 'string' && account.currency !== own(BRANCH_CURRENCY, type))
           sink.breach(
             BRANCH_MATCHES_CURRENCY,
             `${pointer}/branchIdentifier`,
-            `a ${type} branch identifier on a ${account.currency} account, not ${BRANCH_CURRENCY[type]}`,
+            `a ${type} branch identifier on a ${account.currency} account, not ${own(BRANCH_CURRENCY, type)}`,
           );
       }
       const v = vouched(known, account);

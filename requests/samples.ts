@@ -9,6 +9,7 @@ import { fillPath } from '../exchange/paths.ts';
 import { spec, type SchemaNode } from '../spec/index.ts';
 import { fieldOfPath, siteAt, type Site } from './schema-sites.ts';
 import type { HttpRequest, KnownAccount, ModelOptions } from './types.ts';
+import { own } from '../exchange/own.ts';
 
 export const BASE_URL = 'https://api.example.test';
 /** A bearer token of the RFC 6750 b64token syntax. */
@@ -83,7 +84,7 @@ export function sampleString(node: SchemaNode): string {
 /** A minimal valid value of the PATCH body site at `path` (an object holds what it must). */
 export function sampleAt(path: readonly string[]): unknown {
   const field = fieldOfPath(path);
-  if (field in SITE_SAMPLES) return structuredClone(SITE_SAMPLES[field]);
+  if (Object.hasOwn(SITE_SAMPLES, field)) return structuredClone(SITE_SAMPLES[field]);
   const site = siteAt(path);
   if (!site) throw new Error(`samples: no site ${field}`);
   const node = site.node;
@@ -195,8 +196,9 @@ export function sampleRequest(operationId: string): HttpRequest {
     .operations()
     .find((o) => o.operationId === operationId);
   if (!op) throw new Error(`samples: no operation ${operationId}`);
-  for (const [name, schema] of Object.entries(op.pathParamSchemas))
-    if (!valid(schema, SAMPLE_PARAMS[name])) throw new Error(`samples: ${name} sample breaks its schema`);
+  for (const [name, schema] of op.pathParamSchemas)
+    if (!valid(schema, own(SAMPLE_PARAMS, name)))
+      throw new Error(`samples: ${name} sample breaks its schema`);
   const url = urlOf(operationId);
   const auth = { Authorization: `Bearer ${SAMPLE_TOKEN}` };
   if (operationId === 'patchCounterparty') return patchRequest(bodyWith(['counterpartyDetails']));

@@ -111,7 +111,7 @@ export function walkInstance(
     if (site.node.items) value.forEach((v, i) => walkInstance(v, visit, [...path, '[]'], `${pointer}/${i}`));
   } else if (value !== null && typeof value === 'object') {
     for (const [name, v] of Object.entries(value)) {
-      if (site.node.properties?.[name] !== undefined)
+      if (site.node.properties && Object.hasOwn(site.node.properties, name))
         walkInstance(
           v,
           visit,

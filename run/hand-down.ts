@@ -68,7 +68,7 @@ export function playwrightEnv(run: ResolvedRun, env: NodeJS.ProcessEnv = process
 export function resolveOnce(embedded: EmbeddedTarget, env: NodeJS.ProcessEnv = process.env): ResolvedRun {
   const given = decodeRun(env);
   if (given !== undefined) return given;
-  const run = resolveRun(env, invocationDirectory(env), embedded);
+  const run = resolveRun(env, invocationDirectory(env), embedded, { choosesTarget: true });
   for (const name of Object.keys(env)) if (isConfigVariable(name)) delete env[name];
   handDown(run, env);
   return run;

@@ -22,8 +22,17 @@ import {
   type SelectionFlags,
 } from '../config/selection.ts';
 import { CONFIG_VARIABLES, readDotenv } from '../config/sources.ts';
+import { flagOf } from '../config/flags.ts';
+import {
+  checkMisspelled,
+  chooseTarget,
+  type SettingSource,
+  type Sources,
+  type TargetChoice,
+} from '../config/target.ts';
 import { SELECTABLE } from '../probes/described.ts';
 import { itemFixturesJson } from '../generators/item-fixtures.ts';
+import { own } from '../exchange/own.ts';
 
 export interface ResolvedRun {
   /** The directory the run was started from: its .env was read, relative paths resolve against it. */
@@ -34,6 +43,11 @@ export interface ResolvedRun {
   config: SuiteConfig;
   /** What the target is, for the report (set by global setup, or by the merge). */
   targetKind?: string;
+  /**
+   * Which target a run judges and why (config/target.ts): set for a run, absent for a validation
+   * or a merge, which start no target of their own.
+   */
+  target?: TargetChoice;
   /** The waiver file (absolute), null: none. */
   waivers: string | null;
   strict: boolean;
@@ -68,6 +82,11 @@ export interface RunFlags extends SelectionFlags {
   requireExercised?: string;
   /** --case '<property>@<fast-check path>' */
   replayCase?: string;
+  /**
+   * A run, which judges a target it chooses (config/target.ts): the embedded server only when
+   * asked for or when no setting of a deployment is given. Validation and merging start none.
+   */
+  choosesTarget?: boolean;
 }
 
 /** The variables of the run's limits: a replay line repeats the ones that were set. */
@@ -108,8 +127,20 @@ function replaySettings(config: SuiteConfig, strict: boolean, inputs: Env): Reco
   }
   // Extra headers as their variables; a secret one is left out, as the token is: the shell the
   // line is pasted into holds it.
-  for (const h of config.extraHeaders) if (!h.secret) out[headerVariable(h.name, false)] = h.value;
-  return out;
+  return {
+    ...out,
+    ...Object.fromEntries(
+      config.extraHeaders.filter((h) => !h.secret).map((h) => [headerVariable(h.name, false), h.value]),
+    ),
+  };
+}
+
+/** Every name of the environment and of the .env file, with where it is, for checkMisspelled. */
+function misspellingCandidates(env: Env, dotenv: { file: string | null; values: Env }): [string, string][] {
+  return [
+    ...Object.keys(dotenv.values).map((name): [string, string] => [name, `in ${dotenv.file ?? '.env'}`]),
+    ...Object.keys(env).map((name): [string, string] => [name, 'in the environment']),
+  ];
 }
 
 /**
@@ -124,9 +155,23 @@ export function resolveRun(
 ): ResolvedRun {
   const dotenv = readDotenv(dir);
   // The real environment over the .env file: a variable set to the empty string there is set.
-  const inputs: Env = { ...dotenv.values };
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) inputs[name] = value;
-  Object.assign(inputs, flags.variables);
+  // Null-prototype maps: a variable may be named __proto__.
+  const inputs: Env = Object.create(null) as Env;
+  const sources = new Map<string, { source: SettingSource; file?: string | null }>();
+  const take = (values: Env, source: SettingSource): void => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) continue;
+      inputs[name] = value;
+      sources.set(name, source === '.env' ? { source, file: dotenv.file } : { source });
+    }
+  };
+  take(dotenv.values, '.env');
+  take(env, 'environment');
+  take(flags.variables ?? {}, 'flag');
+  checkMisspelled(misspellingCandidates(env, dotenv), CONFIG_VARIABLES);
+  const target = flags.choosesTarget
+    ? chooseTarget(inputs, sources as Sources, flagOf, flags.headers ?? [])
+    : undefined;
   const config = parseConfig(inputs, embedded, dir, flags.headers ?? []);
   const strict = (flags.strict ?? false) || parseStrict(inputs.CONFORMANCE_STRICT);
   const { file } = loadWaivers(inputs, dir);
@@ -141,12 +186,13 @@ export function resolveRun(
       ? parseRequireExercised(flags.requireExercised)
       : parseRequireExercised(inputs.CONFORMANCE_REQUIRE_EXERCISED);
   const path = (name: string, fallback: string): string => {
-    const value = inputs[name]?.trim();
+    const value = own(inputs, name)?.trim();
     return value ? resolve(dir, value) : fallback;
   };
   return {
     dir,
     envFile: dotenv.file,
+    ...(target ? { target } : {}),
     config,
     waivers: file ?? null,
     strict,

@@ -136,13 +136,13 @@ export class ReferenceServer {
   private sequence = 0;
   private server: Server | undefined;
   private routeTable: { template: string; segments: string[]; operations: Operation[] }[] | undefined;
-  private readonly handlers: Record<string, Handler>;
+  private readonly handlers: ReadonlyMap<string, Handler>;
 
   constructor(options: ReferenceOptions = {}) {
     this.token = options.token ?? REFERENCE_TOKEN;
     this.deprecationHeaders = options.deprecationHeaders ?? true;
     this.clock = options.now ?? (() => new Date());
-    this.handlers = {
+    const handlers: Record<string, Handler> = {
       getCounterparty: (ctx) => this.getCounterparty(ctx),
       patchCounterparty: (ctx) => this.patchCounterparty(ctx),
       listBills: (ctx) => this.listBills(ctx),
@@ -158,8 +158,9 @@ export class ReferenceServer {
       createDirectDebit: (ctx) => this.createDirectDebit(ctx),
       getDirectDebit: (ctx) => this.getDirectDebit(ctx),
     };
+    this.handlers = new Map(Object.entries(handlers));
     for (const op of spec().operations()) {
-      if (!this.handlers[op.operationId])
+      if (!this.handlers.has(op.operationId))
         throw new Error(`reference server: no handler for ${op.operationId}`);
     }
     for (const cp of this.seed()) this.store(cp);
@@ -263,7 +264,7 @@ export class ReferenceServer {
       if (auth !== 'ok') return this.rejectUnauthenticated(res, auth);
     }
     if (!operation) return this.methodNotAllowed(res, method, match);
-    const params: Record<string, string> = {};
+    const decodedParams: [string, string][] = [];
     for (const [name, raw] of Object.entries(match.rawParams)) {
       const decoded = this.decodeSegment(raw);
       if (decoded === undefined) {
@@ -274,13 +275,14 @@ export class ReferenceServer {
           `The path parameter ${name} is not valid percent-encoding.`,
         );
       }
-      params[name] = decoded;
+      decodedParams.push([name, decoded]);
     }
+    const params: Record<string, string> = Object.fromEntries(decodedParams);
     const ctx: RequestContext = { req, res, operation, params };
     for (const [name, value] of Object.entries(params)) {
       if (!this.isValidPathParam(operation, name, value)) return this.rejectPathParam(ctx, name, value);
     }
-    await this.handlers[operation.operationId]!(ctx);
+    await this.handlers.get(operation.operationId)!(ctx);
   }
 
   // ---------------------------------------------------------------- routing hooks
@@ -311,15 +313,20 @@ export class ReferenceServer {
     this.routeTable ??= this.buildRouteTable();
     for (const route of this.routeTable) {
       if (route.segments.length !== segments.length) continue;
-      const rawParams: Record<string, string> = {};
+      const rawParams: [string, string][] = [];
       const matches = route.segments.every((part, i) => {
         const segment = segments[i]!;
         const param = /^\{(.+)\}$/.exec(part);
         if (!param) return part === segment;
-        rawParams[param[1]!] = segment;
+        rawParams.push([param[1]!, segment]);
         return segment !== '';
       });
-      if (matches) return { template: route.template, operations: route.operations, rawParams };
+      if (matches)
+        return {
+          template: route.template,
+          operations: route.operations,
+          rawParams: Object.fromEntries(rawParams),
+        };
     }
     return undefined;
   }
@@ -388,7 +395,7 @@ export class ReferenceServer {
   /** Whether a decoded path parameter is valid: counterparty references here, others by their spec schema. */
   protected isValidPathParam(operation: Operation, name: string, value: string): boolean {
     if (name === 'counterpartyReference') return this.isValidReference(value);
-    const schema = operation.pathParamSchemas[name];
+    const schema = operation.pathParamSchemas.get(name);
     return schema === undefined || spec().ajv.validate(schema, value) === true;
   }
 
@@ -410,7 +417,7 @@ export class ReferenceServer {
   protected present(cp: Counterparty): Record<string, unknown> {
     const out = structuredClone(cp);
     const stamp = (o: Record<string, unknown>): void => {
-      for (const field of ['createdAt', 'updatedAt', 'lastVerifiedAt']) {
+      for (const field of ['createdAt', 'updatedAt', 'lastVerifiedAt'] as const) {
         if (typeof o[field] === 'string') o[field] = this.formatTimestamp(o[field]);
       }
     };
@@ -593,7 +600,9 @@ export class ReferenceServer {
     const read = await this.readJsonObject(ctx);
     if (!read.ok) return;
     const { uniqueReferenceIdentifier: _ignored, ...changes } = read.value;
-    Object.assign(bill, structuredClone(changes));
+    // Defined, not assigned: a member named __proto__ is a member like any other, not the bill's prototype.
+    for (const [key, value] of Object.entries(structuredClone(changes)))
+      Object.defineProperty(bill, key, { value, writable: true, enumerable: true, configurable: true });
     this.sendJson(ctx.res, 200, structuredClone(bill));
   }
 

@@ -72,7 +72,7 @@ export interface Operation {
   /** The names of the path template's parameters, in order. */
   pathParams: string[];
   /** The schema of each path parameter, where the document gives one. */
-  pathParamSchemas: Record<string, SchemaNode>;
+  pathParamSchemas: ReadonlyMap<string, SchemaNode>;
   hasRequestBody: boolean;
 }
 
@@ -91,15 +91,14 @@ const SCHEMA_ID = 'https://payflow-conformance.invalid/spec';
 function rewriteRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(rewriteRefs);
   if (node !== null && typeof node === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref' && typeof value === 'string') {
-        out[key] = value.replace('#/components/schemas/', '#/$defs/');
-      } else {
-        out[key] = rewriteRefs(value);
-      }
-    }
-    return out;
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => [
+        key,
+        key === '$ref' && typeof value === 'string'
+          ? value.replace('#/components/schemas/', '#/$defs/')
+          : rewriteRefs(value),
+      ]),
+    );
   }
   return node;
 }
@@ -118,11 +117,16 @@ export class Spec {
     // is not checked against the meta-schema, which would compile the meta-schema's validator.
     this.ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, validateSchema: false });
     addFormats(this.ajv);
-    const defs = rewriteRefs(this.doc.components.schemas) as Record<string, unknown>;
     // Header schemas are validated the same way, under their own names.
-    for (const [name, header] of Object.entries(this.doc.components.headers)) {
-      defs[`header:${name}`] = rewriteRefs(header.schema);
-    }
+    const defs = {
+      ...(rewriteRefs(this.doc.components.schemas) as Record<string, unknown>),
+      ...Object.fromEntries(
+        Object.entries(this.doc.components.headers).map(([name, header]) => [
+          `header:${name}`,
+          rewriteRefs(header.schema),
+        ]),
+      ),
+    };
     // Not checked against JSON Schema's meta-schema here: that compiles the meta-schema's own
     // validator, some 50 ms in every process of a run (the CLI, Playwright's runner and each
     // worker). schemaErrors() does it, and a self-test and `npm run spec:validate` check the
@@ -163,7 +167,8 @@ export class Spec {
 
   /** The raw component schema `name`, with one level of `$ref` followed. */
   schema(name: string): SchemaNode {
-    const node = this.doc.components.schemas[name];
+    const schemas = this.doc.components.schemas;
+    const node = Object.hasOwn(schemas, name) ? schemas[name] : undefined;
     if (!node) throw new Error(`spec: no schema named ${name}`);
     return this.deref(node);
   }
@@ -183,7 +188,8 @@ export class Spec {
   /** The schema of property `prop` of component schema `name`, dereferenced. */
   property(name: string, prop: string): SchemaNode {
     const parent = this.schema(name);
-    const node = parent.properties?.[prop];
+    const node =
+      parent.properties && Object.hasOwn(parent.properties, prop) ? parent.properties[prop] : undefined;
     if (!node) throw new Error(`spec: schema ${name} has no property ${prop}`);
     return this.deref(node);
   }
@@ -207,12 +213,13 @@ export class Spec {
         const op = item[method] as OpenApiOperation | undefined;
         if (!op) continue;
         const params = [...(shared ?? []), ...(op.parameters ?? [])].map((p) =>
-          p.$ref ? this.doc.components.parameters[p.$ref.replace('#/components/parameters/', '')]! : p,
+          p.$ref ? this.parameter(p.$ref)! : p,
         );
         const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-        const pathParamSchemas: Record<string, SchemaNode> = {};
+        const pathParamSchemas = new Map<string, SchemaNode>();
         for (const p of params) {
-          if (p && pathParams.includes(p.name) && p.schema) pathParamSchemas[p.name] = this.deref(p.schema);
+          if (p && pathParams.includes(p.name) && p.schema)
+            pathParamSchemas.set(p.name, this.deref(p.schema));
         }
         out.push({
           operationId: op.operationId,
@@ -239,9 +246,8 @@ export class Spec {
         const op = item[method] as OpenApiOperation | undefined;
         if (op?.operationId !== operationId) continue;
         return [...shared, ...(op.parameters ?? [])].map((p) => {
-          const param = (
-            p.$ref ? this.doc.components.parameters[p.$ref.replace('#/components/parameters/', '')] : p
-          ) as { name: string; in?: string; required?: boolean; schema?: SchemaNode } | undefined;
+          const param = (p.$ref ? this.parameter(p.$ref) : p) as
+            { name: string; in?: string; required?: boolean; schema?: SchemaNode } | undefined;
           if (!param) throw new Error(`spec: ${operationId} (${path}): unresolved parameter ${p.$ref ?? ''}`);
           return {
             name: param.name,
@@ -255,6 +261,13 @@ export class Spec {
     throw new Error(`spec: no operation ${operationId}`);
   }
 
+  /** The parameter of components/parameters a `$ref` names. */
+  private parameter(ref: string): OpenApiDocument['components']['parameters'][string] | undefined {
+    const parameters = this.doc.components.parameters;
+    const name = ref.replace('#/components/parameters/', '');
+    return Object.hasOwn(parameters, name) ? parameters[name] : undefined;
+  }
+
   /**
    * Follows a `$ref` of the document, also one that points inside a component schema
    * (`#/components/schemas/PaginationDetails/properties/page`), to the node it names.
@@ -266,7 +279,10 @@ export class Spec {
     let at: unknown = this.doc;
     for (const token of ref.slice(2).split('/')) {
       const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
-      at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined;
+      at =
+        at !== null && typeof at === 'object' && Object.hasOwn(at, key)
+          ? (at as Record<string, unknown>)[key]
+          : undefined;
       if (at === undefined) throw new Error(`spec: $ref ${ref} names nothing`);
     }
     return this.resolve(at as SchemaNode);
@@ -284,13 +300,14 @@ export class Spec {
       const absolute = (n: unknown): unknown => {
         if (Array.isArray(n)) return n.map(absolute);
         if (n === null || typeof n !== 'object') return n;
-        const out: Record<string, unknown> = {};
-        for (const [key, value] of Object.entries(n))
-          out[key] =
+        return Object.fromEntries(
+          Object.entries(n).map(([key, value]) => [
+            key,
             key === '$ref' && typeof value === 'string'
               ? `${SCHEMA_ID}${value.replace('#/components/schemas/', '#/$defs/')}`
-              : absolute(value);
-        return out;
+              : absolute(value),
+          ]),
+        );
       };
       fn = this.ajv.compile(absolute(node) as object);
       this.compiled.set(node, fn);

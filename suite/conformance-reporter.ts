@@ -41,6 +41,7 @@ import { buildRecord, type IncompleteCheck, type RecordRun } from '../reporter/s
 import { formatSummary, summaryColour } from '../reporter/console.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
+import { DiskError, handOnWriteFailure } from '../reporter/disk-errors.ts';
 import { readAttachments } from './attachments.ts';
 
 /** The exchanges of every check in the order they completed (the order of a check's log breaks ties). */
@@ -179,6 +180,7 @@ export default class ConformanceReporter implements Reporter {
     const recordRun: RecordRun = {
       baseURL: run.config.baseURL,
       targetKind: run.targetKind,
+      ...(run.target ? { targetReason: run.target.why } : {}),
       token: run.config.token,
       writableRef: run.config.writableRef,
       seed: run.config.seed,
@@ -232,12 +234,20 @@ export default class ConformanceReporter implements Reporter {
       ...secretsFromEnv({ API_TOKEN: run.config.token }),
       ...headerSecrets(run.config.extraHeaders),
     ];
-    const written = writeReports(record, {
-      outputDir: this.outputDir,
-      ...(this.stagingDir ? { stagingDir: this.stagingDir } : {}),
-      secrets,
-      har: har.text,
-    });
+    let written: string[];
+    try {
+      written = writeReports(record, {
+        outputDir: this.outputDir,
+        ...(this.stagingDir ? { stagingDir: this.stagingDir } : {}),
+        secrets,
+        har: har.text,
+      });
+    } catch (error) {
+      // A full or read-only disk: one line, said by the command (reporter/disk-errors.ts).
+      if (!(error instanceof DiskError)) throw error;
+      handOnWriteFailure(error);
+      return;
+    }
     console.log(
       redactText(
         formatSummary(

@@ -16,7 +16,6 @@ import {
   REDACTED_VARIANT,
   Redactor,
   tokenForms,
-  withBase64,
 } from '../exchange/redact.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
 import type { Clock } from './clock.ts';
@@ -141,15 +140,18 @@ export class HttpClient {
       throw new ReadOnlyViolation(`read-only run: refusing to send ${method} ${req.path}`);
     }
     const extra = this.options.extraHeaders ?? [];
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    const recordedHeaders: Record<string, string> = { Accept: 'application/json' };
-    for (const h of extra) {
-      headers[h.name] = h.value;
+    // Spread and Object.fromEntries define keys: a field named __proto__ is a field like any other.
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      ...Object.fromEntries(extra.map((h) => [h.name, h.value])),
+      ...req.headers,
+    };
+    const recordedHeaders: Record<string, string> = {
+      Accept: 'application/json',
       // A secret is recorded as the variable it is read from, as the token is ($API_TOKEN).
-      recordedHeaders[h.name] = h.secret ? `$${h.variable}` : h.value;
-    }
-    Object.assign(headers, req.headers);
-    Object.assign(recordedHeaders, req.headers);
+      ...Object.fromEntries(extra.map((h) => [h.name, h.secret ? `$${h.variable}` : h.value])),
+      ...req.headers,
+    };
     const auth = req.auth ?? 'token';
     if (auth === 'token') {
       headers.Authorization = `Bearer ${this.options.token}`;
@@ -160,8 +162,7 @@ export class HttpClient {
       const credential = /^\S+[ \t]+(\S.*)$/.exec(auth.authorization)?.[1];
       if (credential !== undefined && credential !== this.options.token) {
         const everywhere = this.options.token.length >= MIN_SEARCHED_LENGTH;
-        for (const form of withBase64({ value: credential, shownAs: REDACTED_VARIANT, everywhere }))
-          this.redactor.add(form);
+        this.redactor.add({ value: credential, shownAs: REDACTED_VARIANT, everywhere });
       }
       recordedHeaders.Authorization = this.redactor.header(auth.recorded ?? auth.authorization);
     }
@@ -248,7 +249,7 @@ export class HttpClient {
     const received = response.body.toString('utf8');
     // A text with nothing encoded and no secret in it is left as it is, and parses to strings that
     // are parts of it: walking them would find nothing (Redactor.untouched), and nearly every answer
-    // is such. Asked once, before: the question costs a pass over the text per secret.
+    // is such. Asked once, before: the question costs a pass over the whole text.
     const untouched = this.redactor.untouched(received);
     let text = untouched ? received : this.redactor.text(received);
     // A body nested too deep is kept as text, without a value (exchange/json-body.ts).
@@ -258,7 +259,10 @@ export class HttpClient {
     // what was parsed, written again.
     if (answerBody !== parsed) text = JSON.stringify(answerBody);
     const responseHeaders = Object.fromEntries(
-      Object.entries(response.headers).map(([name, value]) => [name, this.redactor.header(value)]),
+      Object.entries(response.headers).map(([name, value]) => [
+        this.redactor.header(name),
+        this.redactor.header(value),
+      ]),
     );
     return this.options.log.append({
       request,
@@ -287,7 +291,7 @@ export function runRedactor(token: string, extraHeaders: readonly ExtraHeader[])
   const key = JSON.stringify([token, headerSecrets(extraHeaders)]);
   let redactor = redactors.get(key);
   if (!redactor) {
-    redactor = new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)]);
+    redactor = new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)], { userinfo: false });
     redactors.set(key, redactor);
   }
   return redactor;

@@ -14,6 +14,15 @@
  * the upstream's reason phrase) is answered 502 to the client and recorded as the upstream sent
  * it. Proxy-Authorization, the client's credential for a proxy, is not forwarded. An error in
  * one exchange (a throwing callback included) is contained there.
+ *
+ * Bounded: an upstream that does not answer completely within `timeoutMs` (CONFORMANCE_TIMEOUT_MS,
+ * from the connect to the last byte, as the suite's own requests) is cut; the client gets 504
+ * (or, its answer begun, a cut connection), and the exchange is recorded unanswered (status 0,
+ * failure 'timeout'), as the suite's client records one. And never its own upstream: start()
+ * refuses an upstream that leads back to the proxy's own socket (transport/proxy-self.ts), and
+ * every forwarded request carries a Via token of this proxy (RFC 9110 §7.6.3): a request that
+ * comes back with it was forwarded to the proxy again, and is answered 508 Loop Detected,
+ * recorded as refused, never sent.
  */
 import {
   request as httpRequest,
@@ -24,14 +33,18 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Exchange } from '../exchange/exchange.ts';
 import { responseBody } from '../exchange/json-body.ts';
+import { leadsToItself } from './proxy-self.ts';
 
 export interface ProxyOptions {
   upstream: string;
   maxBodyBytes: number;
+  /** The most one exchange with the upstream may take, from the connect to the last byte. */
+  timeoutMs: number;
   onExchange(exchange: Omit<Exchange, 'id'>): void;
   onOverCap(exchange: Omit<Exchange, 'id'>): void;
   /** A request the proxy answered itself, without sending it: why, in one line. */
@@ -46,6 +59,11 @@ export interface Refusal {
   request: string;
   status: number;
   reason: string;
+}
+
+/** The upstream is the proxy itself: start() refuses it. */
+export class ProxyLoopError extends Error {
+  override readonly name = 'ProxyLoopError';
 }
 
 /** Headers meant for the proxy itself: never forwarded (RFC 9110 §7.6.1, §11.7.2). */
@@ -75,14 +93,16 @@ class Kept {
 }
 
 function joinHeaders(message: IncomingMessage, lower: boolean): Record<string, string> {
-  const out: Record<string, string> = {};
+  // A Map, then defined keys: a field named __proto__ or constructor is a field like any other.
+  const out = new Map<string, string>();
   const raw = message.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = lower ? raw[i]!.toLowerCase() : raw[i]!;
-    const key = lower ? name : (Object.keys(out).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name);
-    out[key] = out[key] === undefined ? raw[i + 1]! : `${out[key]}, ${raw[i + 1]!}`;
+    const key = lower ? name : ([...out.keys()].find((k) => k.toLowerCase() === name.toLowerCase()) ?? name);
+    const known = out.get(key);
+    out.set(key, known === undefined ? raw[i + 1]! : `${known}, ${raw[i + 1]!}`);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 export class ValidatingProxy {
@@ -92,6 +112,11 @@ export class ValidatingProxy {
   private readonly target: URL;
   private readonly agent: HttpAgent;
   private count = 0;
+  /**
+   * This proxy's entry in the Via header of what it forwards (RFC 9110 §7.6.3: protocol and a
+   * pseudonym): unique to this proxy, so a request carrying it has been through it already.
+   */
+  private readonly via = `1.1 payflow-conformance-${randomBytes(8).toString('hex')}`;
 
   constructor(private readonly options: ProxyOptions) {
     this.target = new URL(options.upstream);
@@ -144,6 +169,12 @@ export class ValidatingProxy {
     });
     const { port: bound } = server.address() as AddressInfo;
     this.self = `127.0.0.1:${bound}`;
+    if (await leadsToItself(this.target, { address: '127.0.0.1', port: bound }, this.options.timeoutMs)) {
+      await this.stop();
+      throw new ProxyLoopError(
+        `the target ${this.target.origin} is this proxy's own address (it listens on 127.0.0.1:${bound}): it would forward every request to itself; give the target's URL (--base-url, API_BASE_URL), or another --port`,
+      );
+    }
     return `http://127.0.0.1:${bound}`;
   }
 
@@ -227,16 +258,35 @@ export class ValidatingProxy {
       return;
     }
     const { url } = where;
+    const came = req.headers.via;
+    if (came !== undefined && came.includes(this.via)) {
+      this.refuse(
+        req,
+        res,
+        508,
+        'the request came back to this proxy (its Via token): the target forwards to the proxy, a loop; check API_BASE_URL (--base-url)',
+      );
+      return;
+    }
     const requestHeaders = joinHeaders(req, false);
     const reqKept = new Kept(this.options.maxBodyBytes);
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: this.target.host };
-    for (const name of FOR_THE_PROXY) delete headers[name];
+    // The field lines as sent (rawHeaders: Node's req.headers drops one named __proto__), but the
+    // proxy's own, Host, which names the upstream, and Via, which gains this proxy's token.
+    const headers: string[] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i]!.toLowerCase();
+      if (name !== 'host' && name !== 'via' && !FOR_THE_PROXY.has(name))
+        headers.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    }
+    headers.push('host', this.target.host, 'via', came !== undefined ? `${came}, ${this.via}` : this.via);
     const send = this.target.protocol === 'https:' ? httpsRequest : httpRequest;
     let recorded = false;
+    let timedOut = false;
     const record = (
       partial: Pick<Exchange, 'status' | 'headers' | 'text' | 'failure'>,
       over: boolean,
     ): void => {
+      clearTimeout(timer);
       if (recorded) return;
       recorded = true;
       const text = partial.text;
@@ -270,6 +320,18 @@ export class ValidatingProxy {
         false,
       );
     const upstream = send(url, { method: req.method, headers, agent: this.agent });
+    // From the connect to the last byte of the answer, as the suite's own requests (transport/wire.ts).
+    const { timeoutMs } = this.options;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      const message = `no complete answer within ${timeoutMs} ms (CONFORMANCE_TIMEOUT_MS)`;
+      record({ status: 0, headers: {}, text: '', failure: { kind: 'timeout', message } }, false);
+      if (!res.headersSent) {
+        res.writeHead(504, { 'content-type': 'text/plain', connection: 'close' });
+        res.end(`validating proxy: the target gave ${message}\n`);
+      } else res.destroy();
+      upstream.destroy();
+    }, timeoutMs);
     upstream.on('response', (up) => {
       const kept = new Kept(this.options.maxBodyBytes);
       up.on('data', (chunk: Buffer) => kept.add(chunk));
@@ -285,6 +347,7 @@ export class ValidatingProxy {
         ),
       );
       up.on('error', (error) => {
+        if (timedOut) return;
         res.destroy(error);
         failed(error);
       });
@@ -305,6 +368,8 @@ export class ValidatingProxy {
       up.pipe(res);
     });
     upstream.on('error', (error) => {
+      // Cut by the timeout, which answered the client.
+      if (timedOut) return;
       if (!res.headersSent) {
         res.writeHead(502, { 'content-type': 'text/plain' });
         res.end(`validating proxy: the target did not answer: ${error.message}\n`);

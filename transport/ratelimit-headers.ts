@@ -12,6 +12,7 @@
  * parse is ignored, never guessed at.
  */
 import { parseDictionary, parseList, type Item, type Parameters } from 'structured-headers';
+import { own } from '../exchange/own.ts';
 
 export interface RateLimitInfo {
   /** The announced quota: `limit` requests per `windowSeconds`. */
@@ -136,12 +137,12 @@ export function parseRateLimitHeaders(headers: Record<string, string>, nowMs = D
     if (reset !== undefined) info.resetSeconds = reset;
   }
   for (const prefix of ['ratelimit-', 'x-ratelimit-']) {
-    const remaining = number(headers[`${prefix}remaining`]);
-    const reset = resetSeconds(number(headers[`${prefix}reset`]), nowMs);
+    const remaining = number(own(headers, `${prefix}remaining`));
+    const reset = resetSeconds(number(own(headers, `${prefix}reset`)), nowMs);
     if (info.remaining === undefined && remaining !== undefined) info.remaining = remaining;
     if (info.resetSeconds === undefined && reset !== undefined) info.resetSeconds = reset;
     // The earlier drafts' `RateLimit-Limit: 100, 100;w=10` may carry the window as a parameter.
-    const limitHeader = headers[`${prefix}limit`];
+    const limitHeader = own(headers, `${prefix}limit`);
     if (info.quota === undefined && limitHeader !== undefined) {
       const window = /;\s*w=(\d+)/.exec(limitHeader);
       const limit = number(limitHeader);

@@ -15,6 +15,7 @@
  */
 import zlib from 'node:zlib';
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { own } from '../exchange/own.ts';
 
 export type TransportFailureKind = 'timeout' | 'connection' | 'too-large';
 
@@ -71,7 +72,7 @@ export interface ProxyEnv {
 /** HTTP_PROXY, HTTPS_PROXY and NO_PROXY (or their lower-case forms) of `env`; an empty one is unset. */
 export function proxyEnv(env: Record<string, string | undefined> = process.env): ProxyEnv {
   const get = (name: string): string | undefined =>
-    (env[name] ?? env[name.toLowerCase()])?.trim() || undefined;
+    (own(env, name) ?? own(env, name.toLowerCase()))?.trim() || undefined;
   const out: ProxyEnv = {};
   const httpProxy = get('HTTP_PROXY');
   const httpsProxy = get('HTTPS_PROXY');
@@ -154,15 +155,16 @@ const FIRST_ONLY = new Set([
  * bytes of a hostile header that are not UTF-8 into U+FFFD and hides what the server sent.
  */
 function flatHeaders(raw: Buffer[]): Record<string, string> {
-  const out: Record<string, string> = {};
+  // A Map, then defined keys: a field named __proto__ or constructor is a field like any other.
+  const out = new Map<string, string>();
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toString('latin1').toLowerCase();
     const value = raw[i + 1]!.toString('latin1');
-    const known = out[name];
-    if (known === undefined) out[name] = value;
-    else if (!FIRST_ONLY.has(name)) out[name] = `${known}, ${value}`;
+    const known = out.get(name);
+    if (known === undefined) out.set(name, value);
+    else if (!FIRST_ONLY.has(name)) out.set(name, `${known}, ${value}`);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /** Decompresses a body the server chose to encode, within the cap; any other body as it came. */

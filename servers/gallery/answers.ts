@@ -206,7 +206,7 @@ export const ANSWER_VARIANTS: Variant[] = [
             created !== undefined &&
             patch.counterpartyAccounts === undefined &&
             details.length > 0 &&
-            details.every(([k, v]) => isDeepStrictEqual(created[k], v));
+            details.every(([k, v]) => Object.hasOwn(created, k) && isDeepStrictEqual(created[k], v));
           return undo ? { ...next, updatedAt: created.updatedAt } : next;
         }
       })(),

@@ -11,7 +11,10 @@ import type { Variant } from './types.ts';
 function valueAt(body: unknown, pointer: string): unknown {
   let node = body;
   for (const part of pointer.split('/').slice(1)) {
-    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+    node =
+      node !== null && typeof node === 'object' && Object.hasOwn(node, part)
+        ? (node as Record<string, unknown>)[part]
+        : undefined;
   }
   return node;
 }
@@ -335,7 +338,9 @@ export const REFERENCE_VARIANT_VARIANTS: Variant[] = [
     fault:
       'The reference is NFKC-normalised and Cyrillic/Greek look-alikes folded to Latin before it is validated, so a look-alike or full-width reference resolves to the known counterparty.',
     trips: ['reference-invalid-400', 'counterparty-reference-echo'],
-    create: rewritingReference((r) => [...r.normalize('NFKC')].map((c) => FOLD[c] ?? c).join('')),
+    create: rewritingReference((r) =>
+      [...r.normalize('NFKC')].map((c) => (Object.hasOwn(FOLD, c) ? FOLD[c] : undefined) ?? c).join(''),
+    ),
   },
   {
     id: 'reference-case-insensitive',

@@ -20,7 +20,10 @@ type Details = NonNullable<CounterpartyPatch['counterpartyDetails']>;
 function valueAt(body: unknown, pointer: string): unknown {
   let node = body;
   for (const part of pointer.split('/').slice(1)) {
-    node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+    node =
+      node !== null && typeof node === 'object' && Object.hasOwn(node, part)
+        ? (node as Record<string, unknown>)[part]
+        : undefined;
   }
   return node;
 }
@@ -259,7 +262,7 @@ export const PATCH_VARIANTS: Variant[] = [
         }
         protected override newAccount(item: Record<string, unknown>, now: string): CounterpartyAccount {
           const fixed = { ...item };
-          for (const k of ['accountType', 'accountCategory', 'currency']) {
+          for (const k of ['accountType', 'accountCategory', 'currency'] as const) {
             if (k in fixed) fixed[k] = upper(fixed[k]);
           }
           return super.newAccount(fixed, now);
@@ -290,16 +293,24 @@ export const PATCH_VARIANTS: Variant[] = [
         }
         protected override mergeDetails(into: Counterparty, details: Details): void {
           const target = into as Record<string, unknown>;
+          // Defined, not assigned: a member named __proto__ is a member, not the prototype.
+          const put = (key: string, value: unknown): void =>
+            void Object.defineProperty(target, key, {
+              value,
+              writable: true,
+              enumerable: true,
+              configurable: true,
+            });
           for (const [key, value] of Object.entries(details)) {
             if (value === null) delete target[key];
             else if (key === 'address' && typeof value === 'object') {
-              const address = { ...(into.address ?? {}) } as Record<string, unknown>;
+              const address = new Map(Object.entries(into.address ?? {}));
               for (const [f, v] of Object.entries(value)) {
-                if (v === null) delete address[f];
-                else address[f] = v;
+                if (v === null) address.delete(f);
+                else address.set(f, v);
               }
-              target.address = address;
-            } else target[key] = value;
+              target.address = Object.fromEntries(address);
+            } else put(key, value);
           }
         }
       })(),

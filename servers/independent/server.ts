@@ -95,6 +95,7 @@ import {
   counterpartyEtag,
   INDEPENDENT_ACCOUNT_FIXTURE,
   INDEPENDENT_COUNTERPARTY,
+  INDEPENDENT_ITEM_FIXTURES,
   INDEPENDENT_TOKEN,
   INDEPENDENT_WRITABLE_COUNTERPARTY,
   present,
@@ -107,6 +108,7 @@ import { evaluatePreconditions, MEDIA, weakEtag, writeResponse, type Outgoing } 
 export {
   INDEPENDENT_ACCOUNT_FIXTURE,
   INDEPENDENT_COUNTERPARTY,
+  INDEPENDENT_ITEM_FIXTURES,
   INDEPENDENT_TOKEN,
   INDEPENDENT_WRITABLE_COUNTERPARTY,
 };
@@ -470,7 +472,7 @@ export class IndependentServer {
         return;
       }
       if (method === 'HEAD') method = 'GET';
-      const handler = route.methods[method];
+      const handler = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;
       if (!handler) {
         throw new HttpProblem(
           405,
@@ -633,7 +635,7 @@ export class IndependentServer {
     const refProblem = ref === null ? undefined : referenceProblem(ref);
     if (refProblem !== undefined) throw badParameter(refProblem, 'counterpartyReference');
     let bills = [...this.store.bills.values()];
-    for (const filter of ['status', 'type', 'cashflowType', 'counterpartyReference']) {
+    for (const filter of ['status', 'type', 'cashflowType', 'counterpartyReference'] as const) {
       const wanted = query.get(filter);
       if (wanted !== null) bills = bills.filter((b) => b[filter] === wanted);
     }

@@ -26,6 +26,33 @@ export const INDEPENDENT_ACCOUNT_FIXTURE: {
   currency: 'EUR',
 };
 
+/**
+ * The items a client of this service may name, and bodies it accepts (a suite's ITEM_FIXTURES):
+ * its bill and mandate, a client-chosen bill identifier, a mandate of the counterparty it holds, a
+ * collection against the mandate the client creates, documents as a form.
+ */
+export const INDEPENDENT_ITEM_FIXTURES = {
+  read: { bill: 'BILL-2024-0001', mandate: 'MND-0001' },
+  create: {
+    bill: {
+      uniqueReferenceIdentifier: 'INV-{{unique}}',
+      counterpartyReference: INDEPENDENT_COUNTERPARTY,
+      currencyCode: 'EUR',
+      openAmount: 310,
+      dueDate: '2027-03-31',
+    },
+    mandate: {
+      counterpartyReference: INDEPENDENT_COUNTERPARTY,
+      mode: 'CORE',
+      type: 'ONE_OFF',
+      currency: 'EUR',
+    },
+    directDebit: { mandateReference: '{{mandateReference}}', currency: 'EUR', amount: 310 },
+  },
+  updateBill: { status: 'PAID', openAmount: 0 },
+  document: { kind: 'multipart' as const, field: 'file' },
+};
+
 export interface StoredAccount {
   /** This service's own identifier of the account (not a field of the document). */
   id: string;
@@ -321,7 +348,9 @@ export function present(cp: StoredCounterparty, options: PresentOptions): Record
     describedby: { href: 'https://independent.payflow.invalid/docs/counterparty' },
   };
   out.etag = counterpartyEtag(cp);
-  const tradingName = TRADING_NAMES[cp.counterpartyReference];
+  const tradingName = Object.hasOwn(TRADING_NAMES, cp.counterpartyReference)
+    ? TRADING_NAMES[cp.counterpartyReference]
+    : undefined;
   out.metadata = {
     accountCount: cp.counterpartyAccounts.length,
     ...(tradingName !== undefined ? { tradingName } : {}),

@@ -40,9 +40,11 @@ const GZIP_FROM = 256;
 export function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as Record<string, unknown>)[key]);
-    return out;
+    // Defined keys (Object.fromEntries): a member named __proto__ stays a member.
+    const entries: [string, unknown][] = [];
+    for (const key of Object.keys(value).sort())
+      entries.push([key, sortKeys((value as Record<string, unknown>)[key])]);
+    return Object.fromEntries(entries);
   }
   return value;
 }

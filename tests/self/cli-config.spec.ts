@@ -178,7 +178,9 @@ test.describe('one configuration, resolved once', () => {
 
     test("that directory's .env names the target, the project's .env is not read", () => {
       expect(run.code, run.stdout + run.stderr).toBe(0);
-      expect(firstLine(run)).toContain(`target ${url}, read-only`);
+      expect(firstLine(run)).toContain(
+        `target ${url} (API_BASE_URL from ${join(elsewhere, '.env')}), read-only`,
+      );
       expect(firstLine(run)).toContain(`.env read: ${join(elsewhere, '.env')}`);
       // Not the project's five-request cap.
       expect(requests).toBeGreaterThan(50);

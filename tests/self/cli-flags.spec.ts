@@ -39,10 +39,12 @@ test.describe('a flag for every configuration variable', () => {
     expect(flagOf('CONFORMANCE_SETTLE_MS')).toBe('--settle-ms');
   });
 
-  test('every variable has one, but the token (environment only) and strictness (the --strict switch)', () => {
+  test('every variable has one, but the token (environment only) and the switches --strict and --embedded', () => {
     const flags = variableFlags();
     expect(flags.map((f) => f.variable)).toEqual(
-      CONFIG_VARIABLES.filter((v) => v !== 'API_TOKEN' && v !== 'CONFORMANCE_STRICT'),
+      CONFIG_VARIABLES.filter(
+        (v) => v !== 'API_TOKEN' && v !== 'CONFORMANCE_STRICT' && v !== 'CONFORMANCE_EMBEDDED',
+      ),
     );
     expect(new Set(flags.map((f) => f.flag)).size).toBe(flags.length);
     expect(flags.filter((f) => /token/i.test(f.flag))).toEqual([]);
@@ -115,6 +117,8 @@ test.describe('--help', () => {
       expect(usage).toContain(`  ${flag}`);
     expect(usage).toMatch(/^ {2}--reports-dir <dir>\s+CONFORMANCE_REPORTS_DIR$/m);
     expect(usage).toMatch(/^ {2}--waivers <file\|none>\s+CONFORMANCE_WAIVERS$/m);
+    // The proxy's bound on each exchange with the target.
+    expect(usage).toMatch(/^ {2}--timeout-ms <ms>\s+CONFORMANCE_TIMEOUT_MS$/m);
     expect(usage).not.toContain('--seed');
     expect(usage).toContain('never from a flag');
   });
@@ -149,6 +153,16 @@ test.describe('payflow-conformance', () => {
     expect(unknown.stderr).toBe(
       "conformance: unknown command 'test'; commands: run, validate, merge, serve (see --help)\n",
     );
+  });
+
+  test('a command named as a property of Object.prototype is an unknown command, not a crash', () => {
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const r = cli([name]);
+      expect(r.stderr, name).toBe(
+        `conformance: unknown command '${name}'; commands: run, validate, merge, serve (see --help)\n`,
+      );
+      expect(r.code, name).toBe(2);
+    }
   });
 
   test('a flag wins over the environment, before any request is sent; the token is no flag', () => {

@@ -237,7 +237,7 @@ test.describe('resolved once: flags, then the environment, then .env of the dire
   });
 
   test('the Playwright processes read the resolved configuration, resolved at most once, and no raw variable', () => {
-    const d = dir('WRITABLE_COUNTERPARTY_REF=W-1\n');
+    const d = dir('WRITABLE_COUNTERPARTY_REF=W-1\nCONFORMANCE_EMBEDDED=1\n');
     const env: NodeJS.ProcessEnv = {
       API_TOKEN: 'x',
       INIT_CWD: d,

@@ -355,6 +355,7 @@ function commandLine(settings: Record<string, string>, extra: string[] = []): st
       'runs',
       'reports-dir',
     ].flatMap((name) => [`--${name}`, input(name)]),
+    ...(settings.embedded === 'true' ? ['--embedded'] : []),
     ...extra,
   ];
 }
@@ -365,12 +366,13 @@ test.describe("the Action's run step", () => {
   test('runs the suite with the inputs as flags and exits with its status', async () => {
     test.setTimeout(600_000); // the first to ask packs and installs (tests/self/pack-fixtures.ts)
     const work = temporaryDirectory('payflow-action-');
-    // The installed command, run by the step, against the embedded server (no base-url), writing
+    // The installed command, run by the step, against the embedded server (asked for), writing
     // (its writable counterparty given): a read and a write probe, strict, the reports where
     // asked, and a header whose value has a space, quoted in args. One worker (--concurrency 1):
     // the run proves the command, not what two workers share. pack.spec.ts runs it against `serve`.
     const r = await runStep(
       {
+        embedded: 'true',
         'writable-counterparty-ref': WRITABLE_COUNTERPARTY,
         strict: 'true',
         seed: '7',
@@ -424,20 +426,28 @@ test.describe("the Action's run step", () => {
   test('args is a shell-quoted list: a quoted word with a space stays one argument, nothing expands, an unclosed quote is exit 2', async () => {
     test.setTimeout(600_000); // the first to ask packs and installs (tests/self/pack-fixtures.ts)
     const work = temporaryDirectory('payflow-action-');
-    const spaced = await runStepRecorded({ args: `--probe 'known counterparty'` }, work);
+    const embedded = { embedded: 'true' };
+    const spaced = await runStepRecorded({ ...embedded, args: `--probe 'known counterparty'` }, work);
     expect(spaced.code, spaced.stdout + spaced.stderr).toBe(0);
-    expect(spaced.cli?.argv).toEqual(commandLine({}, ['--probe', 'known counterparty']));
-    const header = await runStepRecorded({ args: `--header 'X-Tenant: acme corp' --rps 0` }, work);
-    expect(header.cli?.argv).toEqual(commandLine({}, ['--header', 'X-Tenant: acme corp', '--rps', '0']));
+    expect(spaced.cli?.argv).toEqual(commandLine(embedded, ['--probe', 'known counterparty']));
+    const header = await runStepRecorded(
+      { ...embedded, args: `--header 'X-Tenant: acme corp' --rps 0` },
+      work,
+    );
+    expect(header.cli?.argv).toEqual(
+      commandLine(embedded, ['--header', 'X-Tenant: acme corp', '--rps', '0']),
+    );
     // Nothing expands: not a variable of the step's environment, not a glob of the workspace.
     writeFileSync(join(work, 'a-file'), '');
-    const literal = await runStepRecorded({ args: '--probe "$HOME"\\ x --probe * --probe ~' }, work, {
-      HOME: '/home/someone',
-    });
-    expect(literal.cli?.argv).toEqual(
-      commandLine({}, ['--probe', '$HOME x', '--probe', '*', '--probe', '~']),
+    const literal = await runStepRecorded(
+      { ...embedded, args: '--probe "$HOME"\\ x --probe * --probe ~' },
+      work,
+      { HOME: '/home/someone' },
     );
-    const unclosed = await runStepRecorded({ args: `--header 'X-Tenant: acme` }, work);
+    expect(literal.cli?.argv).toEqual(
+      commandLine(embedded, ['--probe', '$HOME x', '--probe', '*', '--probe', '~']),
+    );
+    const unclosed = await runStepRecorded({ ...embedded, args: `--header 'X-Tenant: acme` }, work);
     expect(unclosed.code).toBe(2);
     expect(unclosed.stdout).toContain(
       "::error::the args input is not a shell-quoted list: an unclosed ' starting at character 10",
@@ -457,16 +467,31 @@ test.describe("the Action's run step", () => {
         { ...env, ...(cli!.strict === null ? {} : { CONFORMANCE_STRICT: cli!.strict }) },
         temporaryDirectory('payflow-action-run-'),
       );
+    // An empty base-url (a secret that is not set) is no target: stopped before the command,
+    // never a run on the embedded server, which only embedded: 'true' asks for.
+    const noTarget = await runStepRecorded({ 'counterparty-ref': 'ACME-0001' }, work);
+    expect(noTarget.code).toBe(2);
+    expect(noTarget.stdout).toContain('::error::the base-url input is empty (is its secret set?)');
+    expect(noTarget.cli).toBeUndefined();
+    const badEmbedded = await runStepRecorded({ embedded: 'yes' }, work);
+    expect(badEmbedded.code).toBe(2);
+    expect(badEmbedded.stdout).toContain("::error::the embedded input must be 'true' or 'false', not 'yes'");
+    // Both named: the command refuses the two targets.
+    const both = await runStepRecorded({ embedded: 'true', 'base-url': 'http://127.0.0.1:9' }, work, {
+      STAND_IN_EXIT: '2',
+    });
+    expect(both.cli?.argv).toEqual(commandLine({ embedded: 'true', 'base-url': 'http://127.0.0.1:9' }));
+    await expect(resolved(both.cli, { API_TOKEN: 'token-1' })).rejects.toThrow(/name two targets/);
     // The step's own check: stopped before the command.
-    const strict = await runStepRecorded({ strict: 'yes' }, work);
+    const strict = await runStepRecorded({ 'base-url': 'http://127.0.0.1:9', strict: 'yes' }, work);
     expect(strict.code).toBe(2);
     expect(strict.stdout).toContain("::error::the strict input must be 'true' or 'false', not 'yes'");
     expect(strict.cli).toBeUndefined();
     // A wrong seed reaches the command as its flag; the command refuses it with exit 2 and this
     // line (a configuration error: cli-config.spec.ts runs one through the command), and its
     // status is the step's, the outputs saying no record was written.
-    const seed = await runStepRecorded({ seed: 'abc' }, work, { STAND_IN_EXIT: '2' });
-    expect(seed.cli?.argv).toEqual(commandLine({ seed: 'abc' }));
+    const seed = await runStepRecorded({ embedded: 'true', seed: 'abc' }, work, { STAND_IN_EXIT: '2' });
+    expect(seed.cli?.argv).toEqual(commandLine({ embedded: 'true', seed: 'abc' }));
     await expect(resolved(seed.cli, {})).rejects.toThrow(
       new ConfigError("CONFORMANCE_SEED must be a whole number, got 'abc'"),
     );

@@ -129,10 +129,12 @@ test('verdicts: passed only when judged; otherwise not exercised, with every rea
     }),
     outcome({
       probe: 'w',
-      requirements: ['patch-valid-accepted', 'patch-persisted'],
+      requirements: ['patch-valid-accepted', 'patch-persisted', 'address-schema'],
       status: 'skipped',
       skipReason: 'read-only run',
     }),
+    // A read probe aiming at address-schema ran and judged nothing: the read-only run is not why.
+    outcome({ probe: 'r', requirements: ['address-schema'] }),
     outcome({ probe: 'i', requirements: ['collection-routed'], incomplete: 'the target stopped answering' }),
   ]);
   const v = (id: string) => vs.find((x) => x.id === id)!;

@@ -20,6 +20,7 @@ import {
   type PatchBody,
 } from '../../generators/patch-body.ts';
 import { HOLDER_NAME, MOBILE, REMARKS } from '../../generators/patch-details.ts';
+import { PROTOTYPE_NAMES } from '../../generators/prototype-names.ts';
 import { spec } from '../../spec/index.ts';
 import { misjudged } from './patch-rules.ts';
 import { failing } from './sample-checks.ts';
@@ -205,4 +206,35 @@ test('the account fixture is checked, with one-line messages', () => {
   ] as const) {
     expect(() => parseAccountFixture(text)).toThrow(message);
   }
+});
+
+/** Every property name of a JSON value, at any depth, as the JSON text carries it. */
+function namesIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(namesIn);
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => [k, ...namesIn(v)]);
+}
+
+test('the names of Object.prototype are unknown properties: explicit cases in the body and in counterpartyDetails, and drawn by the random cases', () => {
+  expect([...PROTOTYPE_NAMES]).toEqual(expect.arrayContaining(Object.getOwnPropertyNames(Object.prototype)));
+  // As sent: JSON.parse of the text keeps __proto__ an own key.
+  const sent = invalidPatchBodyExamples(FIXTURE).map((b) => JSON.parse(JSON.stringify(b.value)) as unknown);
+  const own = (v: unknown, name: string): boolean =>
+    v !== null && typeof v === 'object' && Object.hasOwn(v, name);
+  for (const name of PROTOTYPE_NAMES) {
+    expect(
+      sent.some((v) => own(v, name)),
+      `body.${name}`,
+    ).toBe(true);
+    expect(
+      sent.some((v) => own(v, 'counterpartyDetails') && own((v as PatchBody).counterpartyDetails, name)),
+      `counterpartyDetails.${name}`,
+    ).toBe(true);
+  }
+  const drawn = new Set(
+    fc
+      .sample(invalidPatchBody(FIXTURE), { seed: SEED, numRuns: 1500 })
+      .flatMap((b) => namesIn(JSON.parse(JSON.stringify(b.value)) as unknown)),
+  );
+  expect(PROTOTYPE_NAMES.filter((n) => !drawn.has(n))).toEqual([]);
 });

@@ -124,3 +124,45 @@ test('the client records the token as $API_TOKEN where it stands as the token, a
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 });
+
+test("header fields named as Object.prototype's properties go out and are recorded as fields, sent and answered", async () => {
+  // Answers with such fields, and echoes the fields it was sent.
+  const server = createServer((req, res) => {
+    res.writeHead(200, [
+      ['Content-Type', 'application/json'],
+      ['constructor', 'answered constructor'],
+      ['__proto__', 'answered __proto__'],
+      ['toString', 'answered toString'],
+    ]);
+    res.end(JSON.stringify({ received: req.rawHeaders }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const client = new HttpClient(new TargetSession({ politeness: EMBEDDED_POLITENESS }), {
+      baseURL,
+      token: 'tok-5e1a9c',
+      allowWrites: false,
+      log: new ExchangeLog(),
+    });
+    // JSON.parse, as a request's fields come from data: __proto__ is an own key.
+    const headers = JSON.parse('{"constructor":"sent constructor","__proto__":"sent __proto__"}') as Record<
+      string,
+      string
+    >;
+    const ex = await client.send({ method: 'GET', path: '/x', headers });
+    const received = (ex.body as { received: string[] }).received;
+    expect(received).toEqual(
+      expect.arrayContaining(['constructor', 'sent constructor', '__proto__', 'sent __proto__']),
+    );
+    expect(Object.hasOwn(ex.request.headers, '__proto__') && ex.request.headers['__proto__']).toBe(
+      'sent __proto__',
+    );
+    for (const name of ['constructor', '__proto__', 'toString'])
+      expect(Object.hasOwn(ex.headers, name.toLowerCase()) && ex.headers[name.toLowerCase()], name).toBe(
+        `answered ${name}`,
+      );
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});

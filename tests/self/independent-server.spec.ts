@@ -10,12 +10,12 @@ import { expect, test } from '@playwright/test';
 import {
   INDEPENDENT_ACCOUNT_FIXTURE,
   INDEPENDENT_COUNTERPARTY,
+  INDEPENDENT_ITEM_FIXTURES,
   INDEPENDENT_TOKEN,
   INDEPENDENT_WRITABLE_COUNTERPARTY,
   IndependentServer,
   LIFECYCLE,
 } from '../../servers/independent/server.ts';
-import type { ItemFixtures } from '../../generators/item-fixtures.ts';
 import { describeTripped, runSuite, SELF_TEST_RUNS, SELF_TEST_SEED, type SuiteRun } from './suite-runner.ts';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -659,32 +659,6 @@ test.describe('independent server over HTTP', () => {
     expect((await fetch(base + '/no/such/path', { headers: AUTH })).headers.get('deprecation')).toBeNull();
   });
 });
-
-/**
- * Its bill and mandate, and bodies it accepts: a client-chosen bill identifier, a mandate of the
- * counterparty it holds, a collection against the mandate the run creates, documents as a form.
- */
-const INDEPENDENT_ITEM_FIXTURES: ItemFixtures = {
-  read: { bill: 'BILL-2024-0001', mandate: 'MND-0001' },
-  create: {
-    bill: {
-      uniqueReferenceIdentifier: 'INV-{{unique}}',
-      counterpartyReference: INDEPENDENT_COUNTERPARTY,
-      currencyCode: 'EUR',
-      openAmount: 310,
-      dueDate: '2027-03-31',
-    },
-    mandate: {
-      counterpartyReference: INDEPENDENT_COUNTERPARTY,
-      mode: 'CORE',
-      type: 'ONE_OFF',
-      currency: 'EUR',
-    },
-    directDebit: { mandateReference: '{{mandateReference}}', currency: 'EUR', amount: 310 },
-  },
-  updateBill: { status: 'PAID', openAmount: 0 },
-  document: { kind: 'multipart', field: 'file' },
-};
 
 async function runAgainst(options: ConstructorParameters<typeof IndependentServer>[0]): Promise<SuiteRun> {
   const independent = new IndependentServer(options);

@@ -96,7 +96,7 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
       app,
       target,
     );
-    expect(readOnly.stdout).toContain(`target ${served.url}, read-only,`);
+    expect(readOnly.stdout).toContain(`target ${served.url} (API_BASE_URL from the environment), read-only,`);
     const against = JSON.parse(
       readFileSync(join(app, 'served', 'conformance.json'), 'utf8'),
     ) as ConformanceRecord;

@@ -9,6 +9,7 @@ import { expect, test } from '@playwright/test';
 import type { Finding, ProbeOutcome } from '../../engine/types.ts';
 import { escapeControls, escapeControlsKeepingLines } from '../../exchange/escape.ts';
 import { REDACTED_TOKEN } from '../../exchange/redact.ts';
+import { LINE_HELD } from '../../exchange/redact-stream.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { escapeHtml, renderHtml } from '../../reporter/html.ts';
 import { setupHints } from '../../reporter/hints.ts';
@@ -346,7 +347,7 @@ test.describe('redaction', () => {
     expect(redactText(`x${TOKEN}y ${TOKEN}`, [TOKEN])).toBe('x$API_TOKENy $API_TOKEN');
   });
 
-  test('a stream catches a token split across chunks and holds back only a possible start of it', () => {
+  test('a stream redacts whole lines: a token split across chunks is caught; of a line longer than LINE_HELD, only a possible start of it is held back', () => {
     let out = '';
     const stream = new RedactingStream([TOKEN], (t) => (out += t));
     const text = `line 1\nAuthorization: Bearer ${TOKEN}\nline 3 tok-\n`;
@@ -356,10 +357,20 @@ test.describe('redaction', () => {
     let partial = '';
     const held = new RedactingStream([TOKEN], (t) => (partial += t));
     held.push('progress 10% tok-un');
-    expect(partial).toBe('progress 10% ');
-    // (A final "d" alone could still start the token's base64 form, "dG9r...": the dot decides.)
-    held.push('related.');
-    expect(partial).toBe('progress 10% tok-unrelated.');
+    expect(partial).toBe('');
+    held.push('related.\nnext');
+    expect(partial).toBe('progress 10% tok-unrelated.\n');
+    // A line longer than LINE_HELD goes out as it comes, but for what may start the token.
+    const long = 'x'.repeat(LINE_HELD);
+    let written = '';
+    const longLine = new RedactingStream([TOKEN], (t) => (written += t));
+    longLine.push(`${long} progress 10% tok-un`);
+    expect(written).toBe(`${long} progress 10% `);
+    longLine.push('related.');
+    expect(written).toBe(`${long} progress 10% tok-unrelated.`);
+    longLine.push(` and ${TOKEN.slice(0, 6)}`);
+    longLine.push(`${TOKEN.slice(6)}\n`);
+    expect(written).toBe(`${long} progress 10% tok-unrelated. and $API_TOKEN\n`);
   });
 
   test('a stream catches `Bearer <short token>` split across chunks and leaves the data', () => {
@@ -375,10 +386,10 @@ test.describe('redaction', () => {
     }
     let partial = '';
     const held = new RedactingStream(['Acme'], (t) => (partial += t));
-    held.push('progress Acme 10% Bear');
-    expect(partial).toBe('progress Acme 10% ');
+    held.push(`${'x'.repeat(LINE_HELD)} progress Acme 10% Bear`);
+    expect(partial).toBe(`${'x'.repeat(LINE_HELD)} progress Acme 10% `);
     held.push('ing up');
-    expect(partial).toBe('progress Acme 10% Bearing up');
+    expect(partial).toBe(`${'x'.repeat(LINE_HELD)} progress Acme 10% Bearing up`);
   });
 });
 

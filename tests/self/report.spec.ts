@@ -222,7 +222,9 @@ test.describe('in a real Chromium', () => {
     // The run's details come after the findings (the banner names the target and seed).
     const details = page.locator('#run');
     await expect(details).toContainText('strict (SHOULD warnings fail the gate)');
-    await expect(details).toContainText(`${baseURL} (configured deployment)`);
+    await expect(details).toContainText(
+      `${baseURL} (configured deployment: API_BASE_URL from the environment)`,
+    );
     await expect(details).toContainText('7 (replay: payflow-conformance run --seed 7)');
 
     // The failed requirement is open in its section, with its level, evidence and curl command.

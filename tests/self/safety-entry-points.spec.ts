@@ -96,7 +96,7 @@ test('the Action with an empty writable-counterparty-ref, in a workspace whose .
   const from = target.requests.length;
   const readOnly = await run(step.command, step.args, workspace, step.env);
   expect(readOnly.code, readOnly.stdout + readOnly.stderr).toBe(0);
-  expect(firstLine(readOnly)).toContain(`target ${target.url}, read-only,`);
+  expect(firstLine(readOnly)).toContain(`target ${target.url} (API_BASE_URL from --base-url), read-only,`);
   expect(firstLine(readOnly)).toContain(`.env read: ${join(realpathSync(workspace), '.env')}`);
   expect(writesSince(from)).toEqual([]);
   expect(target.requests.length).toBeGreaterThan(from);
@@ -131,7 +131,9 @@ test("the installed command behind a user's npm script, run from a subdirectory 
   const from = target.requests.length;
   const fromSub = await runWithPath('npm', ['run', '--silent', 'gate'], sub);
   expect(fromSub.code, fromSub.stdout + fromSub.stderr).toBe(0);
-  expect(firstLine(fromSub)).toContain(`target ${target.url}, read-only,`);
+  expect(firstLine(fromSub)).toContain(
+    `target ${target.url} (API_BASE_URL from ${join(sub, '.env')}), read-only,`,
+  );
   expect(firstLine(fromSub)).toContain(`.env read: ${join(sub, '.env')}`);
   expect(writesSince(from)).toEqual([]);
   expect(target.requests.length).toBeGreaterThan(from);

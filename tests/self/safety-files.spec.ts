@@ -7,7 +7,15 @@
  * The rules in-process, then the command: one run into directories holding files of the user's,
  * one refused, and two validations of that run's exchanges.har.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ConfigError } from '../../config/error.ts';
@@ -96,6 +104,87 @@ test.describe('the suite replaces only its own files', () => {
     expect(read(outside, 'index.html')).toBe('mine');
   });
 
+  test("a forged manifest listing a user's file: the file stays, and the run says it left it", () => {
+    // A manifest of names alone (as one was written before it recorded hashes), and one whose
+    // entries carry a size and a hash that are not those of the files they name.
+    const forged = [
+      { files: ['notes.txt', 'keep/plan.md'] },
+      {
+        files: [
+          { path: 'notes.txt', size: 4, sha256: 'a'.repeat(64) },
+          { path: 'keep/plan.md', size: 99, sha256: 'b'.repeat(64) },
+        ],
+      },
+    ];
+    for (const manifest of forged) {
+      const dir = join(temporaryDirectory('payflow-files-'), 'proj');
+      put(dir, { 'notes.txt': 'mine', 'keep/plan.md': 'mine too' });
+      writeFileSync(join(dir, MANIFEST), JSON.stringify(manifest));
+      const said: string[] = [];
+      const staging = createStaging(dir);
+      put(staging, { 'conformance.json': 'new' });
+      commitFiles(staging, dir, { say: (line) => said.push(line) });
+      expect(read(dir, 'notes.txt')).toBe('mine');
+      expect(read(dir, 'keep/plan.md')).toBe('mine too');
+      expect([...ownFiles(dir)]).toEqual(['conformance.json']);
+      if (typeof manifest.files[0] === 'object')
+        expect(said).toEqual([
+          expect.stringMatching(/^left \S+\/proj\/notes\.txt in place: .*not what the suite wrote there/),
+          expect.stringMatching(/^left \S+\/proj\/keep\/plan\.md in place: /),
+        ]);
+      // Before a run, a listed file of the user's where the run writes is refused, not replaced.
+      writeFileSync(join(dir, MANIFEST), JSON.stringify(manifest));
+      expect(() => checkOwnPaths(dir, ['notes.txt'], 'the reports directory')).toThrow(
+        typeof manifest.files[0] === 'object'
+          ? /notes\.txt is no longer what the suite wrote there/
+          : /notes\.txt was not written by the suite; .*records no content hashes to check them by/,
+      );
+    }
+  });
+
+  test("a user's file in place of one the suite wrote: left alone when the set lacks it, refused when the set needs it", () => {
+    const dir = join(temporaryDirectory('payflow-files-'), 'proj');
+    commit(dir, { 'conformance.json': 'run 1', 'junit.xml': 'run 1', 'playwright/index.html': 'run 1' });
+    // The same size, another content: only the hash tells them apart.
+    writeFileSync(join(dir, 'junit.xml'), 'mine!');
+    writeFileSync(join(dir, 'playwright', 'index.html'), 'mine!');
+    const said: string[] = [];
+    const staging = createStaging(dir);
+    put(staging, { 'conformance.json': 'run 2' });
+    commitFiles(staging, dir, { say: (line) => said.push(line) });
+    expect(read(dir, 'conformance.json')).toBe('run 2');
+    expect(read(dir, 'junit.xml')).toBe('mine!');
+    expect(read(dir, 'playwright/index.html')).toBe('mine!');
+    expect(said).toHaveLength(2);
+    expect(said[0]).toContain(`left ${join(dir, 'junit.xml')} in place`);
+    expect([...ownFiles(dir)]).toEqual(['conformance.json']);
+
+    // Replaced once more by the user after a run that wrote it: a set that needs it is refused.
+    commit(dir, { 'conformance.json': 'run 3' });
+    writeFileSync(join(dir, 'conformance.json'), 'my copy');
+    expect(() => checkOwnPaths(dir, REPORT_PATHS, 'the reports directory')).toThrow(
+      /conformance\.json is no longer what the suite wrote there/,
+    );
+    const refused = createStaging(dir);
+    put(refused, { 'conformance.json': 'run 4' });
+    expect(() => commitFiles(refused, dir)).toThrow(ForeignFilesError);
+    expect(read(dir, 'conformance.json')).toBe('my copy');
+  });
+
+  test("a listed file reached through a link out of the directory is not the suite's, whatever its hash", () => {
+    const root = temporaryDirectory('payflow-files-');
+    const dir = join(root, 'proj');
+    const outside = join(root, 'outside');
+    commit(dir, { 'conformance.json': 'run 1', 'playwright/data/a.zip': 'zip' });
+    // playwright/ swapped for a link to a directory holding a file of the same content.
+    put(outside, { 'data/a.zip': 'zip' });
+    rmSync(join(dir, 'playwright'), { recursive: true });
+    symlinkSync(outside, join(dir, 'playwright'));
+    commit(dir, { 'conformance.json': 'run 2' });
+    expect(read(outside, 'data/a.zip')).toBe('zip');
+    expect([...ownFiles(dir)]).toEqual(['conformance.json']);
+  });
+
   test("the input of a validation is neither written over nor removed, though it is the suite's", () => {
     const dir = join(temporaryDirectory('payflow-files-'), 'reports');
     commit(dir, { 'conformance.json': 'run', 'exchanges.har': 'the run', 'playwright/index.html': 'run' });
@@ -155,4 +244,13 @@ test('through the command: a run keeps the files of the user in the directories 
   );
   expect(read(work, 'ci/junit.xml')).toBe('mine');
   expect(readdirSync(join(work, 'ci'))).toEqual(['junit.xml']);
+
+  // A junit.xml of the user's in place of the one the suite wrote: refused the same way, naming it.
+  writeFileSync(join(work, 'proj', 'junit.xml'), 'mine');
+  const replaced = await runCli({}, { args, cwd: work });
+  expect(replaced.code, replaced.stdout + replaced.stderr).toBe(2);
+  expect(replaced.stderr.trim()).toMatch(
+    /^conformance: the reports directory \S+\/proj holds .*\/proj\/junit\.xml is no longer what the suite wrote there/,
+  );
+  expect(read(work, 'proj/junit.xml')).toBe('mine');
 });

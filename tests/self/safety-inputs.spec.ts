@@ -7,9 +7,13 @@
  * text quoted from it in an error is escaped; a URL of 10 MB is counted and not judged, without
  * a stack overflow.
  *
- * Mostly in-process; two runs of the commands check the exit status and the one line, one of each
+ * `merge`'s blob directory likewise (bin/blob-inputs.ts): a FIFO named *.zip blocked Playwright's
+ * merge-reports forever.
+ *
+ * Mostly in-process; three runs of the commands check the exit status and the one line, one of each
  * command: `validate` of a HAR whose first bytes are escape sequences (a HarError, its text
- * escaped), `conformance` in a directory whose .env is a FIFO (a ConfigError, without blocking).
+ * escaped), `conformance` in a directory whose .env is a FIFO (a ConfigError, without blocking),
+ * `merge` of a blob directory holding a FIFO named shard-1.zip.
  *
  * What was traded for time (issue 20): `validate /dev/zero` and CONFORMANCE_REPORTS_DIR=/proc/xx
  * are no longer runs of their own. Each is the function its command calls, in-process: validate's
@@ -19,7 +23,7 @@
  * through the same orFail (bin/run-support.ts) as the .env's of the run kept.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ConfigError } from '../../config/error.ts';
@@ -27,6 +31,7 @@ import { EMBEDDED_TARGET } from '../../config/embedded.ts';
 import { ensureDirectory, INPUT_CAPS, InputFileError, readInputFile } from '../../config/input-files.ts';
 import { resolveRun } from '../../run/resolve.ts';
 import { lockReportsDir } from '../../bin/reports-lock.ts';
+import { checkBlobDirectory } from '../../bin/blob-inputs.ts';
 import { judgeHarFile, parseValidateFlags, resolveValidateRun } from '../../bin/validate.ts';
 import { TrafficValidation } from '../../engine/validate.ts';
 import { hasControls } from '../../exchange/escape.ts';
@@ -167,6 +172,58 @@ test.describe('a file is read only once it is a regular file within its cap', ()
   });
 });
 
+test("merge's blob directory: a FIFO, a device or a directory named *.zip, and a FIFO where Playwright writes, are refused by name before anything is read", () => {
+  const root = temporaryDirectory('payflow-blobs-');
+  const blobs = (name: string, setup: (dir: string) => void): string => {
+    const dir = join(root, name);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'shard-1.zip'), 'a blob report');
+    setup(dir);
+    return dir;
+  };
+  const cases: [string, (dir: string) => void, RegExp][] = [
+    [
+      'a FIFO named *.zip',
+      (d) => fifo(d, 'x.zip'),
+      /^the blob report \S+\/x\.zip is a FIFO \(named pipe\), not a regular file$/,
+    ],
+    [
+      'a link to a device named *.zip',
+      (d) => symlinkSync('/dev/zero', join(d, 'zero.zip')),
+      /^the blob report \S+\/zero\.zip is a character device, not a regular file$/,
+    ],
+    [
+      'a directory named *.zip',
+      (d) => mkdirSync(join(d, 'dir.zip')),
+      /dir\.zip is a directory, not a regular file$/,
+    ],
+    [
+      'a FIFO beside the blobs',
+      (d) => fifo(d, 'report.jsonl'),
+      /report\.jsonl is a FIFO \(named pipe\): merge reads only regular files/,
+    ],
+    [
+      'a FIFO in resources/',
+      (d) => (mkdirSync(join(d, 'resources')), fifo(join(d, 'resources'), 'a.png')),
+      /resources\/a\.png is a FIFO/,
+    ],
+    [
+      'resources/ that is a file',
+      (d) => writeFileSync(join(d, 'resources'), ''),
+      /resources is not a directory: merge extracts/,
+    ],
+  ];
+  for (const [name, setup, line] of cases) {
+    const error = thrown(() => checkBlobDirectory(blobs(name.replace(/\W+/g, '-'), setup)));
+    expect(error, name).toBeInstanceOf(ConfigError);
+    expect(error.message, name).toMatch(line);
+  }
+  expect(thrown(() => checkBlobDirectory(fifo(root, 'blob-fifo'))).message).toMatch(
+    /^the blob directory \S+\/blob-fifo is a FIFO \(named pipe\), not a directory$/,
+  );
+  expect(checkBlobDirectory(blobs('plain', (d) => mkdirSync(join(d, 'resources'))))).toEqual(['shard-1.zip']);
+});
+
 test('the functions the commands call refuse a device as the HAR file and a reports directory below /proc, naming them', () => {
   // What `validate /dev/zero` reads it with (on the code before the check, it read forever).
   const dir = temporaryDirectory('payflow-inputs-');
@@ -246,7 +303,7 @@ async function command(args: string[], cwd: string, env: Record<string, string> 
   return { code, stdout, stderr };
 }
 
-test('through the commands: a HAR file and a .env refused, each exit 2 with one escaped line, and nothing written', async () => {
+test('through the commands: a HAR file, a .env and a blob report refused, each exit 2 with one escaped line, and nothing written', async () => {
   test.setTimeout(120_000);
   const work = temporaryDirectory('payflow-inputs-cli-');
   const hostile = join(work, 'hostile.har');
@@ -254,7 +311,10 @@ test('through the commands: a HAR file and a .env refused, each exit 2 with one 
   const dotenvDir = join(work, 'with-fifo-env');
   mkdirSync(dotenvDir);
   fifo(dotenvDir, '.env');
-  const cases: { name: string; args: string[]; cwd: string; line: RegExp }[] = [
+  const blobDir = join(work, 'blob-report');
+  mkdirSync(blobDir);
+  fifo(blobDir, 'shard-1.zip');
+  const cases: { name: string; args: string[]; cwd: string; line: RegExp; env?: Record<string, string> }[] = [
     {
       name: 'a HAR starting with escape sequences',
       args: nodeTs('bin/validate.ts', hostile),
@@ -267,9 +327,17 @@ test('through the commands: a HAR file and a .env refused, each exit 2 with one 
       cwd: dotenvDir,
       line: /^conformance: the \.env file .*with-fifo-env\/\.env is a FIFO \(named pipe\), not a regular file$/,
     },
+    {
+      // Before, merge handed it to Playwright, which blocked on it forever.
+      name: 'a FIFO named *.zip as a blob report',
+      args: nodeTs('bin/merge-shards.ts'),
+      cwd: work,
+      env: { CONFORMANCE_SEED: '7' },
+      line: /^conformance: the blob report \S+\/blob-report\/shard-1\.zip is a FIFO \(named pipe\), not a regular file$/,
+    },
   ];
   for (const c of cases) {
-    const r = await command(c.args, c.cwd);
+    const r = await command(c.args, c.cwd, c.env);
     expect(r.code, `${c.name}: ${r.stdout}${r.stderr}`).toBe(2);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines, c.name).toHaveLength(1);

@@ -7,9 +7,11 @@
  *     itself interrupted with the restore; a probe's restore baseline is always the run's original.
  *   - SIGINT during the start-up reachability check: message, partial report, lock released, 130.
  *   - SIGTERM to Playwright's runner alone: 143, like every other SIGTERM.
+ *   - SIGINT to `merge` while its Playwright child stays (blocked where no handler runs, with a
+ *     grandchild that ignores SIGTERM): the child's whole group ended, nothing left, 130.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -24,8 +26,9 @@ import type { ConformanceRecord } from '../../reporter/summary.ts';
 import { REFERENCE_TOKEN, ReferenceServer, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
 import { FileLedger } from '../../transport/ledger.ts';
 import { TargetSession } from '../../transport/session.ts';
-import { readStop } from '../../transport/stop.ts';
+import { processAlive, readStop } from '../../transport/stop.ts';
 import {
+  childEnv,
   removeTemporaryDirectories,
   RUN_SETTINGS,
   targetEnv,
@@ -35,6 +38,7 @@ import {
 import {
   childrenOf,
   DETAIL_FIELDS,
+  groupMembers,
   had,
   holdingTarget,
   playwrightUnder,
@@ -288,5 +292,79 @@ test("SIGTERM to Playwright's runner alone ends like every other SIGTERM: restor
     expect(cli.stderr()).toContain('interrupted by SIGTERM (SIGTERM reached the Playwright runner)');
   } finally {
     await target.close();
+  }
+});
+
+/**
+ * Preloaded (NODE_OPTIONS) into the Playwright process `merge` starts, and only there: a child
+ * that would stay after its parent is gone. It starts a grandchild that ignores SIGTERM, makes
+ * SIGINT and SIGTERM its own, then blocks where no handler can run (as a read of a FIFO blocked
+ * Playwright's merge-reports): only SIGKILL ends either.
+ */
+const STAYING_CHILD = `
+if (process.argv.includes('merge-reports')) {
+  const grandchild = require('node:child_process').spawn(
+    process.execPath,
+    ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1e6)'],
+    { stdio: 'ignore' },
+  );
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => {});
+  process.stderr.write('staying ' + process.pid + ' ' + grandchild.pid + '\\n');
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
+`;
+
+/** The process group of `pid` (Linux: /proc). */
+function groupOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+}
+
+test("SIGINT to merge while its Playwright child stays: the child's whole process group is ended, nothing is left, exit 130", async () => {
+  test.skip(!existsSync('/proc/self/stat'), 'reads the process tree from /proc');
+  test.setTimeout(120_000);
+  const work = temporaryDirectory('payflow-merge-int-');
+  mkdirSync(join(work, 'blob-report'));
+  writeFileSync(join(work, 'blob-report', 'shard-1.zip'), 'a blob report');
+  writeFileSync(join(work, 'staying.cjs'), STAYING_CHILD);
+  const child = spawn(process.execPath, nodeTs('bin/merge-shards.ts'), {
+    cwd: work,
+    env: childEnv({ CONFORMANCE_SEED: '7', NODE_OPTIONS: `--require ${join(work, 'staying.cjs')}` }),
+    // Its own group, so that whatever is left of it can be killed below.
+    detached: true,
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.resume();
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  let staying: number[] = [];
+  try {
+    staying = await until(() => {
+      const m = /staying (\d+) (\d+)/.exec(stderr);
+      return m ? [Number(m[1]), Number(m[2])] : undefined;
+    }, 'the staying child');
+    const group = groupOf(staying[0]!);
+    const left = (): number[] =>
+      (groupMembers(group) ?? []).map((m) => m.pid).filter((pid) => processAlive(pid));
+    expect(left()).toEqual(expect.arrayContaining(staying));
+    // To the command alone, as `kill -INT` sends it.
+    child.kill('SIGINT');
+    expect(await exited, stderr).toBe(130);
+    expect(stderr).toContain('conformance: SIGINT: stopping the merge (process group');
+    expect(stderr).toContain(
+      'conformance: interrupted by SIGINT: the previous reports are left as they were',
+    );
+    // Killed and reaped: a moment for init to reap the grandchild it inherited.
+    await until(() => (left().length === 0 ? true : undefined), 'the end of the group');
+    expect(readdirSync(join(work, 'reports'))).toEqual([]);
+  } finally {
+    for (const pid of [...staying, -child.pid!]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone, as it should be.
+      }
+    }
   }
 });

@@ -203,7 +203,7 @@ test.describe('selection flags', () => {
 
   test('--require-exercised must fails the gate on a selected MUST requirement not exercised, with its reasons', async () => {
     const readOnly = { WRITABLE_COUNTERPARTY_REF: '' };
-    const args = ['--requirement', 'patch-unknown-not-created'];
+    const args = ['--embedded', '--requirement', 'patch-unknown-not-created'];
     const strict = await runCli({ ...readOnly, CONFORMANCE_REQUIRE_EXERCISED: 'must' }, { args });
     expect(strict.code, strict.stdout + strict.stderr).toBe(1);
     const rec = record(strict.reports);

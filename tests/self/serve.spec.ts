@@ -146,7 +146,7 @@ test.describe('the command', () => {
       args: ['--probe', 'known-counterparty'],
     });
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toContain(`target ${drawn.url}, read-only,`);
+    expect(run.stdout).toContain(`target ${drawn.url} (API_BASE_URL from the environment), read-only,`);
     const record = readJson(join(run.reports, 'conformance.json')) as ConformanceRecord;
     expect(record.verdict).toBe('pass');
     const validated = await validateInProcess([join(run.reports, 'exchanges.har')], {}, run.work);

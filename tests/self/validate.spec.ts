@@ -39,6 +39,7 @@ import {
   ReferenceServer,
   WRITABLE_COUNTERPARTY,
 } from '../../servers/reference.ts';
+import { exchangesOfHar, parseHar } from '../../exchange/har.ts';
 import { ORACLES } from '../../oracles/index.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/summary.ts';
@@ -62,6 +63,11 @@ import {
 test.afterAll(() => removeTemporaryDirectories());
 
 const CHROMIUM = '/usr/bin/chromium';
+
+interface HarField {
+  name: string;
+  value: string;
+}
 
 interface Call {
   method: string;
@@ -271,6 +277,56 @@ test.describe('HAR files recorded by Playwright', () => {
     expect(elsewhere.record!.gateReasons.join('\n')).toContain('no exchange of the interface');
     expect(elsewhere.record!.traffic!.judged).toBe(0);
     expect(elsewhere.record!.requirements.every((r) => r.status === 'not-exercised')).toBe(true);
+  });
+
+  test("header fields, query parameters and answer members named as Object.prototype's are read as such: the same verdicts", async () => {
+    const text = await referenceHarText();
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    // JSON.parse, as the validator reads a file: __proto__ is an own key of what it makes.
+    const data = JSON.parse(text) as {
+      log: {
+        entries: {
+          request: { url: string; headers: HarField[]; queryString: HarField[] };
+          response: { headers: HarField[]; content: { text?: string } };
+        }[];
+      };
+    };
+    for (const e of data.log.entries) {
+      e.request.headers.push(...names.map((name) => ({ name, value: `sent ${name}` })));
+      e.response.headers.push(...names.map((name) => ({ name, value: `answered ${name}` })));
+      if (new URL(e.request.url).pathname === '/api/v1/bills') {
+        e.request.url += '?constructor=1&__proto__=2';
+        e.request.queryString.push({ name: 'constructor', value: '1' }, { name: '__proto__', value: '2' });
+      }
+      const body = e.response.content.text;
+      if (body?.startsWith('{"counterpartyReference"'))
+        e.response.content.text = `{"__proto__":{"counterpartyReference":"OTHER-0001"},"constructor":"x","toString":"y",${body.slice(1)}`;
+    }
+    // The four reads of a counterparty and the PATCH's answer.
+    expect(data.log.entries.filter((e) => e.response.content.text?.startsWith('{"__proto__"')).length).toBe(
+      5,
+    );
+    const modified = JSON.stringify(data);
+    const exchanges = exchangesOfHar(parseHar(modified, 'names.har'), 'names.har');
+    for (const ex of exchanges) {
+      for (const name of names) {
+        // An answer's field names are kept in lower case (exchange/har.ts), a request's as sent.
+        const lower = name.toLowerCase();
+        expect(Object.hasOwn(ex.headers, lower) && ex.headers[lower], name).toBe(`answered ${name}`);
+        expect(Object.hasOwn(ex.request.headers, name) && ex.request.headers[name], name).toBe(
+          `sent ${name}`,
+        );
+      }
+    }
+    const original = harPath('original.har');
+    writeFileSync(original, text);
+    const named = harPath('names.har');
+    writeFileSync(named, modified);
+    const [before, after] = [await validateInProcess([original]), await validateInProcess([named])];
+    expect(after.code, after.line ?? after.summary).toBe(0);
+    const statuses = (v: typeof after): string[] => v.record!.requirements.map((r) => `${r.id} ${r.status}`);
+    expect(statuses(after)).toEqual(statuses(before));
+    expect(status(after.record, 'counterparty-reference-echo')).toBe('passed');
   });
 
   const VARIANTS = [

@@ -87,7 +87,9 @@ export function envReads(sources: Record<string, string>): EnvRead[] {
 
 /** The variables the project's source under `root` reads (with `selfTests`, the self-tests' too). */
 export function projectEnvReads(root: string, options: { selfTests?: boolean } = {}): EnvRead[] {
-  const sources: Record<string, string> = {};
-  for (const file of sourceFiles(root, options)) sources[file] = readFileSync(join(root, file), 'utf8');
-  return envReads(sources);
+  return envReads(
+    Object.fromEntries(
+      sourceFiles(root, options).map((file) => [file, readFileSync(join(root, file), 'utf8')]),
+    ),
+  );
 }

@@ -18,6 +18,7 @@ import { ORACLES, oracleFile } from '../../oracles/index.ts';
 import { PROBES, probeFile } from '../../probes/index.ts';
 import { RECOVERY_ENV } from '../../probes/recovery.ts';
 import { REPORTS_STAGING_ENV, RESULTS_STAGING_ENV } from '../../reporter/report-set.ts';
+import { WRITE_FAILURE_ENV } from '../../reporter/disk-errors.ts';
 import { compareSections, sectionTitle } from '../../reporter/sections.ts';
 import { spec } from '../../spec/index.ts';
 import { REQUIREMENTS } from '../../spec/requirements.ts';
@@ -169,6 +170,11 @@ export function otherVariables(): OtherVariableRow[] {
     internal('CONFORMANCE_CLI_PID', 'suite/target.ts', "the CLI's pid: workers stop when it is gone"),
     internal(REPORTS_STAGING_ENV, 'playwright.config.ts', "the staging directory of the run's reports"),
     internal(RESULTS_STAGING_ENV, 'playwright.config.ts', "the staging directory of Playwright's results"),
+    internal(
+      WRITE_FAILURE_ENV,
+      'reporter/disk-errors.ts',
+      'where the reporter leaves the line of a report it could not write (full or read-only disk)',
+    ),
     internal(RECOVERY_ENV, 'suite/conformance-reporter.ts', "global teardown's restores of a dead worker"),
     internal(PACE_ENV, 'suite/conformance-reporter.ts', "the run's pace, for the report"),
     internal(INTERRUPTED_ENV, 'transport/stop.ts', 'why and how the run was interrupted'),

@@ -17,6 +17,7 @@ import {
   requirements,
   type OtherVariableKind,
 } from './sources.ts';
+import { own } from '../../exchange/own.ts';
 
 /** The pages that hold generated tables, relative to the project's root. */
 export const GENERATED_PAGES = ['docs/configuration.md', 'docs/what-is-checked.md'] as const;
@@ -145,7 +146,7 @@ export function blocksIn(text: string): string[] {
 /** `text` with each generated block replaced by its table; an unknown block name is an error. */
 export function fillBlocks(text: string, tables: Record<string, string>): string {
   return text.replace(BLOCK, (_all, open: string, name: string, close: string) => {
-    const body = tables[name];
+    const body = own(tables, name);
     if (body === undefined)
       throw new Error(`unknown generated block '${name}' (known: ${Object.keys(tables).join(', ')})`);
     return `${open}\n\n${body}\n\n${close}`;
