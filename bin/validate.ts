@@ -31,7 +31,9 @@ import {
 } from '../engine/validate.ts';
 import { Redactor, type Secret } from '../exchange/redact.ts';
 import type { Exchange } from '../exchange/exchange.ts';
-import { decodeHar, exchangesOfHar, harOfExchanges, HarError, parseHar } from '../exchange/har.ts';
+import { decodeHar, exchangesOfHar, HarError, parseHar } from '../exchange/har.ts';
+import { harFileText, type HarKept } from '../exchange/har-file.ts';
+import { BodyBudget, keptExchange } from '../exchange/kept.ts';
 import { INPUT_CAPS, InputFileError, readInputFile } from '../config/input-files.ts';
 import { basePathOf } from '../exchange/route.ts';
 import { redactText, type SecretInput } from '../reporter/redact.ts';
@@ -217,6 +219,7 @@ function validationResult(
   validation: TrafficValidation,
   secrets: readonly SecretInput[],
   startedAt: Date,
+  kept?: HarKept,
 ): ValidationResult {
   const { outcome, coverage, traffic } = validation.finish();
   const waivers = loadWaivers({ CONFORMANCE_WAIVERS: run.waivers ?? NO_WAIVERS }, run.dir);
@@ -233,6 +236,7 @@ function validationResult(
     coverage,
     traffic,
     mode: wrote,
+    ...(kept ? { kept } : {}),
   });
   const redacted = JSON.parse(redactText(JSON.stringify(record), secrets)) as typeof record;
   return { record: redacted, passed: gatePassed(record), secrets };
@@ -336,11 +340,13 @@ async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<vo
   if (run.config.token) redactor.addToken(run.config.token);
   const secrets = (): Secret[] => redactor.list();
   const seen: Exchange[] = [];
+  // What the session keeps for its exchanges.har, within the budget of kept bodies (exchange/kept.ts).
+  const budget = new BodyBudget();
   const session: { validation?: TrafficValidation } = {};
   const keep = (ex: Omit<Exchange, 'id'>): Omit<Exchange, 'id'> => {
     learnCredentials(redactor, ex);
     const redacted = redactExchange(ex, redactor);
-    seen.push({ ...redacted, id: seen.length + 1 });
+    seen.push(keptExchange({ ...redacted, id: seen.length + 1 }, budget));
     return redacted;
   };
   const proxy = new ValidatingProxy({
@@ -379,8 +385,8 @@ async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<vo
     if (stopping) return;
     stopping = true;
     await proxy.stop();
-    const har = `${JSON.stringify(harOfExchanges(seen, spec().version), null, 1)}\n`;
-    report(run, validationResult(run, validation, secrets(), startedAt), har);
+    const har = harFileText(seen, spec().version);
+    report(run, validationResult(run, validation, secrets(), startedAt, har.kept), har.text);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());

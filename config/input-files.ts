@@ -28,6 +28,7 @@ import {
 } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { escapeControls } from '../exchange/escape.ts';
+import { HAR_MAX_BYTES } from '../exchange/har-file.ts';
 
 const MiB = 1024 * 1024;
 
@@ -39,8 +40,11 @@ export const INPUT_CAPS = {
   fixture: MiB,
   /** A waiver file. */
   waivers: MiB,
-  /** A HAR file: a run of the suite writes a few MiB; a browser session can write more. */
-  har: 256 * MiB,
+  /**
+   * A HAR file: a run of the suite writes a few MiB, and never more than this (exchange/har-file.ts
+   * writes within it); a browser session can write more.
+   */
+  har: HAR_MAX_BYTES,
 } as const;
 
 /** A file or directory that cannot be used, in one line. */

@@ -12,6 +12,7 @@ import { curlCommand } from '../exchange/curl.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { ExchangeLog } from '../exchange/log.ts';
+import { BodyBudget, releaseText } from '../exchange/kept.ts';
 import { redact } from '../exchange/redact.ts';
 import { basePathOf } from '../exchange/route.ts';
 import type { Violation } from '../oracles/types.ts';
@@ -40,7 +41,7 @@ export { INTERRUPTED_REASON };
  * the run's original state of the writable counterparties (engine/baseline.ts).
  */
 export class RunContext {
-  readonly log = new ExchangeLog();
+  readonly log: ExchangeLog;
   readonly judge: Judge;
 
   constructor(
@@ -49,7 +50,10 @@ export class RunContext {
     /** How long a read may trail an accepted write (CONFORMANCE_SETTLE_MS). */
     settleMs = 0,
     readonly baselines: BaselineStore = new MemoryBaselines(),
+    /** The share of the run's budget of kept bodies this process's log keeps (exchange/kept.ts). */
+    bodyShare = 1,
   ) {
+    this.log = new ExchangeLog(new BodyBudget(bodyShare));
     this.judge = new Judge(undefined, basePathOf(baseURL), settleMs);
     this.log.subscribe((ex) => {
       // The case that sent it: a case's judgements count for it only when they rest on its own
@@ -241,6 +245,9 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
         // the oracles found in it before (a request with no answer) is still the probe's finding.
         for (const v of violations) scope.record(findingOf(v));
         throw error;
+      } finally {
+        // Judged, and the case is done with them: its result keeps them, not their long texts.
+        for (const ex of exchanges) releaseText(ex);
       }
     },
     lastRead: (ref) => deliver(run.judge.lastRead(ref)),

@@ -13,6 +13,8 @@
  */
 import type { Exchange } from '../exchange/exchange.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
+import { readJsonBody } from '../exchange/json-body.ts';
+import { isCut } from '../exchange/kept.ts';
 import { LONG_URL_CHARS } from '../exchange/har.ts';
 import { isCredentialName } from '../exchange/credentials.ts';
 import {
@@ -83,6 +85,11 @@ export interface TrafficRecord {
   judged: number;
   /** Exchanges whose body was over the cap and not judged (the proxy). */
   overCap?: number;
+  /**
+   * Exchanges not judged because a body of theirs was recorded only as its head (the suite's own
+   * HAR past its budget of kept bodies, `_truncated`: exchange/kept.ts).
+   */
+  cut?: number;
   /** Exchanges whose URL was longer than LONG_URL_CHARS, not judged (exchange/har.ts). */
   longURL?: number;
   /**
@@ -198,6 +205,7 @@ export function redactExchange<T extends Omit<Exchange, 'id'>>(ex: T, redactor: 
       ]),
     );
   let responseText = redactor.text(ex.text);
+  // Read again once redacted; a body nested too deep has no value either way (exchange/json-body.ts).
   const parsed = responseText === ex.text ? ex.body : parseOr(responseText, ex.body);
   const body = redactor.value(parsed);
   if (body !== parsed) responseText = JSON.stringify(body);
@@ -217,11 +225,9 @@ export function redactExchange<T extends Omit<Exchange, 'id'>>(ex: T, redactor: 
 }
 
 function parseOr(text: string, fallback: unknown): unknown {
-  try {
-    return text === '' ? undefined : (JSON.parse(text) as unknown);
-  } catch {
-    return fallback;
-  }
+  if (text === '') return undefined;
+  const read = readJsonBody(text);
+  return read === undefined ? fallback : read.value;
 }
 
 /** Judges traffic exchange by exchange; `finish()` returns the outcome, the coverage and the traffic. */
@@ -278,6 +284,11 @@ export class TrafficValidation {
         this.traffic.outside.requests.push(`${describeOrigin(ex)}${ex.request.method} ${ex.request.url}`);
       return;
     }
+    // What stands for a body cut is not the body: judged, it would read as another body.
+    if (isCut(ex)) {
+      this.traffic.cut = (this.traffic.cut ?? 0) + 1;
+      return;
+    }
     this.traffic.judged++;
     this.deliver(this.judge.judge(ex));
   }
@@ -327,6 +338,10 @@ export class TrafficValidation {
     if (causes.length > 0) this.outcome.causes = causes;
     if (this.traffic.overCap)
       this.outcome.notes.push(`${this.traffic.overCap} exchange(s) not judged: a body over the cap`);
+    if (this.traffic.cut)
+      this.outcome.notes.push(
+        `${this.traffic.cut} exchange(s) not judged: a body recorded only as its head, length and SHA-256 (_truncated)`,
+      );
     if (this.traffic.refused)
       this.outcome.notes.push(
         `${this.traffic.refused.count} request(s) answered by the proxy itself, not forwarded: ${this.traffic.refused.requests.slice(0, 3).join('; ')}`,

@@ -4,6 +4,7 @@
  * Oracles judge exchanges without knowing how they were produced; `origin` says who sent one
  * (which probe, in which role) only so that a report can point back to it.
  */
+import { readJsonBody } from './json-body.ts';
 
 /** A request as it went out, the bearer token replaced by $API_TOKEN. */
 export interface RecordedRequest {
@@ -15,6 +16,21 @@ export interface RecordedRequest {
   body?: string;
   /** 'base64': the body is bytes that are not text, written in base64. */
   bodyEncoding?: 'base64';
+  /** Set when `body` is only the head of the body sent, kept within a budget (exchange/kept.ts). */
+  bodyCut?: BodyCut;
+}
+
+/**
+ * What stands for a body kept in part (exchange/kept.ts): the whole body's length and SHA-256, and
+ * how many of its first bytes are kept.
+ */
+export interface BodyCut {
+  /** The length of the whole body's text, in bytes (UTF-8; of its base64 text for bytes). */
+  bytes: number;
+  /** The SHA-256 of that text, in hex. */
+  sha256: string;
+  /** How many of its first bytes the kept text holds (0: none). */
+  kept: number;
 }
 
 /** The bytes of a request's body (undefined: none). */
@@ -52,8 +68,22 @@ export interface Exchange {
   headers: Record<string, string>;
   /** The response body as text (UTF-8). */
   text: string;
-  /** The parsed JSON body, or undefined when the body is empty or not JSON. */
+  /**
+   * The parsed JSON body, or undefined when the body is empty, not JSON, or JSON nested too deep
+   * to be read as a value (`tooDeep`).
+   */
   body: unknown;
+  /**
+   * Set when the body is JSON nested deeper than MAX_JSON_DEPTH (exchange/json-body.ts): how deep.
+   * Its text is kept; it has no `body`, and what needs its value calls it too deep to judge.
+   */
+  tooDeep?: number;
+  /**
+   * Set when `text` is only the head of the body received, once the exchange was judged
+   * (exchange/kept.ts): in a record past its budget, where `body` is undefined too; or in a case's
+   * result once the case is done, where `body` stays for the sequences still to be judged.
+   */
+  textCut?: BodyCut;
   /** Set when status is 0. */
   failure?: ExchangeFailure;
   /** When the request went out (epoch ms, may have a fraction) and how long the exchange took. */
@@ -72,14 +102,12 @@ export function is2xx(status: number): boolean {
   return status >= 200 && status <= 299;
 }
 
-/** Parses a body as JSON: undefined when empty or not JSON. */
+/**
+ * Parses a body as JSON: undefined when empty, not JSON, or nested deeper than MAX_JSON_DEPTH
+ * (exchange/json-body.ts), so that no value handed on is too deep to walk.
+ */
 export function parseJsonBody(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  return readJsonBody(text)?.value;
 }
 
 /** The request body as JSON, or undefined. */

@@ -9,14 +9,18 @@
  * custom postData._encoding says so, as this module writes bodies that are not text), the response (status,
  * headers, content.text, base64-decoded when content.encoding says so), startedDateTime and time.
  * An entry without an answer (status 0, with the `_error` devtools and Playwright write) is an
- * exchange with status 0 and a failure. Bodies a recorder left out are empty.
+ * exchange with status 0 and a failure. Bodies a recorder left out are empty. A body the suite kept
+ * only as its head (past its budget of kept bodies, exchange/kept.ts) carries `_truncated` (the
+ * whole length, its SHA-256, the bytes kept) and a comment: read back as cut, never as the body.
  */
 import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { escapeControls } from './escape.ts';
-import type { Exchange, ExchangeFailure } from './exchange.ts';
-import { parseJsonBody, requestBodyBytes } from './exchange.ts';
+import type { BodyCut, Exchange, ExchangeFailure } from './exchange.ts';
+import { cutText } from './kept.ts';
+import { requestBodyBytes } from './exchange.ts';
+import { responseBody } from './json-body.ts';
 
 // ajv-formats is CommonJS; under ESM its default export may arrive wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -72,7 +76,15 @@ export interface HarEntry {
     status: number;
     statusText: string;
     headers: HarHeader[];
-    content: { size: number; mimeType: string; text?: string; encoding?: string };
+    content: {
+      size: number;
+      mimeType: string;
+      text?: string;
+      encoding?: string;
+      comment?: string;
+      /** The suite's own: `text` is only the head of the body (exchange/kept.ts). */
+      _truncated?: unknown;
+    };
     _error?: string;
     _failureKind?: string;
     [k: string]: unknown;
@@ -83,7 +95,13 @@ export interface HarEntry {
 }
 
 export interface Har {
-  log: { version: string; creator: { name: string; version: string }; entries: HarEntry[] };
+  log: {
+    version: string;
+    creator: { name: string; version: string };
+    /** What the suite's own file did not keep whole (exchange/har-file.ts). */
+    comment?: string;
+    entries: HarEntry[];
+  };
 }
 
 const HAR_SCHEMAS = [
@@ -266,26 +284,41 @@ export function exchangeOfEntry(entry: HarEntry, index: number, source: string):
         message: entry.response._error ?? 'no response was recorded',
       };
   const body = entry.request.postData?.text;
+  const bodyCut = cutOf(entry.request.postData?._truncated);
+  const textCut = answered && !revalidated ? cutOf(entry.response.content._truncated) : undefined;
   return {
     request: {
       method: entry.request.method.toUpperCase(),
       url: entry.request.url,
       headers: headerRecord(entry.request.headers, false),
-      ...(body !== undefined && body !== '' ? { body } : {}),
+      ...(body !== undefined && (body !== '' || bodyCut) ? { body } : {}),
       ...(body !== undefined && body !== '' && entry.request.postData?._encoding === 'base64'
         ? { bodyEncoding: 'base64' as const }
         : {}),
+      ...(bodyCut ? { bodyCut } : {}),
     },
     status: revalidated ? 304 : answered ? entry.response.status : 0,
     headers: answered ? headerRecord(entry.response.headers, true) : {},
     text,
-    body: parseJsonBody(text),
+    // A head is not the body: it is not read as JSON.
+    ...(textCut ? { body: undefined, textCut } : responseBody(text)),
     ...(failure ? { failure } : {}),
     startedAt,
     durationMs: Math.max(0, entry.time),
     attempts: 1,
     origin: { harEntry: index },
   };
+}
+
+/**
+ * The cut a body of the suite's own HAR carries (`_truncated`, exchange/kept.ts), when it is one:
+ * what a writer left of a body past its budget, never judged as the body.
+ */
+function cutOf(value: unknown): BodyCut | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { bytes, sha256, kept } = value as Partial<Record<keyof BodyCut, unknown>>;
+  if (typeof bytes !== 'number' || typeof sha256 !== 'string' || typeof kept !== 'number') return undefined;
+  return { bytes, sha256, kept };
 }
 
 /**
@@ -348,7 +381,8 @@ export function entryOfExchange(ex: Exchange): HarEntry {
   const contentType = ex.headers['content-type'] ?? '';
   const requestType =
     Object.entries(ex.request.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
-  const bodySize = Buffer.byteLength(ex.text);
+  const bodySize = ex.textCut?.bytes ?? Buffer.byteLength(ex.text);
+  const requestCut = ex.request.bodyCut;
   const entry: HarEntry = {
     startedDateTime: isoMicroseconds(ex.startedAt),
     time: ex.durationMs,
@@ -368,11 +402,13 @@ export function entryOfExchange(ex: Exchange): HarEntry {
               text: ex.request.body,
               params: [],
               ...(ex.request.bodyEncoding ? { _encoding: ex.request.bodyEncoding } : {}),
+              // Only the head of the body was kept (exchange/kept.ts): said to a reader, and to validate.
+              ...(requestCut ? { comment: cutText(requestCut), _truncated: requestCut } : {}),
             },
           }
         : {}),
       headersSize: -1,
-      bodySize: requestBodyBytes(ex.request)?.length ?? 0,
+      bodySize: requestCut ? requestCut.bytes : (requestBodyBytes(ex.request)?.length ?? 0),
     },
     response: {
       status: ex.status,
@@ -380,7 +416,12 @@ export function entryOfExchange(ex: Exchange): HarEntry {
       httpVersion: 'HTTP/1.1',
       cookies: [],
       headers: harHeaders(ex.headers),
-      content: { size: bodySize, mimeType: contentType, text: ex.text },
+      content: {
+        size: bodySize,
+        mimeType: contentType,
+        text: ex.text,
+        ...(ex.textCut ? { comment: cutText(ex.textCut), _truncated: ex.textCut } : {}),
+      },
       redirectURL: ex.headers.location ?? '',
       headersSize: -1,
       bodySize: ex.status > 0 ? bodySize : -1,

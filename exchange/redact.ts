@@ -59,6 +59,7 @@
  * decoded again with the place each character came from.
  */
 import { basicPassword, nearMisses } from './credentials.ts';
+import { mapJson } from './json-map.ts';
 import { FormSet } from './form-set.ts';
 import { holdsUserinfo, USERINFO } from './userinfo.ts';
 import {
@@ -388,25 +389,11 @@ export class Redactor {
 
   /**
    * A JSON value with every string (keys too) redacted: the value itself when nothing in it
-   * changed (so that a caller can tell), else a copy.
+   * changed (so that a caller can tell), else a copy. It walks with a stack of its own rather than
+   * by recursion, so a value of any depth is redacted (exchange/json-body.ts).
    */
   value<T>(value: T): T {
-    const walk = (v: unknown): unknown => {
-      if (typeof v === 'string') return this.text(v);
-      if (Array.isArray(v)) {
-        const out = v.map(walk);
-        return out.some((x, i) => x !== v[i]) ? out : v;
-      }
-      if (v !== null && typeof v === 'object') {
-        const entries = Object.entries(v);
-        const out = entries.map(([k, x]) => [this.text(k), walk(x)] as const);
-        return out.some(([k, x], i) => k !== entries[i]![0] || x !== entries[i]![1])
-          ? Object.fromEntries(out)
-          : v;
-      }
-      return v;
-    };
-    return walk(value) as T;
+    return mapJson(value, (s) => this.text(s)) as T;
   }
 }
 

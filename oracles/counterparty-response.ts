@@ -14,6 +14,7 @@
 import type { ErrorObject } from 'ajv';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
+import { tooDeepText } from '../exchange/json-body.ts';
 import { spec } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
@@ -118,6 +119,19 @@ export const COUNTERPARTY_RESPONSE_ORACLE: ExchangeOracle = {
           }),
     );
     const body = ex.body;
+    if (ex.tooDeep !== undefined) {
+      // No counterparty nests deeper than four levels; what is deeper is not read as a value.
+      out.push(
+        violated({
+          requirement: 'counterparty-schema',
+          exchange: ex,
+          message: `${at}: the body of a ${ex.status} answer is ${tooDeepText(ex.tooDeep)}`,
+          expected: 'a JSON object valid against the Counterparty schema (it nests four levels)',
+          received: describeResponse(ex),
+        }),
+      );
+      return out;
+    }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       out.push(
         violated({

@@ -5,7 +5,8 @@
  * bodies." and RFC 8259 §2 (the JSON grammar).
  *
  * json-well-formed applies to every answered exchange below the interface's prefix whose body
- * is labelled with a JSON media type (application/json or +json): the body parses as JSON.
+ * is labelled with a JSON media type (application/json or +json): the body parses as JSON (at any
+ * depth: one nested too deep to be read as a value, exchange/json-body.ts, parsed all the same).
  * response-json-media-type applies to 2xx answers with a body of the twelve operations other
  * than the counterparty's (whose media type counterparty-json judges at MUST level): the
  * document shows none of their payloads, so a JSON media type is expected at SHOULD level. A
@@ -17,6 +18,12 @@ import { isJsonContentType } from './counterparty-response.ts';
 import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
 
 const COUNTERPARTY_OPERATIONS = new Set(['getCounterparty', 'patchCounterparty']);
+
+/**
+ * A body that is more than white space (what trim() removes, found without copying the text: a
+ * body of megabytes of trailing white space costs nothing).
+ */
+const hasContent = (text: string): boolean => /\S/.test(text);
 
 export const MEDIA_TYPE_ORACLE: ExchangeOracle = {
   id: 'media-type',
@@ -30,9 +37,10 @@ export const MEDIA_TYPE_ORACLE: ExchangeOracle = {
     if (!inInterface || ex.status === 0) return [];
     const out: Judgement[] = [];
     const type = ex.headers['content-type'];
-    if (isJsonContentType(type) && ex.text.trim() !== '') {
+    if (isJsonContentType(type) && hasContent(ex.text)) {
       out.push(
-        ex.body !== undefined
+        // JSON nested too deep to be read as a value (exchange/json-body.ts) parsed all the same.
+        ex.body !== undefined || ex.tooDeep !== undefined
           ? held('json-well-formed')
           : violated({
               requirement: 'json-well-formed',
@@ -47,7 +55,7 @@ export const MEDIA_TYPE_ORACLE: ExchangeOracle = {
       route?.kind === 'operation' &&
       !COUNTERPARTY_OPERATIONS.has(route.operation.operationId) &&
       is2xx(ex.status) &&
-      ex.text.trim() !== ''
+      hasContent(ex.text)
     ) {
       out.push(
         isJsonContentType(type)

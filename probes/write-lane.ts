@@ -12,6 +12,7 @@
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { canonicalJson } from '../exchange/canonical-json.ts';
+import { tooDeepText } from '../exchange/json-body.ts';
 import { counterpartyPath } from '../exchange/paths.ts';
 import {
   type BatchResult,
@@ -67,6 +68,10 @@ export async function readWritable(
   role: string,
 ): Promise<Exchange & { body: Obj }> {
   const ex = await ctx.http.send({ method: 'GET', path: counterpartyPath(ref), role });
+  if (ex.status === 200 && ex.tooDeep !== undefined)
+    throw new Error(
+      `cannot judge PATCH: GET of WRITABLE_COUNTERPARTY_REF ${ref} answered 200 with ${tooDeepText(ex.tooDeep)}`,
+    );
   if (ex.status !== 200 || !isObj(ex.body)) {
     throw new Error(
       `cannot judge PATCH: GET of WRITABLE_COUNTERPARTY_REF ${ref} answered ${describeResponse(ex)}; it must name an existing counterparty`,

@@ -4,6 +4,7 @@
  * where the reports are, and the headline again as the last line (what a CI log shows last). It
  * renders the typed record (summary.ts builds it), as the HTML and JUnit renderers do.
  */
+import { keptComment } from '../exchange/har-file.ts';
 import type { Coverage } from '../engine/coverage.ts';
 import type { GateStatus } from './gate.ts';
 import { envAssignments, replayPrefix } from './replay.ts';
@@ -76,7 +77,7 @@ export function formatSummary(
       `${paint(head.text)}${head.tone === 'partial' ? ':' : ' for'} ${what}, interface ${record.interfaceVersion}${record.strict ? ', strict: SHOULD warnings fail the gate' : ''}`,
     );
     lines.push(
-      `  ${t.exchanges} exchange(s): ${t.judged} judged, ${t.outside.count} outside the interface (not judged)${t.overCap ? `, ${t.overCap} over the body cap (not judged)` : ''}`,
+      `  ${t.exchanges} exchange(s): ${t.judged} judged, ${t.outside.count} outside the interface (not judged)${t.overCap ? `, ${t.overCap} over the body cap (not judged)` : ''}${t.cut ? `, ${t.cut} with a body recorded only as its head (not judged)` : ''}`,
     );
   } else
     lines.push(
@@ -160,6 +161,8 @@ export function formatSummary(
   for (const reason of record.gateReasons) lines.push(`  Gate: ${reason}`);
   if (record.coverage) lines.push(`  Coverage: ${coverageLine(record.coverage)}`);
   if (record.pace && record.pace.requests > 0) lines.push(`  Pace: ${paceLine(record.pace)}`);
+  const kept = record.kept && keptComment(record.kept);
+  if (kept) lines.push(`  Kept in exchanges.har: ${kept}`);
   if (!t)
     lines.push(
       `  Seed ${record.seed}: replay the run with ${record.settings ? `${envAssignments(record.settings)} ${replayPrefix()}` : `payflow-conformance run --seed ${record.seed}`}`,

@@ -6,6 +6,7 @@
  * shrunk input and the rule it keeps or breaks, and a curl command that reproduces it. Every
  * text is escaped: findings carry what the server sent.
  */
+import { keptComment } from '../exchange/har-file.ts';
 import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
 import { bySection } from './sections.ts';
@@ -226,7 +227,7 @@ function renderTraffic(record: ConformanceRecord): string {
     t.outside.count > 0
       ? `<details><summary>${t.outside.count} exchange(s) outside the interface, not judged${t.outside.requests.length < t.outside.count ? ` (the first ${t.outside.requests.length} listed)` : ''}</summary><ul>${t.outside.requests.map((r) => `<li><code>${esc(r)}</code></li>`).join('')}</ul></details>`
       : '';
-  return `<section id="traffic"><h2>Traffic judged</h2><p>${esc(what)}: ${t.exchanges} exchange(s), ${t.judged} judged, ${t.outside.count} outside the interface${t.overCap ? `, ${t.overCap} over the body cap (not judged)` : ''}. Requirements only a probe's plan judges are not exercised in validation.</p>${outside}</section>`;
+  return `<section id="traffic"><h2>Traffic judged</h2><p>${esc(what)}: ${t.exchanges} exchange(s), ${t.judged} judged, ${t.outside.count} outside the interface${t.overCap ? `, ${t.overCap} over the body cap (not judged)` : ''}${t.cut ? `, ${t.cut} with a body recorded only as its head (not judged)` : ''}. Requirements only a probe's plan judges are not exercised in validation.</p>${outside}</section>`;
 }
 
 /** Interface coverage: exchanges per operation, and judgements per requirement. */
@@ -342,6 +343,12 @@ function findingCount(r: RequirementRecord): number {
   return Math.max(counted, r.findings.length);
 }
 
+/** What exchanges.har kept of the bodies, when not all of them whole. */
+function keptRow(record: ConformanceRecord): [string, string][] {
+  const kept = record.kept && keptComment(record.kept);
+  return kept ? [['Kept in exchanges.har', kept]] : [];
+}
+
 /** The whole page. */
 export function renderHtml(record: ConformanceRecord): string {
   const head = headline(record);
@@ -356,6 +363,7 @@ export function renderHtml(record: ConformanceRecord): string {
         ['Started', record.startedAt],
         ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} exchanges`],
         ['Waiver file', record.waivers.file ?? 'none'],
+        ...keptRow(record),
       ]
     : [
         [
@@ -378,6 +386,7 @@ export function renderHtml(record: ConformanceRecord): string {
         ['Started', record.startedAt],
         ['Duration', `${(record.durationMs / 1000).toFixed(1)} s, ${record.requests} requests`],
         ['Waiver file', record.waivers.file ?? 'none'],
+        ...keptRow(record),
       ];
   const body: string[] = [];
   body.push(

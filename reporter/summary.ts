@@ -3,6 +3,7 @@
  * requirement catalogue. Written to reports/conformance.json; the CLI's exit status and the
  * console summary are derived from it.
  */
+import type { HarKept } from '../exchange/har-file.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import type { Coverage } from '../engine/coverage.ts';
 import type { Finding, ProbeOutcome, RestoreRecord } from '../engine/types.ts';
@@ -121,6 +122,11 @@ export interface ConformanceRecord {
    * most requests in flight, and every back-off with why.
    */
   pace?: PolitenessReport;
+  /**
+   * Present when exchanges.har did not keep every body whole (exchange/kept.ts, exchange/har-file.ts):
+   * the bodies written as their head, length and SHA-256, and the exchanges left out.
+   */
+  kept?: HarKept;
 }
 
 /**
@@ -225,6 +231,8 @@ export function buildRecord(input: {
   traffic?: TrafficRecord;
   /** The pace the run kept. */
   pace?: PolitenessReport;
+  /** What the traffic's HAR file kept of its bodies (recorded when it did not keep them all whole). */
+  kept?: HarKept;
   /** The mode, when the configuration does not say it (validation: whether the traffic wrote). */
   mode?: 'read-only' | 'write';
 }): ConformanceRecord {
@@ -329,6 +337,7 @@ export function buildRecord(input: {
     ...(input.coverage ? { coverage: input.coverage } : {}),
     ...(input.traffic ? { traffic: input.traffic } : {}),
     ...(input.pace ? { pace: input.pace } : {}),
+    ...(input.kept && (input.kept.cut > 0 || input.kept.omitted > 0) ? { kept: input.kept } : {}),
   };
   // A server may echo the token back (in a body, a header, an error): never let it through. Nor
   // its control characters: the outcomes were escaped where they were made (engine/run.ts), and

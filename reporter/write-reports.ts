@@ -5,7 +5,7 @@
  * into the output directory. Shared by the conformance reporter and the validator. A disk that
  * is full or read-only is a DiskError naming the output directory (reporter/disk-errors.ts).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { ensureDirectory } from '../config/input-files.ts';
 import { join } from 'node:path';
 import { REPORT_FILES } from './files.ts';
@@ -15,6 +15,9 @@ import { redactText, type SecretInput } from './redact.ts';
 import { commitFiles, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
 import { asDiskError, reportsOutput } from './disk-errors.ts';
 import type { ConformanceRecord } from './summary.ts';
+
+/** The HAR file is redacted in pieces of about this many characters, cut after a line. */
+const PIECE_CHARS = 1024 * 1024;
 
 export function writeReports(
   record: ConformanceRecord,
@@ -45,6 +48,23 @@ function writeAll(record: ConformanceRecord, options: Parameters<typeof writeRep
     writeFile(join(dir, name), redactText(text, options.secrets));
     return join(options.outputDir, name);
   };
+  // The HAR file may be a hundred MiB and more: redacted and written a few lines at a time, so
+  // that the redaction (which decodes what it reads) holds one piece of it, not the whole again.
+  // A JSON string holds no raw line break, so no secret spans two lines.
+  const writeLines = (name: string, text: string): string => {
+    const fd = openSync(join(dir, name), 'w');
+    try {
+      for (let at = 0; at < text.length;) {
+        const cut = text.indexOf('\n', Math.min(text.length, at + PIECE_CHARS));
+        const end = cut === -1 ? text.length : cut + 1;
+        writeSync(fd, redactText(text.slice(at, end), options.secrets));
+        at = end;
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return join(options.outputDir, name);
+  };
   ensureDirectory(dir, 'the reports directory');
   // The record first: the exit status is derived from it, whatever happens to the others.
   const json = write(REPORT_FILES.json, `${JSON.stringify(record, null, 2)}\n`);
@@ -53,7 +73,7 @@ function writeAll(record: ConformanceRecord, options: Parameters<typeof writeRep
     json,
     write(REPORT_FILES.junit, renderJunit(record)),
   ];
-  if (options.har !== undefined) written.push(write(REPORT_FILES.har, options.har));
+  if (options.har !== undefined) written.push(writeLines(REPORT_FILES.har, options.har));
   if (existsSync(join(dir, PLAYWRIGHT_REPORT_DIR, 'index.html')))
     written.push(join(options.outputDir, PLAYWRIGHT_REPORT_DIR, 'index.html'));
   // Every report is written: they replace the previous set together.

@@ -9,11 +9,18 @@
  * No library here finds repeated names: JSON.parse drops them before a reviver sees them. The
  * scan below runs only over text JSON.parse has accepted, so it tracks strings and nesting only.
  */
+import { jsonDepth, MAX_JSON_DEPTH, nestsDeeperThan } from '../exchange/json-body.ts';
 
 export interface JsonText {
-  /** empty: no content; json: parsed; malformed: not JSON text; not-utf-8: bytes that are not UTF-8. */
-  state: 'empty' | 'json' | 'malformed' | 'not-utf-8';
+  /**
+   * empty: no content; json: parsed; malformed: not JSON text; not-utf-8: bytes that are not
+   * UTF-8; too-deep: JSON text nested deeper than MAX_JSON_DEPTH, not read as a value
+   * (exchange/json-body.ts).
+   */
+  state: 'empty' | 'json' | 'malformed' | 'not-utf-8' | 'too-deep';
   value?: unknown;
+  /** With too-deep: how deep it nests. */
+  depth?: number;
   /** The text began with U+FEFF. */
   byteOrderMark: boolean;
   /** Where a name repeats: '/counterpartyDetails/remarks' (the object's pointer and the name). */
@@ -67,6 +74,8 @@ export function readJson(text: string | undefined): JsonText {
       error: (e as Error).message.split('\n')[0],
     };
   }
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH))
+    return { state: 'too-deep', depth: jsonDepth(body), byteOrderMark, repeatedNames: [] };
   return {
     state: 'json',
     value,

@@ -80,7 +80,8 @@ function bodyView(view: View): BodyView {
   if (!view.hasContent) return { kind: 'none', ...base };
   if (!readsAsJson(view)) return { kind: 'other', ...base };
   const json = view.json();
-  return json.state === 'json' ? { kind: 'json', ...base, json: json.value } : { kind: 'malformed', ...base };
+  if (json.state === 'json') return { kind: 'json', ...base, json: json.value };
+  return { kind: json.state === 'too-deep' ? 'too-deep' : 'malformed', ...base };
 }
 
 /**

@@ -12,6 +12,7 @@
  * names `status`, `mode` and `type` are the document's words, read as top-level members; the rest
  * of each payload is reported open (`body-payload-not-shown`), never valid.
  */
+import { MAX_JSON_DEPTH, tooDeepText } from '../exchange/json-body.ts';
 import { spec } from '../spec/index.ts';
 import { isObject } from './json-text.ts';
 import { isJson, isJsonSuffix } from './media-type.ts';
@@ -191,6 +192,18 @@ export const PAYLOAD_NOT_SHOWN: OpenPoint = {
   quotes: [Q.notShown43],
 };
 
+/**
+ * JSON text nested deeper than the model reads (exchange/json-body.ts): a deployment may refuse it
+ * (RFC 8259 §9) or read it; nothing inside it is judged.
+ */
+export const JSON_TOO_DEEP: OpenPoint = {
+  id: 'body-json-too-deep',
+  where: { in: 'body', pointer: '' },
+  operations: ALL,
+  statement: `JSON text nested deeper than ${MAX_JSON_DEPTH} levels is not read as a value: what it holds is not judged, and a deployment may refuse it or not.`,
+  quotes: [Q.nestingLimit],
+};
+
 /** Whether the operation's content is read as JSON: a JSON operation, or content labelled JSON. */
 export function readsAsJson(view: View): boolean {
   const kind = own(BODY_OPERATIONS, view.operationId ?? '');
@@ -261,7 +274,7 @@ export const PAYLOADS: Family = {
     MANDATE_MODE,
     MANDATE_TYPE,
   ],
-  open: [PAYLOAD_NOT_SHOWN],
+  open: [PAYLOAD_NOT_SHOWN, JSON_TOO_DEEP],
   judge(view, sink) {
     const kind = own(BODY_OPERATIONS, view.operationId ?? '');
     if (
@@ -288,6 +301,7 @@ export const PAYLOADS: Family = {
       const json = view.json();
       if (json.byteOrderMark) breach(JSON_NO_BOM, 'body', 'the JSON text begins with U+FEFF');
       if (json.state === 'not-utf-8') breach(JSON_UTF8, 'body', 'the content is not UTF-8');
+      else if (json.state === 'too-deep') sink.open(JSON_TOO_DEEP, 'body', tooDeepText(json.depth!));
       else if (json.state !== 'json')
         breach(JSON_WELL_FORMED, 'body', `not JSON text: ${json.error ?? 'no JSON value'}`);
       else {
@@ -348,5 +362,14 @@ export const PAYLOADS: Family = {
       },
     ];
   },
-  openCases: () => [{ point: PAYLOAD_NOT_SHOWN.id, request: sampleRequest('createDirectDebit') }],
+  openCases: () => [
+    { point: PAYLOAD_NOT_SHOWN.id, request: sampleRequest('createDirectDebit') },
+    {
+      point: JSON_TOO_DEEP.id,
+      request: withBody(
+        sampleRequest('patchCounterparty'),
+        `{"counterpartyDetails":{"remarks":"x"},"counterpartyAccounts":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`,
+      ),
+    },
+  ],
 };

@@ -217,6 +217,7 @@ export const Q = {
   ),
   noCharset: rfc('RFC 8259 §11', 'No "charset" parameter is defined for this registration.'),
   uniqueNames: rfc('RFC 8259 §4', 'The names within an object SHOULD be unique.'),
+  nestingLimit: rfc('RFC 8259 §9', 'An implementation may set limits on the maximum depth of nesting.'),
   singleField: rfc(
     'RFC 9110 §5.3',
     "A sender MUST NOT generate multiple field lines with the same name in a message (whether in the headers or trailers) or append a field line when a field line of the same name already exists in the message, unless that field's definition allows multiple field line values to be recombined as a comma-separated list",

@@ -139,8 +139,11 @@ export interface Credentials {
 
 /** The content as the model read it. */
 export interface BodyView {
-  /** none: no content; json: parsed; malformed: not JSON text; other: not labelled or expected as JSON. */
-  kind: 'none' | 'json' | 'malformed' | 'other';
+  /**
+   * none: no content; json: parsed; malformed: not JSON text; other: not labelled or expected as
+   * JSON; too-deep: JSON text nested deeper than MAX_JSON_DEPTH, not read as a value.
+   */
+  kind: 'none' | 'json' | 'malformed' | 'other' | 'too-deep';
   /** The media type's essence (type/subtype, lower case), when labelled. */
   mediaType: string | undefined;
   /** The JSON value, when kind is json. */

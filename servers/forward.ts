@@ -15,6 +15,29 @@ export interface ForwardOptions {
   agent?: Agent;
   /** Headers added to the answer. */
   extra?: Record<string, string>;
+  /**
+   * Rewrites the answer's body, read whole first (a hostile front's fault); Content-Length is set
+   * to what it returns.
+   */
+  rewrite?: (body: Buffer, answer: IncomingMessage) => Buffer;
+}
+
+/** Passes `answer` back, its body rewritten by `rewrite`. */
+function rewritten(
+  answer: IncomingMessage,
+  res: ServerResponse,
+  rewrite: (body: Buffer, answer: IncomingMessage) => Buffer,
+  extra: Record<string, string> | undefined,
+): void {
+  const chunks: Buffer[] = [];
+  answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+  answer.on('end', () => {
+    const body = rewrite(Buffer.concat(chunks), answer);
+    const headers = { ...answer.headers, ...extra, 'content-length': String(body.length) };
+    delete headers['transfer-encoding'];
+    res.writeHead(answer.statusCode ?? 502, headers);
+    res.end(body);
+  });
 }
 
 export function forward(
@@ -30,6 +53,7 @@ export function forward(
       `${target}${req.url ?? '/'}`,
       { method: req.method, headers: req.headers, ...(options.agent ? { agent: options.agent } : {}) },
       (answer) => {
+        if (options.rewrite) return rewritten(answer, res, options.rewrite, options.extra);
         res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...options.extra });
         answer.pipe(res);
       },

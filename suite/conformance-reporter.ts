@@ -28,7 +28,8 @@ import { resolvedRun } from '../run/hand-down.ts';
 import { coverageOf } from '../engine/coverage.ts';
 import type { ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { Exchange } from '../exchange/exchange.ts';
-import { harOfExchanges } from '../exchange/har.ts';
+import { harFileText } from '../exchange/har-file.ts';
+import { spec } from '../spec/index.ts';
 import { basePathOf } from '../exchange/route.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';
 import { interruptionFromEnv, requestStop, type Interruption } from '../transport/stop.ts';
@@ -202,6 +203,8 @@ export default class ConformanceReporter implements Reporter {
     const recoveries = recoveryText ? (JSON.parse(recoveryText) as RestoreRecord[]) : [];
     // Global teardown may have found a dead writer no test end reported.
     this.interruption ??= interruptionFromEnv(process.env);
+    // Within the run's budget of kept bodies and the size validate reads (exchange/har-file.ts).
+    const har = harFileText(exchanges, spec().version);
     const record = buildRecord({
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
@@ -225,19 +228,19 @@ export default class ConformanceReporter implements Reporter {
       writeProbes: PROBE_CATALOG.filter((p) => p.access === 'write').map((p) => p.id),
       coverage: coverageOf(exchanges, basePathOf(run.config.baseURL ?? '')),
       ...(pace ? { pace } : {}),
+      kept: har.kept,
     });
     const secrets = [
       ...secretsFromEnv({ API_TOKEN: run.config.token }),
       ...headerSecrets(run.config.extraHeaders),
     ];
-    const har = `${JSON.stringify(harOfExchanges(exchanges, record.interfaceVersion), null, 1)}\n`;
     let written: string[];
     try {
       written = writeReports(record, {
         outputDir: this.outputDir,
         ...(this.stagingDir ? { stagingDir: this.stagingDir } : {}),
         secrets,
-        har,
+        har: har.text,
       });
     } catch (error) {
       // A full or read-only disk: one line, said by the command (reporter/disk-errors.ts).

@@ -56,6 +56,8 @@ export function runContextFromEnv(env: Record<string, string | undefined> = proc
     target.baseURL,
     target.settleMs,
     state ? new FileBaselines(state.dir) : undefined,
+    // The workers share the run's budget of kept bodies: what they attach stays within it.
+    1 / Math.max(1, state?.processes ?? 1),
   );
   return context;
 }

@@ -8,7 +8,7 @@
  * anything but GET in a read-only run.
  */
 import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
-import { parseJsonBody } from '../exchange/exchange.ts';
+import { responseBody } from '../exchange/json-body.ts';
 import type { ExchangeLog } from '../exchange/log.ts';
 import {
   MIN_SEARCHED_LENGTH,
@@ -246,11 +246,15 @@ export class HttpClient {
     // redacted on arrival (exchange/redact.ts), before the body is parsed, and what parsing
     // decoded is redacted again, so it cannot reach a finding, a report, Playwright's own output
     // or a log. Data that merely contains a short token is left alone.
-    let text = this.redactor.text(response.body.toString('utf8'));
-    const parsed = parseJsonBody(text);
-    // A text with nothing encoded and no secret in it parses to strings that are parts of it:
-    // walking them would find nothing (Redactor.untouched), and nearly every answer is such.
-    const answerBody = this.redactor.untouched(text) ? parsed : this.redactor.value(parsed);
+    const received = response.body.toString('utf8');
+    // A text with nothing encoded and no secret in it is left as it is, and parses to strings that
+    // are parts of it: walking them would find nothing (Redactor.untouched), and nearly every answer
+    // is such. Asked once, before: the question costs a pass over the whole text.
+    const untouched = this.redactor.untouched(received);
+    let text = untouched ? received : this.redactor.text(received);
+    // A body nested too deep is kept as text, without a value (exchange/json-body.ts).
+    const { body: parsed, tooDeep } = responseBody(text);
+    const answerBody = untouched ? parsed : this.redactor.value(parsed);
     // A form only parsing revealed (escaped in a way the text rule does not read): the text is
     // what was parsed, written again.
     if (answerBody !== parsed) text = JSON.stringify(answerBody);
@@ -266,6 +270,7 @@ export class HttpClient {
       headers: responseHeaders,
       text,
       body: answerBody,
+      ...(tooDeep !== undefined ? { tooDeep } : {}),
       startedAt,
       durationMs: clock.now() - startedAt,
       attempts: answer.attempts,

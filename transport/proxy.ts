@@ -36,7 +36,8 @@ import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { parseJsonBody, type Exchange } from '../exchange/exchange.ts';
+import type { Exchange } from '../exchange/exchange.ts';
+import { responseBody } from '../exchange/json-body.ts';
 import { leadsToItself } from './proxy-self.ts';
 
 export interface ProxyOptions {
@@ -299,7 +300,7 @@ export class ValidatingProxy {
         status: partial.status,
         headers: partial.headers,
         text,
-        body: parseJsonBody(text),
+        ...responseBody(text),
         ...(partial.failure ? { failure: partial.failure } : {}),
         startedAt,
         durationMs: performance.now() - t0,

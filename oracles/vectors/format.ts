@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Exchange } from '../../exchange/exchange.ts';
-import { parseJsonBody } from '../../exchange/exchange.ts';
+import { responseBody } from '../../exchange/json-body.ts';
 import { inInterface, matchRoute } from '../../exchange/route.ts';
 import type { RequirementId } from '../../spec/requirements.ts';
 import type { Judgement, Oracle } from '../types.ts';
@@ -66,7 +66,7 @@ export function exchangeFrom(v: VectorExchange): Exchange {
     status: v.status,
     headers,
     text,
-    body: parseJsonBody(text),
+    ...responseBody(text),
     ...(v.failure ? { failure: v.failure } : {}),
     startedAt: 0,
     durationMs: 1,

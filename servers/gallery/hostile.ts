@@ -9,7 +9,7 @@
  */
 import { createServer, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { forward } from '../forward.ts';
+import { forward, type ForwardOptions } from '../forward.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, ReferenceServer } from '../reference.ts';
 import type { GalleryServer, HostileVariant } from './types.ts';
 
@@ -49,7 +49,7 @@ function pathOf(req: IncomingMessage): string {
 }
 
 /** A GET of the known counterparty with the valid token (authentication probes are left alone). */
-function readsKnown(req: IncomingMessage): boolean {
+export function readsKnown(req: IncomingMessage): boolean {
   return pathOf(req) === KNOWN_PATH && req.headers.authorization === `Bearer ${REFERENCE_TOKEN}`;
 }
 
@@ -101,9 +101,12 @@ export class HostileFront implements GalleryServer {
     this.timers.add(t);
   }
 
-  /** Passes the request on to the inner server and its answer back (servers/forward.ts). */
-  forward(req: IncomingMessage, res: ServerResponse): void {
-    forward(this.innerURL, req, res, { agent: this.agent });
+  /**
+   * Passes the request on to the inner server and its answer back (servers/forward.ts), its body
+   * through `rewrite` when given.
+   */
+  forward(req: IncomingMessage, res: ServerResponse, rewrite?: ForwardOptions['rewrite']): void {
+    forward(this.innerURL, req, res, { agent: this.agent, ...(rewrite ? { rewrite } : {}) });
   }
 }
 
@@ -253,9 +256,10 @@ const SHORT = { timeoutMs: 300 };
  * and maxRequests.
  */
 const BREAKER_BACKSTOP_MS = 90_000;
-const WHOLE_RUN_BACKSTOP_MS = 180_000;
+export const WHOLE_RUN_BACKSTOP_MS = 180_000;
 
-export const HOSTILE_VARIANTS: HostileVariant[] = [
+/** The variants that are faults of the network (servers/gallery/hostile-bodies.ts has those of the bodies). */
+export const NETWORK_VARIANTS: HostileVariant[] = [
   {
     id: 'hangs',
     fault: 'Accepts every connection and never answers.',

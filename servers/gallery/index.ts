@@ -18,7 +18,11 @@ import { SCHEMA_VARIANTS } from './schema.ts';
 import type { Variant } from './types.ts';
 
 export type { Variant } from './types.ts';
-export { HOSTILE_VARIANTS } from './hostile.ts';
+import { NETWORK_VARIANTS } from './hostile.ts';
+import { BODY_VARIANTS } from './hostile-bodies.ts';
+
+/** The hostile gallery: faults of the network, and answers too large or too deep to walk. */
+export const HOSTILE_VARIANTS = [...NETWORK_VARIANTS, ...BODY_VARIANTS];
 
 /**
  * Servers that differ from the reference where the document allows it: the suite must pass on

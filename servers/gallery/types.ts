@@ -74,5 +74,10 @@ export interface HostileVariant {
    * a quiet machine, against a run that waits out a timeout per request or a pause it should refuse.
    */
   maxDurationMs: number;
+  /**
+   * The probes the run against it selects (default: every one), where the whole suite would cost
+   * the self-tests minutes and prove no more than a few probes of each kind do.
+   */
+  probes?: readonly string[];
   create(): GalleryServer;
 }

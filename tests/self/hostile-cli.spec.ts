@@ -18,14 +18,28 @@
  *     hostile.spec.ts's ('writes-to-the-terminal'); what the CLI adds is the console and the
  *     files, which that probe's findings reach.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { preflight } from '../../bin/preflight.ts';
+import { INPUT_CAPS } from '../../config/input-files.ts';
+import type { Har } from '../../exchange/har.ts';
+import { REPORT_FILES } from '../../reporter/files.ts';
+import type { ConformanceRecord } from '../../reporter/summary.ts';
 import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import { hangsAfter } from '../../servers/gallery/hostile.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, ReferenceServer } from '../../servers/reference.ts';
-import { recordingProxy, runCli, type CliRun } from './cli-fixtures.ts';
+import {
+  nodeTs,
+  recordingProxy,
+  removeTemporaryDirectories,
+  runCli,
+  runNode,
+  temporaryDirectory,
+  type CliRun,
+} from './cli-fixtures.ts';
+
+test.afterAll(removeTemporaryDirectories);
 
 /** The CLI with the settings a deployment gets (rate and concurrency limits), 3 cases per property. */
 function conformance(env: Record<string, string>, args: string[] = []): Promise<CliRun> {
@@ -278,6 +292,70 @@ test('a target that writes to the terminal: its text is shown escaped, never raw
     expect(files['junit.xml']).toContain('\\x1b[2J');
     // The reason phrase is not recorded at all.
     expect(r.stdout + stringsOf(rec).join('\n')).not.toContain('pwned\\x07\\x1b[2J');
+  } finally {
+    await server.stop();
+  }
+});
+
+/**
+ * NODE_OPTIONS that make every Node process of a run (the CLI, Playwright's runner, its workers:
+ * NODE_OPTIONS reaches them all) append its peak resident set size, in KiB, to `file` as it exits.
+ * A data: URL, so that no file of the project is loaded into Playwright's processes beside theirs.
+ */
+function peakMemoryOptions(file: string): string {
+  const hook = `import { appendFileSync } from 'node:fs';
+process.on('exit', () => appendFileSync(${JSON.stringify(file)}, process.pid + ' ' + process.resourceUsage().maxRSS + ' ' + process.argv.slice(1).join(' ').slice(-60) + '\\n'));`;
+  return `--import=data:text/javascript;base64,${Buffer.from(hook).toString('base64')}`;
+}
+
+/** The peaks peakMemoryOptions recorded: one line per process, "pid KiB what". */
+function peaks(file: string): { kib: number; line: string }[] {
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => ({ kib: Number(line.split(' ')[1]), line }));
+}
+
+const GiB_KIB = 1024 * 1024;
+
+test('every answer 4 MB: every report written, each process of the run under 1 GiB, and an exchanges.har its own validate reads', async () => {
+  // A backstop: some 30 s on a quiet machine. What is proven is counted: memory, files, verdicts.
+  test.setTimeout(300_000);
+  const server = HOSTILE_VARIANTS.find((v) => v.id === 'answers-4-mb')!.create();
+  const baseURL = await server.start();
+  try {
+    const file = join(temporaryDirectory('payflow-peaks-'), 'peaks.txt');
+    // The probe that reads most at once (a round of over a hundred concurrent reads, each 4 MB):
+    // 400 MB of answers, several times the budget of kept bodies.
+    const r = await conformance({ ...TARGET, API_BASE_URL: baseURL, NODE_OPTIONS: peakMemoryOptions(file) }, [
+      '--probe',
+      'invalid-references',
+      '--probe',
+      'known-counterparty',
+    ]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    for (const name of [...Object.values(REPORT_FILES), 'playwright/index.html'])
+      expect(existsSync(join(r.reports, name)), name).toBe(true);
+    const rec = JSON.parse(readFileSync(join(r.reports, REPORT_FILES.json), 'utf8')) as ConformanceRecord;
+    // Conforming, only large: the verdicts of the reference server's.
+    expect(rec.requirements.filter((q) => q.status === 'failed' || q.status === 'warned')).toEqual([]);
+    expect(rec.incomplete).toEqual([]);
+    // Past the budget, bodies are kept as their head, length and SHA-256, and the report says so.
+    expect(rec.kept?.cut, 'bodies kept in part').toBeGreaterThan(0);
+    expect(r.stdout).toMatch(/Kept in exchanges\.har: \d+ bodies past the 32 MiB kept whole/);
+    const processes = peaks(file);
+    // The CLI, Playwright's runner and its worker(s).
+    expect(processes.length, processes.map((p) => p.line).join('\n')).toBeGreaterThanOrEqual(3);
+    for (const p of processes) expect(p.kib, p.line).toBeLessThan(GiB_KIB);
+    // Its own exchanges.har: within what validate reads, read and judged by it (exit 0).
+    const har = join(r.reports, REPORT_FILES.har);
+    expect(statSync(har).size).toBeLessThan(INPUT_CAPS.har);
+    const entries = (JSON.parse(readFileSync(har, 'utf8')) as Har).log.entries;
+    expect(entries.length).toBe(rec.requests);
+    expect(entries.filter((e) => e.response.content._truncated !== undefined).length).toBeGreaterThan(0);
+    const v = await runNode(nodeTs('bin/validate.ts', har), {}, r.work);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    expect(v.stdout).toMatch(/with a body recorded only as its head \(not judged\)/);
   } finally {
     await server.stop();
   }

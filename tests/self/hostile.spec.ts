@@ -11,9 +11,11 @@
  * decisions are tested on a fake clock (politeness.spec.ts, limiter.spec.ts).
  */
 import { expect, test } from '@playwright/test';
+import { EMBEDDED_POLITENESS, REMOTE_POLITENESS } from '../../config/config.ts';
 import { PROBES } from '../../probes/index.ts';
 import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import { ASSUMED_BREAKER_THRESHOLD } from '../../servers/gallery/hostile.ts';
+import { ASSUMED_MAX_RESPONSE_BYTES, LARGE_ANSWER_BYTES } from '../../servers/gallery/hostile-bodies.ts';
 import type { HostileVariant } from '../../servers/gallery/types.ts';
 import { REFERENCE_TOKEN } from '../../servers/reference.ts';
 import { systemClock } from '../../transport/clock.ts';
@@ -21,7 +23,7 @@ import { BREAKER_THRESHOLD } from '../../transport/session.ts';
 import { describeTripped, galleryTarget, recordTrips, runSuite } from './suite-runner.ts';
 
 function expectedIncomplete(v: HostileVariant): string[] {
-  const all = PROBES.map((p) => p.id);
+  const all = PROBES.map((p) => p.id).filter((id) => v.probes === undefined || v.probes.includes(id));
   if (v.incomplete === 'all') return all.sort();
   if (Array.isArray(v.incomplete)) return [...v.incomplete].sort();
   const but = v.incomplete.allBut;
@@ -37,6 +39,10 @@ test('hostile variants have unique ids, a fault and a bound', () => {
     expect(v.maxDurationMs).toBeGreaterThanOrEqual(30_000);
   }
   expect(ASSUMED_BREAKER_THRESHOLD).toBe(BREAKER_THRESHOLD);
+  // Answers of 4 MB are under the body cap a run keeps by default: judged, not refused as too large.
+  expect(ASSUMED_MAX_RESPONSE_BYTES).toBe(REMOTE_POLITENESS.maxResponseBytes);
+  expect(ASSUMED_MAX_RESPONSE_BYTES).toBe(EMBEDDED_POLITENESS.maxResponseBytes);
+  expect(LARGE_ANSWER_BYTES).toBeLessThan(ASSUMED_MAX_RESPONSE_BYTES);
 });
 
 test.describe('hostile servers', () => {
@@ -53,6 +59,7 @@ test.describe('hostile servers', () => {
           politeness: variant.limits ?? {},
           deadline: true,
           clock: systemClock,
+          ...(variant.probes ? { probes: variant.probes } : {}),
         });
       } finally {
         await server.stop();
