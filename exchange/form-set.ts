@@ -4,7 +4,14 @@
  * those searched as they are (a short secret, judged in place). A match is taken back to the
  * secret it is by the form's text, compared as the expression compares it.
  */
-import type { Secret } from './redact.ts';
+/** A credential to keep out of every record (exchange/redact.ts searches its forms). */
+export interface Secret {
+  value: string;
+  /** What it is shown as instead ($API_TOKEN, a variable's name). */
+  shownAs: string;
+  /** Searched inside any text, in any case and encoding; otherwise only where it stands as a credential (exchange/redact.ts). */
+  everywhere: boolean;
+}
 
 /**
  * A character as a case-insensitive regular expression compares it (ECMA-262 Canonicalize, without

@@ -60,7 +60,7 @@
  */
 import { basicPassword, nearMisses } from './credentials.ts';
 import { mapJson } from './json-map.ts';
-import { FormSet } from './form-set.ts';
+import { FormSet, type Secret } from './form-set.ts';
 import { holdsUserinfo, USERINFO } from './userinfo.ts';
 import {
   layersOf,
@@ -85,13 +85,7 @@ export const REDACTED_CREDENTIAL = '$REDACTED';
 export const MIN_SEARCHED_LENGTH = 8;
 
 /** A credential to keep out of every record. */
-export interface Secret {
-  value: string;
-  /** What it is shown as instead ($API_TOKEN, a variable's name). */
-  shownAs: string;
-  /** Searched inside any text, in any case and encoding; otherwise only where it stands as a credential (see above). */
-  everywhere: boolean;
-}
+export type { Secret };
 
 /**
  * The base64 text of `value` wherever it starts in a longer base64 text: for each of the three
