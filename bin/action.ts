@@ -14,7 +14,7 @@
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ConformanceRecord } from '../reporter/summary.ts';
+import type { ConformanceRecord } from '../reporter/record.ts';
 import { isEntryPoint } from './entry-point.ts';
 import { shellWords, ShellWordsError } from './shell-words.ts';
 

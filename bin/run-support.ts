@@ -13,7 +13,7 @@ import { COMPILED, PACKAGE_ROOT } from '../config/layout.ts';
 import { escapeControls } from '../exchange/escape.ts';
 import { RedactingStream, redactorOf, type SecretInput } from '../reporter/redact.ts';
 import { gatePassed } from '../reporter/gate.ts';
-import type { ConformanceRecord } from '../reporter/summary.ts';
+import type { ConformanceRecord } from '../reporter/record.ts';
 
 /** The package's root: the clone, or the installed package (config/layout.ts). */
 export const ROOT = PACKAGE_ROOT;

@@ -5,7 +5,7 @@
  * otherwise never needs in the command's own process (Playwright's reporter writes the report).
  */
 import { harOfExchanges } from '../exchange/har.ts';
-import { buildRecord } from '../reporter/summary.ts';
+import { buildRecord } from '../reporter/build-record.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';

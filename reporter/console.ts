@@ -2,21 +2,16 @@
  * The console summary of a run or a validation: the headline, one line per requirement that did
  * not pass with a few causes and inputs each, the waivers that need attention, why the gate failed,
  * where the reports are, and the headline again as the last line (what a CI log shows last). It
- * renders the typed record (summary.ts builds it), as the HTML and JUnit renderers do.
+ * renders the typed record (build-record.ts builds it), as the HTML and JUnit renderers do.
  */
 import { keptComment } from '../exchange/har-file.ts';
 import type { Coverage } from '../engine/coverage.ts';
 import type { GateStatus } from './gate.ts';
-import { envAssignments, replayPrefix } from './replay.ts';
-import {
-  headline,
-  paceLine,
-  provenance,
-  replayCommand,
-  type ConformanceRecord,
-  type Headline,
-  type InterruptionRecord,
-} from './summary.ts';
+import { envAssignments, replayLine, replayPrefix } from './replay.ts';
+import { headline, type Headline } from './headline.ts';
+import { paceLine } from './pace.ts';
+import { provenance } from './provenance.ts';
+import type { ConformanceRecord, InterruptionRecord } from './record.ts';
 
 const MARK: Record<GateStatus, string> = {
   passed: 'pass',
@@ -131,7 +126,7 @@ export function formatSummary(
         if (!c.request.startsWith('GET ')) lines.push(`             curl: ${c.curl}`);
       }
       if (f.curl) lines.push(`           curl (API_TOKEN must be set): ${f.curl}`);
-      const replay = replayCommand(record, f);
+      const replay = replayLine(record, f);
       if (replay) lines.push(`           replay: ${replay}`);
       const distinct = g.inputs.length + g.moreInputs;
       if (distinct > 1) {

@@ -9,15 +9,12 @@
 import { keptComment } from '../exchange/har-file.ts';
 import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
+import { replayLine } from './replay.ts';
 import { bySection } from './sections.ts';
-import {
-  headline,
-  paceLine,
-  provenance,
-  replayCommand,
-  type ConformanceRecord,
-  type RequirementRecord,
-} from './summary.ts';
+import { headline } from './headline.ts';
+import { paceLine } from './pace.ts';
+import { provenance } from './provenance.ts';
+import type { ConformanceRecord, RequirementRecord } from './record.ts';
 
 /** Escapes text for HTML element content and attribute values; drops control characters. */
 export function escapeHtml(value: unknown): string {
@@ -116,7 +113,7 @@ function renderFinding(record: ConformanceRecord, f: Finding & { probe?: string 
   if (f.input !== undefined)
     parts.push(`<h5>Input (shrunk)</h5><pre class="input">${esc(json(f.input))}</pre>`);
   if (f.rule !== undefined) parts.push(`<h5>Rule</h5><p class="rule">${esc(ruleText(f.rule))}</p>`);
-  const replay = replayCommand(record, f);
+  const replay = replayLine(record, f);
   if (replay)
     parts.push(
       `<p class="replay">Replay: <code>${esc(replay)}</code>${f.path ? ` (fast-check path <code>${esc(f.path)}</code>)` : ''}</p>`,

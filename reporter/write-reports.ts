@@ -14,7 +14,7 @@ import { renderJunit } from './junit.ts';
 import { redactText, type SecretInput } from './redact.ts';
 import { commitFiles, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
 import { asDiskError, reportsOutput } from './disk-errors.ts';
-import type { ConformanceRecord } from './summary.ts';
+import type { ConformanceRecord } from './record.ts';
 
 /** The HAR file is redacted in pieces of about this many characters, cut after a line. */
 const PIECE_CHARS = 1024 * 1024;

@@ -17,7 +17,7 @@ import { PROBE_CATALOG, testTags, testTitle, type ProbeEntry } from '../probes/d
 import { resolvedRun } from '../run/hand-down.ts';
 import { headerSecrets, type SecretInput } from '../reporter/redact.ts';
 import { replayLine } from '../reporter/replay.ts';
-import { provenance } from '../reporter/summary.ts';
+import { provenance } from '../reporter/provenance.ts';
 import { requirement } from '../spec/requirements.ts';
 import { attachExchanges, attachOutcome } from './attachments.ts';
 

@@ -25,7 +25,7 @@ import { preflight } from '../../bin/preflight.ts';
 import { INPUT_CAPS } from '../../config/input-files.ts';
 import type { Har } from '../../exchange/har.ts';
 import { REPORT_FILES } from '../../reporter/files.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import { hangsAfter } from '../../servers/gallery/hostile.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, ReferenceServer } from '../../servers/reference.ts';

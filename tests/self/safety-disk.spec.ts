@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ConfigError } from '../../config/error.ts';
-import { buildRecord } from '../../reporter/summary.ts';
+import { buildRecord } from '../../reporter/build-record.ts';
 import { createStaging, commitFiles } from '../../reporter/report-set.ts';
 import { writeReports } from '../../reporter/write-reports.ts';
 import { DiskError, probeWritable, reportsOutput, resultsOutput } from '../../reporter/disk-errors.ts';

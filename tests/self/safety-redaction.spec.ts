@@ -26,7 +26,7 @@ import type { Exchange } from '../../exchange/exchange.ts';
 import { Redactor } from '../../exchange/redact.ts';
 import { RedactingStream } from '../../exchange/redact-stream.ts';
 import { redactText } from '../../reporter/redact.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { REFERENCE_COUNTERPARTY } from '../../servers/reference.ts';
 import { runRedactor } from '../../transport/client.ts';
 import {
