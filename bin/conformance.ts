@@ -18,22 +18,23 @@ import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { resolveRun, type RunFlags } from '../run/resolve.ts';
 import { playwrightEnv } from '../run/hand-down.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
-import { checkOwnPaths, REPORT_PATHS, RESULTS_PATHS } from '../reporter/report-set.ts';
+import { checkOwnPaths, RESULTS_PATHS } from '../reporter/report-set.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';
-import { REPORT_FILES } from '../reporter/files.ts';
+import { chosenWriters, RECORD_FILE, reportPaths, RUN_SOURCES } from '../reporter/writers.ts';
 import { RunGuard } from './interrupt.ts';
 import { headerSecrets, secretsFromEnv, type SecretInput } from '../reporter/redact.ts';
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';
 import { checkWritable, runOutputs } from './write-failure.ts';
-import { exitFromRecord, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
+import { exitWithGate, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
 import { modulePath } from '../config/layout.ts';
 import {
   configurationFlags,
   embeddedFlag,
   formatFlags,
   parseArgs,
+  reportsHelp,
   strictFlag,
   tokenHelp,
   UsageError,
@@ -100,12 +101,14 @@ ${tokenHelp()}
 
 ${formatFlags(runFlags(emptyFlags()))}
 
+${reportsHelp()}
+
 Exit status: 0 the gate passed (the headline says how many MUST requirements were not
 exercised, if any), 1 a MUST requirement failed (or, strict, a SHOULD one), a check could not
 complete, or (--require-exercised) a selected requirement was not exercised; 2 configuration or
-usage error, a token the target does not accept (401 with it as without it), or a target that is
-not the one meant (COUNTERPARTY_REF not found there, not the interface, a redirect); 130/143
-interrupted (SIGINT/SIGTERM).`;
+usage error, a token the target does not accept (401 with it as without it), a target that is
+not the one meant (COUNTERPARTY_REF not found there, not the interface, a redirect), or a
+report chosen that could not be written; 130/143 interrupted (SIGINT/SIGTERM).`;
 }
 
 /** What the command line of `run` says (parseRunArgs). */
@@ -158,7 +161,8 @@ export async function runCommand(args: readonly string[]): Promise<void> {
   // Before the first request: the reports directory must be writable, and this run's alone, and
   // neither it nor the results directory may hold, where the run writes, what it did not write.
   orFail(() => lockReportsDir(run.reportsDir));
-  orFail(() => checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory'));
+  const writes = reportPaths(chosenWriters(run.reports), RUN_SOURCES);
+  orFail(() => checkOwnPaths(run.reportsDir, writes, 'the reports directory'));
   orFail(() => checkOwnPaths(run.resultsDir, RESULTS_PATHS, "Playwright's results directory"));
   // Full, read-only or not this user's: one line now rather than an error after the run.
   orFail(() => checkWritable(runOutputs(run.reportsDir, run.resultsDir)));
@@ -216,7 +220,7 @@ export async function runCommand(args: readonly string[]): Promise<void> {
     fail(
       `the suite did not complete (playwright exited ${code}); the previous reports are left as they were`,
     );
-  exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the suite');
+  exitWithGate(guard.outcome, join(run.reportsDir, RECORD_FILE), code, 'the suite');
 }
 
 if (isEntryPoint(import.meta.url)) runMain(() => runCommand(process.argv.slice(2)));

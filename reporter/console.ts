@@ -1,8 +1,9 @@
 /**
  * The console summary of a run or a validation: the headline, one line per requirement that did
  * not pass with a few causes and inputs each, the waivers that need attention, why the gate failed,
- * where the reports are, and the headline again as the last line (what a CI log shows last). It
- * renders the typed record (build-record.ts builds it), as the HTML and JUnit renderers do.
+ * where the reports are (and which chosen ones could not be written), and the headline again as
+ * the last line (what a CI log shows last). It renders the typed record (build-record.ts builds
+ * it), as the HTML and JUnit renderers do.
  */
 import { keptComment } from '../exchange/har-file.ts';
 import type { Coverage } from '../engine/coverage.ts';
@@ -12,6 +13,8 @@ import { headline, type Headline } from './headline.ts';
 import { paceLine } from './pace.ts';
 import { provenance } from './provenance.ts';
 import type { ConformanceRecord, InterruptionRecord } from './record.ts';
+import type { UnwrittenReport } from './write-reports.ts';
+import { RECORD_FILE, REPORT_WRITERS } from './writers.ts';
 
 const MARK: Record<GateStatus, string> = {
   passed: 'pass',
@@ -39,13 +42,10 @@ export function interruptionLine(i: InterruptionRecord): string {
 const MAX_GROUPS_SHOWN = 3;
 const MAX_INPUTS_SHOWN = 5;
 
-/** The report files a summary points to, by default. */
-export const DEFAULT_REPORT_PATHS = [
-  'reports/conformance.html',
-  'reports/conformance.json',
-  'reports/junit.xml',
-  'reports/playwright/index.html',
-];
+/** The report files a summary points to, by default: every one, in the default reports directory. */
+export const DEFAULT_REPORT_PATHS: readonly string[] = REPORT_WRITERS.flatMap((w) =>
+  w.files.map((f) => `reports/${f}`),
+);
 
 /**
  * The console summary: the verdict, then one line per requirement that did not pass, the
@@ -54,7 +54,7 @@ export const DEFAULT_REPORT_PATHS = [
 export function formatSummary(
   record: ConformanceRecord,
   reports: readonly string[] = DEFAULT_REPORT_PATHS,
-  options: { colour?: boolean } = {},
+  options: { colour?: boolean; unwritten?: readonly UnwrittenReport[] } = {},
 ): string {
   const lines: string[] = [];
   const head = headline(record);
@@ -81,7 +81,11 @@ export function formatSummary(
   lines.push(
     `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed${waived(c.MUST.waived)}, ${c.MUST['not-exercised']} not exercised${notSelected(c.MUST['not-selected'])} | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned${waived(c.SHOULD.waived)}, ${c.SHOULD['not-exercised']} not exercised${notSelected(c.SHOULD['not-selected'])} | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
   );
-  const jsonReport = reports.find((r) => r.endsWith('.json')) ?? 'reports/conformance.json';
+  // The report that lists everything the console leaves out: the record, else the page.
+  const jsonReport =
+    reports.find((r) => r.endsWith('.json')) ??
+    reports.find((r) => r.endsWith('.html')) ??
+    `reports/${RECORD_FILE}`;
   if (record.selection) {
     const outside = record.requirements.filter((v) => v.status === 'not-selected').map((v) => v.id);
     lines.push(
@@ -162,7 +166,9 @@ export function formatSummary(
     lines.push(
       `  Seed ${record.seed}: replay the run with ${record.settings ? `${envAssignments(record.settings)} ${replayPrefix()}` : `payflow-conformance run --seed ${record.seed}`}`,
     );
-  lines.push(`  Reports: ${reports.join(', ')}`);
+  lines.push(`  Reports: ${reports.length > 0 ? reports.join(', ') : 'none'}`);
+  for (const u of options.unwritten ?? [])
+    lines.push(`  Not written: the ${u.name} report (${u.files.join(', ')}): ${u.error}`);
   // The last line repeats the headline: it is what a CI log shows last.
   lines.push(`${paint(`Verdict: ${head.text}`)}${head.advice ? `. ${head.advice}` : ''}`);
   return lines.join('\n');

@@ -14,13 +14,18 @@ import {
   oracles,
   otherVariables,
   probes,
+  reports,
   requirements,
   type OtherVariableKind,
 } from './sources.ts';
 import { own } from '../../exchange/own.ts';
 
 /** The pages that hold generated tables, relative to the project's root. */
-export const GENERATED_PAGES = ['docs/configuration.md', 'docs/what-is-checked.md'] as const;
+export const GENERATED_PAGES = [
+  'docs/configuration.md',
+  'docs/what-is-checked.md',
+  'docs/reports-and-gate.md',
+] as const;
 
 /** One cell of a Markdown table: pipes escaped, `<` outside code spans written as an entity. */
 export function cell(text: string): string {
@@ -124,6 +129,13 @@ function operationsTable(): string {
   );
 }
 
+function reportsTable(): string {
+  return table(
+    ['Report', 'Files', 'Written by', 'What it is'],
+    reports().map((r) => [code(r.name), r.files.map(code).join(', '), r.commands, cell(r.about)]),
+  );
+}
+
 /** Every generated table, by the name its markers carry. */
 export function renderTables(): Record<string, string> {
   return {
@@ -133,6 +145,7 @@ export function renderTables(): Record<string, string> {
     oracles: oraclesTable(),
     probes: probesTable(),
     operations: operationsTable(),
+    reports: reportsTable(),
   };
 }
 
