@@ -12,7 +12,7 @@ import { envAssignments, replayLine, replayPrefix } from './replay.ts';
 import { headline, type Headline } from './headline.ts';
 import { paceLine } from './pace.ts';
 import { provenance } from './provenance.ts';
-import type { ConformanceRecord, InterruptionRecord } from './record.ts';
+import type { ConformanceRecord, InterruptionRecord, RequirementRecord } from './record.ts';
 import type { UnwrittenReport } from './write-reports.ts';
 import { RECORD_FILE, REPORT_WRITERS } from './writers.ts';
 
@@ -111,37 +111,7 @@ export function formatSummary(
     else if (v.waiver?.status === 'expired') why = ` (its waiver expired on ${v.waiver.expires})`;
     lines.push(`  [${MARK[v.status]}] ${v.level} ${v.id} (${v.section}): ${v.statement}${why}`);
     if (v.status === 'waived') continue;
-    // One cause per group (engine/finding-groups.ts): its count, a representative, the inputs.
-    const groups = v.groups ?? [];
-    for (const g of groups.slice(0, MAX_GROUPS_SHOWN)) {
-      const f = v.findings[g.representative]!;
-      lines.push(
-        `         ${g.count} finding(s) on ${g.operation}, answered ${g.status || 'nothing'}: ${f.message}`,
-      );
-      lines.push(`           ${provenance(f)}`);
-      lines.push(`           expected ${f.expected}`);
-      lines.push(`           received ${f.received.split('\n')[0]}`);
-      if (f.input !== undefined) lines.push(`           input ${JSON.stringify(f.input)}`);
-      if (f.rule) lines.push(`           rule ${f.rule.field} ${f.rule.keyword}: ${f.rule.description}`);
-      for (const c of f.context ?? []) {
-        lines.push(`           ${c.role ?? 'exchange'}: ${c.request} -> ${c.status || 'no answer'}`);
-        // A write the finding rests on (the PATCH before the read judged): its curl too, so what
-        // the console shows can be sent again, the input's body included.
-        if (!c.request.startsWith('GET ')) lines.push(`             curl: ${c.curl}`);
-      }
-      if (f.curl) lines.push(`           curl (API_TOKEN must be set): ${f.curl}`);
-      const replay = replayLine(record, f);
-      if (replay) lines.push(`           replay: ${replay}`);
-      const distinct = g.inputs.length + g.moreInputs;
-      if (distinct > 1) {
-        const shown = g.inputs.slice(0, MAX_INPUTS_SHOWN);
-        lines.push(
-          `           ${distinct} distinct inputs: ${shown.join(', ')}${distinct > shown.length ? `, … ${distinct - shown.length} more in ${jsonReport}` : ''}`,
-        );
-      }
-    }
-    if (groups.length > MAX_GROUPS_SHOWN)
-      lines.push(`         … ${groups.length - MAX_GROUPS_SHOWN} more cause(s) in ${jsonReport}`);
+    lines.push(...causeLines(record, v, jsonReport));
   }
   for (const i of record.incomplete) lines.push(`  [ERR ] ${i.test}: ${i.error}`);
   const entries = record.waivers.entries;
@@ -172,6 +142,46 @@ export function formatSummary(
   // The last line repeats the headline: it is what a CI log shows last.
   lines.push(`${paint(`Verdict: ${head.text}`)}${head.advice ? `. ${head.advice}` : ''}`);
   return lines.join('\n');
+}
+
+/**
+ * The causes of a requirement that did not pass, one group of findings each (engine/finding-groups.ts):
+ * its count, a representative with its evidence, curl and replay lines, and the distinct inputs;
+ * `full` is the report that holds what is left out.
+ */
+function causeLines(record: ConformanceRecord, v: RequirementRecord, full: string): string[] {
+  const lines: string[] = [];
+  const groups = v.groups ?? [];
+  for (const g of groups.slice(0, MAX_GROUPS_SHOWN)) {
+    const f = v.findings[g.representative]!;
+    lines.push(
+      `         ${g.count} finding(s) on ${g.operation}, answered ${g.status || 'nothing'}: ${f.message}`,
+    );
+    lines.push(`           ${provenance(f)}`);
+    lines.push(`           expected ${f.expected}`);
+    lines.push(`           received ${f.received.split('\n')[0]}`);
+    if (f.input !== undefined) lines.push(`           input ${JSON.stringify(f.input)}`);
+    if (f.rule) lines.push(`           rule ${f.rule.field} ${f.rule.keyword}: ${f.rule.description}`);
+    for (const c of f.context ?? []) {
+      lines.push(`           ${c.role ?? 'exchange'}: ${c.request} -> ${c.status || 'no answer'}`);
+      // A write the finding rests on (the PATCH before the read judged): its curl too, so what
+      // the console shows can be sent again, the input's body included.
+      if (!c.request.startsWith('GET ')) lines.push(`             curl: ${c.curl}`);
+    }
+    if (f.curl) lines.push(`           curl (API_TOKEN must be set): ${f.curl}`);
+    const replay = replayLine(record, f);
+    if (replay) lines.push(`           replay: ${replay}`);
+    const distinct = g.inputs.length + g.moreInputs;
+    if (distinct > 1) {
+      const shown = g.inputs.slice(0, MAX_INPUTS_SHOWN);
+      lines.push(
+        `           ${distinct} distinct inputs: ${shown.join(', ')}${distinct > shown.length ? `, … ${distinct - shown.length} more in ${full}` : ''}`,
+      );
+    }
+  }
+  if (groups.length > MAX_GROUPS_SHOWN)
+    lines.push(`         … ${groups.length - MAX_GROUPS_SHOWN} more cause(s) in ${full}`);
+  return lines;
 }
 
 /** The headline's colour on a terminal: green, amber (yellow), red; bold. */
