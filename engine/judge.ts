@@ -11,6 +11,7 @@ import { ORACLES } from '../oracles/index.ts';
 import { comparable, differences, isObj, without } from '../oracles/compare.ts';
 import type { Judgement, Oracle, PatchSequence } from '../oracles/types.ts';
 import { own } from '../exchange/own.ts';
+import { registered } from '../spec/operations.ts';
 
 /** A PATCH that was answered and not accepted. */
 const refused = (ex: Exchange): boolean => ex.status > 0 && !is2xx(ex.status);
@@ -137,9 +138,10 @@ export class Judge {
       for (const judgement of o.judge(routed)) out.push({ oracle: o.id, judgement });
     }
     if (route?.kind !== 'operation') return out;
-    const op = route.operation.operationId;
+    // The reads and PATCHes of a counterparty (spec/operations.ts) make its sequences.
+    const op = registered(route.operation.operationId);
     const reference = route.params.counterpartyReference;
-    if ((op !== 'getCounterparty' && op !== 'patchCounterparty') || reference === undefined) return out;
+    if (op?.resource !== 'counterparty' || reference === undefined) return out;
     if (reference.includes('/')) return out;
     const state: CounterpartyState = this.states.get(reference) ?? {
       moving: new Set(),
@@ -149,7 +151,7 @@ export class Judge {
       unconfirmed: undefined,
     };
     this.states.set(reference, state);
-    if (op === 'getCounterparty') {
+    if (op.action === 'read') {
       if (!is2xx(ex.status) || !isObj(ex.body)) return out;
       out.push(...this.read(reference, state, ex));
       return out;

@@ -22,8 +22,9 @@
  * digits unique to the run (for a client-chosen identifier), and `{{mandateReference}}` the
  * reference of the mandate the run created (for the collection against it).
  */
+import { itemKinds, type ItemKind } from '../spec/operations.ts';
 
-export type ItemKind = 'bill' | 'mandate' | 'collection';
+export type { ItemKind };
 
 /** How a document is sent to a bill: the file as the body, or as one part of a form. */
 export type DocumentForm = { kind: 'raw' } | { kind: 'multipart'; field: string };
@@ -44,7 +45,7 @@ export interface ItemFixtures {
 }
 
 const TOP_KEYS = ['read', 'create', 'updateBill', 'document'];
-const READ_KEYS: ItemKind[] = ['bill', 'mandate', 'collection'];
+const READ_KEYS: ItemKind[] = itemKinds();
 const CREATE_KEYS = ['bill', 'mandate', 'directDebit'];
 
 function isObject(value: unknown): value is Record<string, unknown> {

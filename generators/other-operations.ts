@@ -11,6 +11,7 @@ import { spec } from '../spec/index.ts';
 import { REFERENCE, REFERENCE_CHARS, validReferenceExamples } from './counterparty-reference.ts';
 import { breaks, keeps, type Labelled } from './labelled.ts';
 import { own } from '../exchange/own.ts';
+import { itemKinds, operationOf, type ItemKind } from '../spec/operations.ts';
 
 // ------------------------------------------------------------------ GET /api/v1/bills query
 
@@ -145,7 +146,7 @@ export function paginationQuery(): fc.Arbitrary<Labelled<Query>> {
 
 // ------------------------------------------------------------------ item references
 
-export type ItemKind = 'bill' | 'mandate' | 'collection';
+export type { ItemKind };
 
 export interface ItemResource {
   kind: ItemKind;
@@ -157,16 +158,12 @@ export interface ItemResource {
   schema: string | undefined;
 }
 
-export const ITEM_RESOURCES: readonly ItemResource[] = [
-  { kind: 'bill', operationId: 'getBill', param: 'uniqueReferenceIdentifier', schema: undefined },
-  { kind: 'mandate', operationId: 'getMandate', param: 'mandateReference', schema: 'MandateReference' },
-  {
-    kind: 'collection',
-    operationId: 'getDirectDebit',
-    param: 'collectionReference',
-    schema: 'CollectionReference',
-  },
-];
+/** The items of §4.3 (spec/operations.ts), each by the read of one. */
+export const ITEM_RESOURCES: readonly ItemResource[] = itemKinds().map((kind) => {
+  const read = operationOf(kind, 'read');
+  const param = read.pathParams.at(-1)!;
+  return { kind, operationId: read.operationId, param, schema: read.pathParamSchemaNames.get(param) };
+});
 
 function patternOf(schema: string): string {
   const pattern = spec().schema(schema).pattern;

@@ -30,7 +30,7 @@ export type TriageVerdict = (typeof VERDICTS)[number];
 
 export interface TriageEntry {
   file: string;
-  /** The class member or top-level declaration the mutant is in ("patchCounterparty"). */
+  /** The class member or top-level declaration the mutant is in (a handler of the reference server, named after its operation). */
   in: string;
   mutator: string;
   original: string;

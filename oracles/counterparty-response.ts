@@ -19,6 +19,7 @@ import { spec } from '../spec/index.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
 import { ownOf } from '../exchange/own.ts';
+import { operationIds } from '../spec/operations.ts';
 
 /** The requirements a returned counterparty is judged on, wherever it is returned (GET, PATCH). */
 export const COUNTERPARTY_RESPONSE_REQUIREMENTS = [
@@ -30,7 +31,8 @@ export const COUNTERPARTY_RESPONSE_REQUIREMENTS = [
   'account-schema',
 ] as const satisfies readonly RequirementId[];
 
-const COUNTERPARTY_OPERATIONS = new Set(['getCounterparty', 'patchCounterparty']);
+/** The operations that answer with a counterparty (spec/operations.ts). */
+const COUNTERPARTY_OPERATIONS = new Set(operationIds({ resource: 'counterparty' }));
 
 export function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;

@@ -16,8 +16,10 @@ import { describeRequest, describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { isJsonContentType } from './counterparty-response.ts';
 import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
+import { operationIds } from '../spec/operations.ts';
 
-const COUNTERPARTY_OPERATIONS = new Set(['getCounterparty', 'patchCounterparty']);
+/** The operations that answer with a counterparty (spec/operations.ts). */
+const COUNTERPARTY_OPERATIONS = new Set(operationIds({ resource: 'counterparty' }));
 
 /**
  * A body that is more than white space (what trim() removes, found without copying the text: a

@@ -20,6 +20,7 @@ import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, requestHeader, requestJson, type Exchange } from '../exchange/exchange.ts';
 import { spec } from '../spec/index.ts';
 import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
+import { registered } from '../spec/operations.ts';
 
 /** Statuses that may come before routing and validation: the rule is not judged on them. */
 export const PRE_ROUTING_STATUSES = new Set([401, 403, 429]);
@@ -83,8 +84,7 @@ export const REFERENCE_STATUS_ORACLE: ExchangeOracle = {
             }),
       ];
     }
-    const op = route.operation.operationId;
-    if (op !== 'getCounterparty' && op !== 'patchCounterparty') return [];
+    if (registered(route.operation.operationId)?.resource !== 'counterparty') return [];
     const reference = route.params.counterpartyReference ?? '';
     if (reference.includes('/')) {
       return [

@@ -34,8 +34,10 @@ import type { RequirementId } from '../spec/requirements.ts';
 import { breaches, brokenInWords, firstStatement, modelled } from './modelled.ts';
 import { PRE_ROUTING_STATUSES } from './reference-status.ts';
 import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
+import { operationIdOf } from '../spec/operations.ts';
 
-const PATCH = 'patchCounterparty';
+/** The PATCH of a counterparty, whose body the document shows (§4.2). */
+const PATCH = operationIdOf('counterparty', 'update');
 
 /** The MUST rules of a PATCH counterparty body (and between its fields) a deployment must refuse. */
 export const PATCH_BODY_RULES: ReadonlySet<string> = new Set(

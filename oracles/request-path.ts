@@ -16,13 +16,22 @@ import { describeRequest, describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { breaches, brokenInWords, modelled } from './modelled.ts';
 import { held, violated, type ExchangeOracle, type Judgement } from './types.ts';
-import { own } from '../exchange/own.ts';
+import { RULES } from '../requests/index.ts';
+import { operationsWhere } from '../spec/operations.ts';
 
-/** The reads the requirement names, and the rule of their reference. */
-const READS: Readonly<Record<string, string>> = {
-  getMandate: 'path-mandate-reference-pattern',
-  getDirectDebit: 'path-collection-reference-pattern',
-};
+/**
+ * The reads of one item (spec/operations.ts) whose reference has a pattern, and the request
+ * model's rule of that pattern (requests/path.ts): today a mandate's and a collection's.
+ */
+const READS = new Map(
+  operationsWhere({ item: true, action: 'read' }).flatMap((op) => {
+    const param = op.pathParams.at(-1);
+    const rule = RULES.find(
+      (r) => r.where.in === 'path' && r.where.name === param && r.id.endsWith('-pattern'),
+    );
+    return rule ? [[op.operationId, rule.id] as const] : [];
+  }),
+);
 
 export const REQUEST_PATH_ORACLE: ExchangeOracle = {
   id: 'request-path',
@@ -36,7 +45,7 @@ export const REQUEST_PATH_ORACLE: ExchangeOracle = {
     const ex = routed.exchange;
     if (ex.status === 0 || routed.route?.kind !== 'operation') return [];
     const op = routed.route.operation.operationId;
-    const ruleId = own(READS, op);
+    const ruleId = READS.get(op);
     if (ruleId === undefined) return [];
     const broken = breaches(modelled(routed), new Set([ruleId]));
     if (broken.length === 0) return [];

@@ -15,9 +15,10 @@ import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { type Probe, type ProbeContext, requestKey, runCases } from '../engine/probe-api.ts';
 import { family } from './family.ts';
 import type { Violation } from '../oracles/types.ts';
-import { spec, type Operation } from '../spec/index.ts';
+import type { Operation } from '../spec/index.ts';
 import type { Auth, HttpRequest } from '../transport/client.ts';
-import { describeOperation, isWrite, probeRequest } from './operations.ts';
+import { describeOperation, probeRequest } from './operations.ts';
+import { operationIds, operationsWhere } from '../spec/operations.ts';
 
 /** One way of sending wrong or missing credentials, and the requirement its refusal keeps. */
 export interface CredentialMode {
@@ -183,25 +184,10 @@ export const readsRequireAuth: Probe = {
     'auth-401-error-code',
   ],
   judges: [...REQUIREMENTS, 'auth-scheme-case-insensitive'],
-  operations: [
-    'getBill',
-    'getCounterparty',
-    'getDirectDebit',
-    'getMandate',
-    'listBills',
-    'listDirectDebits',
-    'listMandates',
-  ],
+  operations: operationIds({ writes: false }),
   group: 'authentication',
   access: 'read',
-  run: (ctx) =>
-    probeOperations(
-      ctx,
-      spec()
-        .operations()
-        .filter((op) => !isWrite(op)),
-      true,
-    ),
+  run: (ctx) => probeOperations(ctx, operationsWhere({ writes: false }), true),
 };
 
 export const writesRequireAuth: Probe = {
@@ -210,18 +196,10 @@ export const writesRequireAuth: Probe = {
     'every listed write operation, without a token, with empty ones, other schemes and near misses of the token',
   requirements: [...REQUIREMENTS, 'auth-401-bearer-challenge', 'auth-401-error-code'],
   judges: [...REQUIREMENTS],
-  operations: [
-    'cancelMandate',
-    'createDirectDebit',
-    'createMandate',
-    'ingestBill',
-    'patchCounterparty',
-    'updateBill',
-    'uploadBillDocument',
-  ],
+  operations: operationIds({ writes: true }),
   group: 'authentication',
   access: 'write',
-  run: (ctx) => probeOperations(ctx, spec().operations().filter(isWrite), false),
+  run: (ctx) => probeOperations(ctx, operationsWhere({ writes: true }), false),
 };
 
 export const AUTHENTICATION_PROBES = family(import.meta.url, [readsRequireAuth, writesRequireAuth]);

@@ -10,6 +10,7 @@ import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-resp
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import { type Probe, runCases } from '../engine/probe-api.ts';
 import { family } from './family.ts';
+import { operationIds } from '../spec/operations.ts';
 
 export const knownCounterparty: Probe = {
   id: 'known-counterparty',
@@ -22,7 +23,7 @@ export const knownCounterparty: Probe = {
     'json-well-formed',
   ],
   judges: ['get-known-counterparty-200'],
-  operations: ['getCounterparty'],
+  operations: operationIds({ resource: 'counterparty', action: 'read' }),
   group: 'counterparty-get',
   access: 'read',
   async run(ctx) {

@@ -40,6 +40,7 @@ import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import type { Violation } from '../oracles/types.ts';
 import { acceptedRoundTrips, patchRequest, restoreDetails, startWriting, Writer } from './write-lane.ts';
 import { ownOf } from '../exchange/own.ts';
+import { operationIds } from '../spec/operations.ts';
 
 /** Random cases of the account-adding property: every case leaves accounts behind. */
 export const ACCOUNT_RUNS = 8;
@@ -141,7 +142,7 @@ export const patchValidDetails: Probe = {
   title: 'valid detail patches: each field alone and combined, bounds, every allowed character',
   requirements: [...UPDATE_REQUIREMENTS, ...COUNTERPARTY_RESPONSE_REQUIREMENTS, ...LIFECYCLE_REQUIREMENTS],
   judges: ['patch-valid-accepted'],
-  operations: ['getCounterparty', 'patchCounterparty'],
+  operations: operationIds({ resource: 'counterparty' }),
   group: 'counterparty-patch',
   access: 'write',
   splitAcrossLanes: true,
@@ -178,7 +179,7 @@ export const patchValidAccounts: Probe = {
     ...LIFECYCLE_REQUIREMENTS,
   ],
   judges: ['patch-valid-accepted'],
-  operations: ['getCounterparty', 'patchCounterparty'],
+  operations: operationIds({ resource: 'counterparty' }),
   group: 'counterparty-patch',
   access: 'write',
   roundTrips: (target) =>

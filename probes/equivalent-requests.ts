@@ -24,6 +24,7 @@ import { equivalents, type Rewriting } from '../requests/index.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { family } from './family.ts';
 import { acceptedRoundTrips, restoreDetails, ROLE, startWriting, Writer } from './write-lane.ts';
+import { operationIds } from '../spec/operations.ts';
 
 /** The rewritings this probe sends: MUST-level sameness of the RFCs, with no requirement of its own. */
 export const SENT_KINDS = [
@@ -124,7 +125,7 @@ export const patchEquivalentForms: Probe = {
     ...COUNTERPARTY_RESPONSE_REQUIREMENTS,
   ],
   judges: ['patch-equivalent-accepted'],
-  operations: ['getCounterparty', 'patchCounterparty'],
+  operations: operationIds({ resource: 'counterparty' }),
   roundTrips: () => acceptedRoundTrips(SENT_KINDS.length),
   group: 'counterparty-patch',
   access: 'write',

@@ -40,6 +40,7 @@ import {
   ROLE,
   sendRefusedInBatches,
 } from './write-lane.ts';
+import { operationIds } from '../spec/operations.ts';
 
 /** What a refused case must get: a 4xx (which one is not shown). */
 const invalidRejected = (ex: Exchange): boolean => ex.status >= 400 && ex.status <= 499;
@@ -71,7 +72,7 @@ export const patchInvalidBodies: Probe = {
     'patch bodies breaking one rule each (every member of each finite class: forbidden characters, look-alikes, bounds, types, enum near misses; documented and random cases): refused with a 4xx, and nothing changed',
   requirements: ['patch-invalid-rejected', 'patch-rejected-unchanged'],
   judges: ['patch-invalid-rejected'],
-  operations: ['getCounterparty', 'patchCounterparty'],
+  operations: operationIds({ resource: 'counterparty' }),
   group: 'counterparty-patch',
   access: 'write',
   splitAcrossLanes: true,

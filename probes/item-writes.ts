@@ -23,47 +23,42 @@ import { is2xx } from '../exchange/exchange.ts';
 import { fillPath } from '../exchange/paths.ts';
 import type { Probe } from '../engine/probe-api.ts';
 import { family } from './family.ts';
-import { spec, type Operation } from '../spec/index.ts';
+import {
+  operationIdOf,
+  operationOf,
+  operationsWhere,
+  resourceEntry,
+  RESOURCES,
+  type RegisteredOperation,
+} from '../spec/operations.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { describeOperation } from './operations.ts';
 import { MINIMAL_PDF } from '../generators/documents.ts';
 
-function operation(operationId: string): Operation {
-  const op = spec()
-    .operations()
-    .find((o) => o.operationId === operationId);
-  if (!op) throw new Error(`spec: no operation ${operationId}`);
-  return op;
-}
-
-/** Each write, the item it needs (read first) and the request that writes it. */
-const WRITES: {
-  write: string;
-  read: string;
-  param: string;
-  kind: string;
-  request: (path: string) => HttpRequest;
-}[] = [
-  {
-    write: 'cancelMandate',
-    read: 'getMandate',
-    param: 'mandateReference',
-    kind: 'mandate',
-    request: (path) => ({ method: 'DELETE', path }),
-  },
-  {
-    write: 'uploadBillDocument',
-    read: 'getBill',
-    param: 'uniqueReferenceIdentifier',
-    kind: 'bill',
-    request: (path) => ({
-      method: 'POST',
-      path,
-      rawBody: MINIMAL_PDF,
-      headers: { 'Content-Type': 'application/pdf' },
-    }),
-  },
-];
+/**
+ * Each write of an item that names one and carries no JSON (a cancel, a document attached), the
+ * read that comes first, the item's path parameter and noun, and the request that writes it.
+ */
+const WRITES = operationsWhere({ item: true })
+  .filter((op) => op.action === 'cancel' || op.action === 'attach')
+  .map((write) => {
+    const read = operationOf(write.resource, 'read');
+    return {
+      write,
+      read,
+      param: read.pathParams.at(-1)!,
+      kind: resourceEntry(write.resource).noun,
+      request: (path: string): HttpRequest =>
+        write.body === 'document'
+          ? {
+              method: write.method,
+              path,
+              rawBody: MINIMAL_PDF,
+              headers: { 'Content-Type': 'application/pdf' },
+            }
+          : { method: write.method, path },
+    };
+  });
 
 export const itemWritesUnknownReferences: Probe = {
   id: 'item-writes-unknown-references',
@@ -74,16 +69,16 @@ export const itemWritesUnknownReferences: Probe = {
   group: 'other-operations',
   access: 'write',
   elsewhere: true,
-  operations: ['cancelMandate', 'getBill', 'getMandate', 'uploadBillDocument'],
+  operations: WRITES.flatMap((w) => [w.write.operationId, w.read.operationId]).sort(),
   async run(ctx) {
     const tag = (ctx.target.seed >>> 0).toString(36);
     for (const w of WRITES) {
-      const write = operation(w.write);
+      const write = w.write;
       const reference = `conformance-unknown-${w.kind}-${tag}`;
       const path = fillPath(write.path, { [w.param]: reference });
       const read = await ctx.http.send({
         method: 'GET',
-        path: fillPath(operation(w.read).path, { [w.param]: reference }),
+        path: fillPath(w.read.path, { [w.param]: reference }),
         role: `read of the ${w.kind} before ${describeOperation(write)}`,
       });
       if (is2xx(read.status)) {
@@ -95,24 +90,27 @@ export const itemWritesUnknownReferences: Probe = {
   },
 };
 
+/**
+ * The resource each path parameter names (the last parameter of its read): how an invented
+ * reference is made for it.
+ */
+const PARAM_RESOURCES = new Map(
+  RESOURCES.map((r) => [operationOf(r.resource, 'read').pathParams.at(-1)!, resourceEntry(r.resource)]),
+);
+
+/** The path parameters of `op` at references the run invented, unique to it (`tag`). */
+function inventedParams(op: RegisteredOperation, tag: string): Record<string, string> {
+  return Object.fromEntries(
+    op.pathParams.map((name) => {
+      const r = PARAM_RESOURCES.get(name);
+      if (r === undefined) throw new Error(`no resource names the path parameter ${name}`);
+      return [name, r.item ? `conformance-unknown-${r.noun}-${tag}` : `conformance-unknown-${tag}`];
+    }),
+  );
+}
+
 /** The operations that take a body: the counterparty's PATCH and the writes of §4.3 (DELETE aside). */
-const BODY_WRITES: { operationId: string; params: (tag: string) => Record<string, string> }[] = [
-  {
-    operationId: 'patchCounterparty',
-    params: (tag) => ({ counterpartyReference: `conformance-unknown-${tag}` }),
-  },
-  { operationId: 'ingestBill', params: () => ({}) },
-  {
-    operationId: 'updateBill',
-    params: (tag) => ({ uniqueReferenceIdentifier: `conformance-unknown-bill-${tag}` }),
-  },
-  {
-    operationId: 'uploadBillDocument',
-    params: (tag) => ({ uniqueReferenceIdentifier: `conformance-unknown-bill-${tag}` }),
-  },
-  { operationId: 'createMandate', params: () => ({}) },
-  { operationId: 'createDirectDebit', params: () => ({}) },
-];
+const BODY_WRITES = operationsWhere({ content: true });
 
 /** The body sent without a label: text that is no JSON, no bill, no mandate and no document. */
 export const UNLABELLED_BODY = 'not json';
@@ -126,22 +124,14 @@ export const unlabelledBodies: Probe = {
   group: 'other-operations',
   access: 'write',
   elsewhere: true,
-  operations: [
-    'createDirectDebit',
-    'createMandate',
-    'getCounterparty',
-    'ingestBill',
-    'patchCounterparty',
-    'updateBill',
-    'uploadBillDocument',
-  ],
+  operations: [...BODY_WRITES.map((op) => op.operationId), operationIdOf('counterparty', 'read')].sort(),
   async run(ctx) {
     const tag = (ctx.target.seed >>> 0).toString(36);
-    for (const w of BODY_WRITES) {
-      const op = operation(w.operationId);
-      const params = w.params(tag);
+    for (const op of BODY_WRITES) {
+      const params = inventedParams(op, tag);
       const path = fillPath(op.path, params);
-      if (op.operationId === 'patchCounterparty') {
+      const counterparty = op.resource === 'counterparty';
+      if (counterparty) {
         // Only to a reference found to name nothing: the body is refused anyway, but no PATCH of
         // an existing counterparty is sent by this probe.
         const read = await ctx.http.send({
@@ -163,7 +153,7 @@ export const unlabelledBodies: Probe = {
         unlabelled: true,
         role: `${describeOperation(op)} with an unlabelled body`,
       });
-      if (op.operationId === 'patchCounterparty') continue;
+      if (counterparty) continue;
       if (!is2xx(ex.status)) ctx.held('write-body-malformed-not-success');
       else
         ctx.fail({

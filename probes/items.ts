@@ -22,8 +22,16 @@ import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { fillPath } from '../exchange/paths.ts';
 import type { Probe, ProbeContext } from '../engine/probe-api.ts';
-import { fillPlaceholders, type DocumentForm, type ItemKind } from '../generators/item-fixtures.ts';
-import { spec, type Operation } from '../spec/index.ts';
+import { fillPlaceholders, type DocumentForm, type ItemFixtures } from '../generators/item-fixtures.ts';
+import {
+  itemKinds,
+  operationIds,
+  operationOf,
+  purposeOf,
+  resourceEntry,
+  type ItemKind,
+  type RegisteredOperation,
+} from '../spec/operations.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { family } from './family.ts';
@@ -31,29 +39,27 @@ import { BILL_DOCUMENTS, type BillDocument } from '../generators/documents.ts';
 import { describeOperation } from './operations.ts';
 import { own, ownOf } from '../exchange/own.ts';
 
-function operation(operationId: string): Operation {
-  const op = spec()
-    .operations()
-    .find((o) => o.operationId === operationId);
-  if (!op) throw new Error(`spec: no operation ${operationId}`);
-  return op;
+/** Each kind of item (spec/operations.ts): its GET, the GET's path parameter, its creation, its noun. */
+interface Kind {
+  read: RegisteredOperation;
+  param: string;
+  create: RegisteredOperation;
+  noun: string;
 }
 
-/** Each kind of item: its GET, the GET's path parameter, and its creation. */
-const KINDS: Record<ItemKind, { read: string; param: string; create: string; noun: string }> = {
-  bill: { read: 'getBill', param: 'uniqueReferenceIdentifier', create: 'ingestBill', noun: 'bill' },
-  mandate: { read: 'getMandate', param: 'mandateReference', create: 'createMandate', noun: 'mandate' },
-  collection: {
-    read: 'getDirectDebit',
-    param: 'collectionReference',
-    create: 'createDirectDebit',
-    noun: 'collection',
-  },
-};
+function kindOf(kind: ItemKind): Kind {
+  const read = operationOf(kind, 'read');
+  return {
+    read,
+    param: read.pathParams.at(-1)!,
+    create: operationOf(kind, 'create'),
+    noun: resourceEntry(kind).noun,
+  };
+}
 
 function itemPath(kind: ItemKind, ref: string): string {
-  const k = KINDS[kind];
-  return fillPath(operation(k.read).path, { [k.param]: ref });
+  const k = kindOf(kind);
+  return fillPath(k.read.path, { [k.param]: ref });
 }
 
 const FIXTURE_HINT = 'if the deployment is right, ITEM_FIXTURES does not hold what it accepts: correct it';
@@ -65,10 +71,10 @@ export const knownItems: Probe = {
   judges: ['item-known-readable'],
   group: 'other-operations',
   access: 'read',
-  operations: ['getBill', 'getDirectDebit', 'getMandate'],
+  operations: operationIds({ item: true, action: 'read' }),
   async run(ctx) {
     const read = ctx.target.itemFixtures?.read ?? {};
-    const kinds = (Object.keys(KINDS) as ItemKind[]).filter((k) => read[k] !== undefined);
+    const kinds = itemKinds().filter((k) => read[k] !== undefined);
     if (kinds.length === 0) {
       ctx.notApplicable(
         'item-known-readable',
@@ -82,20 +88,20 @@ export const knownItems: Probe = {
         const ex = await ctx.http.send({
           method: 'GET',
           path: itemPath(kind, ref),
-          role: `read of the existing ${KINDS[kind].noun}`,
+          role: `read of the existing ${kindOf(kind).noun}`,
         });
         if (is2xx(ex.status)) ctx.held('item-known-readable');
         else
           ctx.fail({
             requirement: 'item-known-readable',
             exchange: ex,
-            message: `GET of the ${KINDS[kind].noun} ${ref}, which ITEM_FIXTURES names as existing, was answered ${ex.status}`,
-            expected: `2xx: the ${KINDS[kind].noun} exists (interface.md §4.3: "get one ${KINDS[kind].noun}"); ${FIXTURE_HINT}`,
+            message: `GET of the ${kindOf(kind).noun} ${ref}, which ITEM_FIXTURES names as existing, was answered ${ex.status}`,
+            expected: `2xx: the ${kindOf(kind).noun} exists (interface.md §4.3: "get one ${kindOf(kind).noun}"); ${FIXTURE_HINT}`,
             received: describeResponse(ex),
           });
       }),
     );
-    ctx.note(`read ${kinds.map((k) => `the ${KINDS[k].noun} ${read[k]!}`).join(', ')}`);
+    ctx.note(`read ${kinds.map((k) => `the ${kindOf(k).noun} ${read[k]!}`).join(', ')}`);
   },
 };
 
@@ -105,8 +111,8 @@ export function createdReference(
   kind: ItemKind,
   sent: Record<string, unknown>,
 ): string | undefined {
-  const k = KINDS[kind];
-  const collection = operation(k.create).path;
+  const k = kindOf(kind);
+  const collection = k.create.path;
   const location = ex.headers.location;
   if (location !== undefined) {
     try {
@@ -175,7 +181,8 @@ export function documentRequest(
 class Lifecycle {
   constructor(
     private readonly ctx: ProbeContext,
-    private readonly values: Record<string, string>,
+    /** The placeholders of the fixtures' bodies: {{unique}}, then {{mandateReference}}. */
+    readonly values: Record<string, string>,
   ) {}
 
   accepted(requirement: RequirementId, ex: Exchange, what: string, expected: string): boolean {
@@ -218,8 +225,8 @@ class Lifecycle {
     kind: ItemKind,
     fixture: Record<string, unknown>,
   ): Promise<{ ref: string; read: Exchange } | undefined> {
-    const k = KINDS[kind];
-    const op = operation(k.create);
+    const k = kindOf(kind);
+    const op = k.create;
     const sent = fillPlaceholders(fixture, this.values);
     const ex = await this.ctx.http.send({
       method: op.method,
@@ -232,13 +239,7 @@ class Lifecycle {
         'item-create-accepted',
         ex,
         `${describeOperation(op)} with the ${k.noun} body of ITEM_FIXTURES`,
-        `the body is one the deployment accepts (interface.md §4.3: "${
-          kind === 'bill'
-            ? 'ingest a bill'
-            : kind === 'mandate'
-              ? 'create a SEPA direct-debit mandate'
-              : 'start a collection against an active mandate'
-        }")`,
+        `the body is one the deployment accepts (interface.md §4.3: "${purposeOf(op)}")`,
       )
     )
       return undefined;
@@ -281,6 +282,136 @@ export function readsActive(value: unknown): boolean {
   );
 }
 
+/** A bill: created, updated, each kind of document linked to it. */
+async function billLifecycle(
+  ctx: ProbeContext,
+  life: Lifecycle,
+  fixtures: ItemFixtures | undefined,
+  unique: string,
+): Promise<void> {
+  const create = fixtures?.create?.bill;
+  const none = (requirement: RequirementId, what: string): void =>
+    ctx.notApplicable(requirement, `ITEM_FIXTURES holds no ${what}`);
+  const bill = create ? (await life.create('bill', create))?.ref : undefined;
+  if (bill === undefined) {
+    const why = create ? 'no bill was created and read back' : 'ITEM_FIXTURES holds no bill to create';
+    ctx.notApplicable('item-update-accepted', why);
+    ctx.notApplicable('bill-document-accepted', why);
+    return;
+  }
+  const { param } = kindOf('bill');
+  const update = fixtures?.updateBill;
+  if (update === undefined) none('item-update-accepted', 'updateBill body');
+  else {
+    const op = operationOf('bill', 'update');
+    const ex = await ctx.http.send({
+      method: op.method,
+      path: fillPath(op.path, { [param]: bill }),
+      json: fillPlaceholders(update, life.values),
+      role: `${describeOperation(op)} of the bill created, with the updateBill body of ITEM_FIXTURES`,
+    });
+    life.accepted(
+      'item-update-accepted',
+      ex,
+      `PATCH of the bill ${bill} (created by this run) with the updateBill body of ITEM_FIXTURES`,
+      `the bill exists and the body is one the deployment accepts (interface.md §4.3: "${purposeOf(op)}")`,
+    );
+  }
+  const form = fixtures?.document;
+  if (form === undefined) {
+    none('bill-document-accepted', 'document framing ("raw" or "multipart:<field>")');
+    return;
+  }
+  // Each kind of document §4.3 names, one after another, to the bill created.
+  const op = operationOf('bill', 'attach');
+  for (const document of BILL_DOCUMENTS) {
+    const ex = await ctx.http.send({
+      ...documentRequest(fillPath(op.path, { [param]: bill }), form, `conformance-${unique}`, document),
+      role: `${describeOperation(op)} of a ${document.kind} to the bill created`,
+    });
+    life.accepted(
+      'bill-document-accepted',
+      ex,
+      `POST of a ${document.kind} (${form.kind === 'raw' ? 'as the body' : `as the form part ${form.field}`}) to the bill ${bill}, created by this run`,
+      `the bill exists and a ${document.kind} is a document it takes (interface.md §4.3: "${purposeOf(op)}")`,
+    );
+  }
+}
+
+/** A mandate: created, a collection started against it while it is active, then cancelled. */
+async function mandateLifecycle(
+  ctx: ProbeContext,
+  life: Lifecycle,
+  fixtures: ItemFixtures | undefined,
+): Promise<void> {
+  const create = fixtures?.create ?? {};
+  const created = create.mandate ? await life.create('mandate', create.mandate) : undefined;
+  const mandate = created?.ref;
+  const active = created !== undefined && readsActive(created.read.body);
+  if (mandate !== undefined) life.values.mandateReference = mandate;
+  if (create.directDebit) {
+    const againstCreated = JSON.stringify(create.directDebit).includes('{{mandateReference}}');
+    if (againstCreated && !active)
+      ctx.note(
+        `the collection of ITEM_FIXTURES was not started: it names the mandate the run creates, and ${
+          mandate === undefined ? 'none was created' : `${mandate} does not read as active`
+        }`,
+      );
+    else await life.create('collection', create.directDebit);
+  }
+  if (mandate === undefined || !active) {
+    ctx.notApplicable(
+      'mandate-cancel',
+      !create.mandate
+        ? 'ITEM_FIXTURES holds no mandate to create'
+        : mandate === undefined
+          ? 'no mandate was created and read back'
+          : `the mandate created (${mandate}) does not read as active (no state or status field holds ACTIVE): §3 moves an active mandate only`,
+    );
+    return;
+  }
+  await cancelMandate(ctx, life, mandate);
+}
+
+/** The active mandate the run created, cancelled and read back CANCELLED (§3). */
+async function cancelMandate(ctx: ProbeContext, life: Lifecycle, mandate: string): Promise<void> {
+  const op = operationOf('mandate', 'cancel');
+  const cancel = await ctx.http.send({
+    method: op.method,
+    path: fillPath(op.path, { [kindOf('mandate').param]: mandate }),
+    role: `${describeOperation(op)} of the mandate created`,
+  });
+  if (
+    !life.accepted(
+      'mandate-cancel',
+      cancel,
+      `DELETE of the active mandate ${mandate} (created by this run)`,
+      'an active mandate is cancelled (interface.md §3: DELETE of an active mandate moves it to CANCELLED)',
+    )
+  )
+    return;
+  const read = await life.readBack(
+    'mandate',
+    mandate,
+    'read of the mandate after DELETE',
+    (r) => is2xx(r.status) && holds(r.body, 'CANCELLED'),
+  );
+  if (is2xx(read.status) && holds(read.body, 'CANCELLED')) ctx.held('mandate-cancel');
+  else
+    ctx.fail({
+      requirement: 'mandate-cancel',
+      exchange: read,
+      message: `the mandate ${mandate} was cancelled (${cancel.status}), but a read of it after ${
+        is2xx(read.status) ? 'does not show CANCELLED' : `was answered ${read.status}`
+      }`,
+      expected: `2xx with the mandate CANCELLED (interface.md §3)${
+        (ctx.target.settleMs ?? 0) > 0 ? `, read again for ${ctx.target.settleMs} ms` : ''
+      }`,
+      received: describeResponse(read),
+      context: [cancel],
+    });
+}
+
 export const itemLifecycles: Probe = {
   id: 'item-lifecycles',
   title:
@@ -297,146 +428,19 @@ export const itemLifecycles: Probe = {
   group: 'other-operations',
   access: 'write',
   elsewhere: true,
-  operations: [
-    'cancelMandate',
-    'createDirectDebit',
-    'createMandate',
-    'getBill',
-    'getDirectDebit',
-    'getMandate',
-    'ingestBill',
-    'updateBill',
-    'uploadBillDocument',
-  ],
+  // Every operation of an item but the lists.
+  operations: operationIds({ item: true }).filter((id) => !operationIds({ action: 'list' }).includes(id)),
   async run(ctx) {
     const fixtures = ctx.target.itemFixtures;
     const create = fixtures?.create ?? {};
-    const none = (requirement: RequirementId, what: string): void =>
-      ctx.notApplicable(requirement, `ITEM_FIXTURES holds no ${what}`);
     // Letters and digits only, so it fits any reference pattern (the 1.3.0 ones: ^[a-zA-Z0-9\-]+$);
     // the run's clock and seed keep it apart from an earlier run's items.
     const unique = `c${Math.floor(ctx.http.clock.now()).toString(36)}${(ctx.target.seed >>> 0).toString(36)}`;
-    const values: Record<string, string> = { unique };
-    const life = new Lifecycle(ctx, values);
+    const life = new Lifecycle(ctx, { unique });
     if (!create.bill && !create.mandate && !create.directDebit)
-      none('item-create-accepted', 'creation body (its "create" part)');
-
-    // A bill: created, updated, a document linked to it.
-    const bill = create.bill ? (await life.create('bill', create.bill))?.ref : undefined;
-    if (bill === undefined) {
-      ctx.notApplicable(
-        'item-update-accepted',
-        create.bill ? 'no bill was created and read back' : 'ITEM_FIXTURES holds no bill to create',
-      );
-      ctx.notApplicable(
-        'bill-document-accepted',
-        create.bill ? 'no bill was created and read back' : 'ITEM_FIXTURES holds no bill to create',
-      );
-    } else {
-      const update = fixtures?.updateBill;
-      if (update === undefined) none('item-update-accepted', 'updateBill body');
-      else {
-        const op = operation('updateBill');
-        const ex = await ctx.http.send({
-          method: 'PATCH',
-          path: fillPath(op.path, { uniqueReferenceIdentifier: bill }),
-          json: fillPlaceholders(update, values),
-          role: `${describeOperation(op)} of the bill created, with the updateBill body of ITEM_FIXTURES`,
-        });
-        life.accepted(
-          'item-update-accepted',
-          ex,
-          `PATCH of the bill ${bill} (created by this run) with the updateBill body of ITEM_FIXTURES`,
-          'the bill exists and the body is one the deployment accepts (interface.md §4.3: "update bill status, open amount or due date")',
-        );
-      }
-      const form = fixtures?.document;
-      if (form === undefined)
-        none('bill-document-accepted', 'document framing ("raw" or "multipart:<field>")');
-      else {
-        // Each kind of document §4.3 names, one after another, to the bill created.
-        const op = operation('uploadBillDocument');
-        for (const document of BILL_DOCUMENTS) {
-          const ex = await ctx.http.send({
-            ...documentRequest(
-              fillPath(op.path, { uniqueReferenceIdentifier: bill }),
-              form,
-              `conformance-${unique}`,
-              document,
-            ),
-            role: `${describeOperation(op)} of a ${document.kind} to the bill created`,
-          });
-          life.accepted(
-            'bill-document-accepted',
-            ex,
-            `POST of a ${document.kind} (${form.kind === 'raw' ? 'as the body' : `as the form part ${form.field}`}) to the bill ${bill}, created by this run`,
-            `the bill exists and a ${document.kind} is a document it takes (interface.md §4.3: "upload a PDF, JPEG or PNG and link it to the bill")`,
-          );
-        }
-      }
-    }
-
-    // A mandate: created, a collection started against it while it is active, then cancelled.
-    const created = create.mandate ? await life.create('mandate', create.mandate) : undefined;
-    const mandate = created?.ref;
-    const active = created !== undefined && readsActive(created.read.body);
-    if (mandate !== undefined) values.mandateReference = mandate;
-    if (create.directDebit) {
-      const againstCreated = JSON.stringify(create.directDebit).includes('{{mandateReference}}');
-      if (againstCreated && !active)
-        ctx.note(
-          `the collection of ITEM_FIXTURES was not started: it names the mandate the run creates, and ${
-            mandate === undefined ? 'none was created' : `${mandate} does not read as active`
-          }`,
-        );
-      else await life.create('collection', create.directDebit);
-    }
-    if (mandate === undefined || !active) {
-      ctx.notApplicable(
-        'mandate-cancel',
-        !create.mandate
-          ? 'ITEM_FIXTURES holds no mandate to create'
-          : mandate === undefined
-            ? 'no mandate was created and read back'
-            : `the mandate created (${mandate}) does not read as active (no state or status field holds ACTIVE): §3 moves an active mandate only`,
-      );
-      return;
-    }
-    const op = operation('cancelMandate');
-    const cancel = await ctx.http.send({
-      method: 'DELETE',
-      path: fillPath(op.path, { mandateReference: mandate }),
-      role: `${describeOperation(op)} of the mandate created`,
-    });
-    if (
-      !life.accepted(
-        'mandate-cancel',
-        cancel,
-        `DELETE of the active mandate ${mandate} (created by this run)`,
-        'an active mandate is cancelled (interface.md §3: DELETE of an active mandate moves it to CANCELLED)',
-      )
-    )
-      return;
-    const read = await life.readBack(
-      'mandate',
-      mandate,
-      'read of the mandate after DELETE',
-      (r) => is2xx(r.status) && holds(r.body, 'CANCELLED'),
-    );
-    if (is2xx(read.status) && holds(read.body, 'CANCELLED')) ctx.held('mandate-cancel');
-    else
-      ctx.fail({
-        requirement: 'mandate-cancel',
-        exchange: read,
-        message: `the mandate ${mandate} was cancelled (${cancel.status}), but a read of it after ${
-          is2xx(read.status) ? 'does not show CANCELLED' : `was answered ${read.status}`
-        }`,
-        expected: `2xx with the mandate CANCELLED (interface.md §3)${
-          (ctx.target.settleMs ?? 0) > 0 ? `, read again for ${ctx.target.settleMs} ms` : ''
-        }`,
-        received: describeResponse(read),
-        context: [cancel],
-      });
+      ctx.notApplicable('item-create-accepted', 'ITEM_FIXTURES holds no creation body (its "create" part)');
+    await billLifecycle(ctx, life, fixtures, unique);
+    await mandateLifecycle(ctx, life, fixtures);
   },
 };
 

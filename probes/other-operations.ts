@@ -38,7 +38,7 @@ import {
 } from '../generators/other-operations.ts';
 import type { Labelled } from '../generators/labelled.ts';
 import type { Violation } from '../oracles/types.ts';
-import { spec, type Operation } from '../spec/index.ts';
+import { operationOf, operationsWhere, registered } from '../spec/operations.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { describeOperation } from './operations.ts';
@@ -47,13 +47,10 @@ import { describeOperation } from './operations.ts';
 const RANDOM_READS = 10;
 const RANDOM_BODIES = 4;
 
-function operation(operationId: string): Operation {
-  const op = spec()
-    .operations()
-    .find((o) => o.operationId === operationId);
-  if (!op) throw new Error(`spec: no operation ${operationId}`);
-  return op;
-}
+/** The list of bills, whose filters and pagination the document names. */
+const BILL_LIST = operationOf('bill', 'list');
+/** The other lists (mandates, collections), whose filters it does not name. */
+const OTHER_LISTS = operationsWhere({ action: 'list' }).filter((op) => op !== BILL_LIST);
 
 /**
  * A GET of these lists and items. Every case of the read probes here is an independent read, so
@@ -80,7 +77,7 @@ function judged400(
   return {
     requirement,
     exchange: ex,
-    message: `GET ${operation('listBills').path}${queryString(query)} was answered 400`,
+    message: `GET ${BILL_LIST.path}${queryString(query)} was answered 400`,
     expected: `not 400: ${why}`,
     received: describeResponse(ex),
   };
@@ -100,7 +97,7 @@ async function billListQueries(
     why: string;
   },
 ): Promise<void> {
-  const path = operation('listBills').path;
+  const path = BILL_LIST.path;
   await runProperty(ctx, {
     name: q.name,
     arbitrary: q.arbitrary,
@@ -119,7 +116,7 @@ export const billListFilters: Probe = {
   title: 'GET /api/v1/bills with every documented filter value, alone and combined: not 400',
   requirements: ['bill-list-filters-accepted', 'no-server-error'],
   judges: ['bill-list-filters-accepted'],
-  operations: ['listBills'],
+  operations: [BILL_LIST.operationId],
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
@@ -141,7 +138,7 @@ export const billListPagination: Probe = {
   title: 'GET /api/v1/bills with page and pageSize from their minimum 0: not 400',
   requirements: ['bill-list-pagination-zero-accepted', 'no-server-error'],
   judges: ['bill-list-pagination-zero-accepted'],
-  operations: ['listBills'],
+  operations: [BILL_LIST.operationId],
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
@@ -160,11 +157,11 @@ export const listsWithoutQuery: Probe = {
   title: 'GET /api/v1/mandates and /api/v1/direct-debit without a query: not 400',
   requirements: ['list-without-query-accepted', 'no-server-error'],
   judges: ['list-without-query-accepted'],
-  operations: ['listDirectDebits', 'listMandates'],
+  operations: OTHER_LISTS.map((op) => op.operationId).sort(),
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
-    await runCases(ctx, [operation('listMandates'), operation('listDirectDebits')], {
+    await runCases(ctx, OTHER_LISTS, {
       async probe(op) {
         const ex = await ctx.http.send(get(op.path));
         if (ex.status !== 400) {
@@ -185,7 +182,7 @@ export const listsWithoutQuery: Probe = {
 };
 
 function itemPath(resource: ItemResource, reference: string): string {
-  return fillPath(operation(resource.operationId).path, { [resource.param]: reference });
+  return fillPath(registered(resource.operationId)!.path, { [resource.param]: reference });
 }
 
 export const invalidItemReferences: Probe = {
@@ -194,7 +191,9 @@ export const invalidItemReferences: Probe = {
     'GET of a mandate and a collection by references breaking the 1.3.0 pattern (every forbidden character, very long): not 2xx',
   requirements: ['item-reference-pattern-not-success', 'no-server-error'],
   judges: [],
-  operations: ['getDirectDebit', 'getMandate'],
+  operations: ITEM_RESOURCES.filter((r) => r.schema !== undefined)
+    .map((r) => r.operationId)
+    .sort(),
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
@@ -226,7 +225,7 @@ export const unknownItemReferences: Probe = {
     'GET of a bill, a mandate and a collection by invented well-formed references (up to 4096 characters): never 2xx with a body for another reference',
   requirements: ['item-unknown-reference-not-another', 'no-server-error'],
   judges: ['item-unknown-reference-not-another'],
-  operations: ['getBill', 'getDirectDebit', 'getMandate'],
+  operations: ITEM_RESOURCES.map((r) => r.operationId).sort(),
   group: 'other-operations',
   access: 'read',
   async run(ctx) {
@@ -257,13 +256,7 @@ export const unknownItemReferences: Probe = {
 };
 
 /** The write operations of §4.3 that take a body, counterparties and DELETE aside. */
-const BODY_OPERATIONS = [
-  'ingestBill',
-  'updateBill',
-  'uploadBillDocument',
-  'createMandate',
-  'createDirectDebit',
-];
+const BODY_OPERATIONS = operationsWhere({ item: true, content: true });
 
 export const malformedWriteBodies: Probe = {
   id: 'malformed-write-bodies',
@@ -271,13 +264,13 @@ export const malformedWriteBodies: Probe = {
     'POST bills, PATCH a bill, POST a document, POST mandates and direct debits with bodies that are empty, not JSON, a JSON scalar or very large: not 2xx',
   requirements: ['write-body-malformed-not-success', 'no-server-error'],
   judges: [],
-  operations: ['createDirectDebit', 'createMandate', 'ingestBill', 'updateBill', 'uploadBillDocument'],
+  operations: BODY_OPERATIONS.map((op) => op.operationId).sort(),
   group: 'other-operations',
   access: 'write',
   elsewhere: true,
   async run(ctx) {
     const bill = `conformance-unknown-bill-${(ctx.target.seed >>> 0).toString(36)}`;
-    for (const op of BODY_OPERATIONS.map(operation)) {
+    for (const op of BODY_OPERATIONS) {
       const path = fillPath(op.path, { uniqueReferenceIdentifier: bill });
       const request = (body: { text: string; contentType: string }): HttpRequest => ({
         method: op.method,

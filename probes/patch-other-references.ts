@@ -25,6 +25,7 @@ import type { Violation } from '../oracles/types.ts';
 import { PLACEHOLDER_FIXTURE, patchRequest } from './write-lane.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { refusedValidToken } from './references.ts';
+import { operationIds } from '../spec/operations.ts';
 
 /** Random cases of the unknown-counterparty property. */
 export const UNKNOWN_RUNS = 20;
@@ -44,7 +45,7 @@ export const patchInvalidReferences: Probe = {
   title: 'PATCH with a valid body of references breaking the length or the pattern, without a slash',
   requirements: ['reference-invalid-400'],
   judges: ['reference-invalid-400'],
-  operations: ['patchCounterparty'],
+  operations: operationIds({ resource: 'counterparty', action: 'update' }),
   group: 'references',
   access: 'write',
   elsewhere: true,
@@ -71,7 +72,7 @@ export const patchSlashReferences: Probe = {
   title: 'PATCH with a valid body of references holding a raw "/"',
   requirements: ['reference-slash-404'],
   judges: ['reference-slash-404'],
-  operations: ['patchCounterparty'],
+  operations: operationIds({ resource: 'counterparty', action: 'update' }),
   group: 'references',
   access: 'write',
   elsewhere: true,
@@ -109,7 +110,7 @@ export const patchUnknownCounterparty: Probe = {
   title: 'PATCH of invented references that do not exist: not a success, and nothing created',
   requirements: ['patch-unknown-not-created'],
   judges: ['patch-unknown-not-created'],
-  operations: ['getCounterparty', 'patchCounterparty'],
+  operations: operationIds({ resource: 'counterparty' }),
   group: 'counterparty-patch',
   access: 'write',
   elsewhere: true,

@@ -15,6 +15,7 @@ import { COUNTERPARTIES, counterpartyPath } from '../exchange/paths.ts';
 import { type Probe, runCases } from '../engine/probe-api.ts';
 import { family } from './family.ts';
 import { own } from '../exchange/own.ts';
+import { operationIds } from '../spec/operations.ts';
 
 /** Latin letters and their Cyrillic or Greek look-alikes. */
 export const HOMOGLYPHS: Readonly<Record<string, string>> = {
@@ -112,7 +113,7 @@ export const referenceVariantsProbe: Probe = {
     'reference-valid-not-400',
   ],
   judges: ['reference-percent-encoding-equivalent'],
-  operations: ['getCounterparty'],
+  operations: operationIds({ resource: 'counterparty', action: 'read' }),
   group: 'references',
   access: 'read',
   async run(ctx) {

@@ -22,6 +22,7 @@ import { family } from './family.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
 import type { HttpRequest } from '../transport/client.ts';
+import { operationIds } from '../spec/operations.ts';
 
 /**
  * The GET of a reference (percent-encoded) and of a reference with its slashes raw. Cases are
@@ -54,7 +55,7 @@ export const validReferences: Probe = {
   title: 'GET of generated valid references (3 to 90 of [-_a-zA-Z0-9], every allowed character)',
   requirements: ['reference-valid-not-400'],
   judges: [],
-  operations: ['getCounterparty'],
+  operations: operationIds({ resource: 'counterparty', action: 'read' }),
   group: 'references',
   access: 'read',
   async run(ctx) {
@@ -76,7 +77,7 @@ export const invalidReferences: Probe = {
   title: 'GET of references breaking the length or the pattern, without a slash',
   requirements: ['reference-invalid-400'],
   judges: ['reference-invalid-400'],
-  operations: ['getCounterparty'],
+  operations: operationIds({ resource: 'counterparty', action: 'read' }),
   group: 'references',
   access: 'read',
   async run(ctx) {
@@ -102,7 +103,7 @@ export const slashReferences: Probe = {
   title: 'GET of references holding a raw "/"',
   requirements: ['reference-slash-404'],
   judges: ['reference-slash-404'],
-  operations: ['getCounterparty'],
+  operations: operationIds({ resource: 'counterparty', action: 'read' }),
   group: 'references',
   access: 'read',
   async run(ctx) {
@@ -128,7 +129,7 @@ export const encodedSlashReferences: Probe = {
   title: 'GET of references holding a percent-encoded slash (%2F), the known one split by it first',
   requirements: ['reference-encoded-slash-not-success'],
   judges: [],
-  operations: ['getCounterparty'],
+  operations: operationIds({ resource: 'counterparty', action: 'read' }),
   group: 'references',
   access: 'read',
   async run(ctx) {

@@ -7,6 +7,7 @@ import { type Probe, runCases } from '../engine/probe-api.ts';
 import { family } from './family.ts';
 import { spec } from '../spec/index.ts';
 import { describeOperation } from './operations.ts';
+import { operationIds } from '../spec/operations.ts';
 
 const NOT_ROUTED = new Set([404, 405, 501]);
 
@@ -15,7 +16,7 @@ export const collectionsRouted: Probe = {
   title: 'GET /api/v1/bills, /mandates and /direct-debit with a valid token: not 404, 405 or 501',
   requirements: ['collection-routed', 'response-json-media-type'],
   judges: ['collection-routed'],
-  operations: ['listBills', 'listDirectDebits', 'listMandates'],
+  operations: operationIds({ action: 'list' }),
   group: 'routing',
   access: 'read',
   async run(ctx) {

@@ -35,6 +35,10 @@ import {
 import type { OpenCase, OpenPoint, Quote, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
 import { own, ownOf } from '../exchange/own.ts';
+import { operationIdOf } from '../spec/operations.ts';
+
+/** The PATCH of a counterparty, whose body schema the spec shows (§4.2). */
+const PATCH = operationIdOf('counterparty', 'update');
 
 /** The words each site rests on: a site of the schema that is not here fails at load. */
 const SITE_QUOTES: Readonly<Record<string, readonly Quote[]>> = {
@@ -131,7 +135,7 @@ function schemaRule(
       level: 'MUST',
       refusal: 'required',
       where: { in: 'body', pointer: pointerOfPath(path) },
-      operations: ['patchCounterparty'],
+      operations: [PATCH],
       statement,
       quotes,
     },
@@ -183,7 +187,7 @@ export const DETAILS_OR_ACCOUNTS: RequestRule = {
   level: 'MUST',
   refusal: 'required',
   where: { in: 'body', pointer: '' },
-  operations: ['patchCounterparty'],
+  operations: [PATCH],
   statement: `The body holds ${ONE_OF_NAMES.join(', ')} or both: so never fewer than one property.`,
   quotes: [Q.patchBody, Q.emptyPatch, Q.minSizes],
 };
@@ -204,7 +208,7 @@ export function bodyRuleId(path: readonly string[], keyword: string): string | u
 export const NOT_LISTED: OpenPoint = {
   id: 'patch-property-not-listed',
   where: { in: 'body', pointer: '/counterpartyDetails/address, /counterpartyAccounts/*' },
-  operations: ['patchCounterparty'],
+  operations: [PATCH],
   statement:
     'A property an address or an account item does not list: the document lists their fields but says "Permitted" only of the body and of counterpartyDetails.',
   quotes: [Q.patchAccounts, Q.permittedDetails],
@@ -218,7 +222,7 @@ const EMPTY_SITES = sites().filter(
 export const EMPTY_OBJECT: readonly OpenPoint[] = EMPTY_SITES.map((s) => ({
   id: `patch-${stemOfPath(s.path)}-empty`,
   where: { in: 'body', pointer: pointerOfPath(s.path) },
-  operations: ['patchCounterparty'],
+  operations: [PATCH],
   statement: `An empty ${fieldOfPath(s.path)}: the schema allows it, but the document describes it by its fields and does not say what an empty one changes.`,
   quotes: own(SITE_QUOTES, fieldOfPath(s.path))!,
 }));
@@ -241,7 +245,7 @@ export const BODY_SCHEMA: Family = {
   rules: [DETAILS_OR_ACCOUNTS, ...RULES.map((r) => r.rule)],
   open: [NOT_LISTED, ...EMPTY_OBJECT],
   judge(view, sink) {
-    if (view.operationId !== 'patchCounterparty') return;
+    if (view.operationId !== PATCH) return;
     const json = view.json();
     if (json.state !== 'json') return;
     const body = json.value;

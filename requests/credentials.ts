@@ -12,7 +12,7 @@
 import { REDACTED_TOKEN } from '../exchange/redact.ts';
 import { spec } from '../spec/index.ts';
 import { Q } from './quotes.ts';
-import { sampleRequest, SAMPLE_TOKEN, withHeader } from './samples.ts';
+import { sampleOf, SAMPLE_TOKEN, withHeader } from './samples.ts';
 import type { Credentials, RequestRule, RuleCase } from './types.ts';
 import type { Family, View } from './view.ts';
 
@@ -115,7 +115,7 @@ export const CREDENTIALS: Family = {
       sink.breach(rule, 'header Authorization', message);
   },
   cases(): RuleCase[] {
-    const get = sampleRequest('getCounterparty');
+    const get = sampleOf('counterparty', 'read');
     const auth = (value: string | undefined) => withHeader(get, 'Authorization', value);
     return [
       { rule: PRESENT.id, holds: get, breaks: auth(undefined) },

@@ -13,21 +13,25 @@
  * Left open: a +json type other than application/json (application/merge-patch+json labels JSON
  * text, but names semantics of its own; the document names no media type, only "JSON bodies").
  */
-import { spec } from '../spec/index.ts';
 import { isJson, isJsonSuffix, parameter } from './media-type.ts';
-import { BODY_OPERATIONS } from './payloads.ts';
+import { bodyKindOf } from './payloads.ts';
+import { operationIds, operationOf, operationsWhere, registeredOperations } from '../spec/operations.ts';
 import { Q } from './quotes.ts';
-import { sampleRequest, withBody, withHeader } from './samples.ts';
+import { sampleOf, withBody, withHeader } from './samples.ts';
 import type { OpenPoint, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
-import { own } from '../exchange/own.ts';
 
-const WRITES = Object.keys(BODY_OPERATIONS);
-const JSON_OPS = WRITES.filter((id) => own(BODY_OPERATIONS, id) !== 'document');
-const OPERATIONS = spec().operations();
-const READS = OPERATIONS.filter(
-  (o) => !Object.hasOwn(BODY_OPERATIONS, o.operationId) && o.operationId !== 'getCounterparty',
-).map((o) => o.operationId);
+const WRITES = operationIds({ content: true });
+const JSON_OPS = operationsWhere({ content: true })
+  .filter((op) => op.body !== 'document')
+  .map((op) => op.operationId)
+  .sort();
+/** The read of a counterparty, whose "Request body: none" the document states (§4.1). */
+const COUNTERPARTY_READ = operationOf('counterparty', 'read');
+/** Every other operation without content: reads, lists and the cancel (a DELETE). */
+const READS = operationsWhere({ content: false })
+  .filter((op) => op !== COUNTERPARTY_READ)
+  .map((op) => op.operationId);
 
 export const CONTENT_TYPE_PRESENT: RequestRule = {
   id: 'header-content-type-present',
@@ -85,7 +89,7 @@ export const NOT_REPEATED: RequestRule = {
   level: 'MUST',
   refusal: 'permitted',
   where: { in: 'header', name: 'Authorization, Content-Type' },
-  operations: OPERATIONS.map((o) => o.operationId),
+  operations: registeredOperations().map((o) => o.operationId),
   statement: 'Authorization and Content-Type each come in one field line (their values are no lists).',
   quotes: [Q.singleField],
 };
@@ -95,7 +99,7 @@ export const GET_COUNTERPARTY_NO_BODY: RequestRule = {
   level: 'MUST',
   refusal: 'permitted',
   where: { in: 'body', pointer: '' },
-  operations: ['getCounterparty'],
+  operations: [COUNTERPARTY_READ.operationId],
   statement: 'GET of a counterparty carries no content.',
   quotes: [Q.getNoBody, Q.getContent],
   rationale:
@@ -140,10 +144,11 @@ export const HEADERS: Family = {
       const n = view.headers.get(name)?.length ?? 0;
       if (n > 1) sink.breach(NOT_REPEATED, `header ${name}`, `${n} ${name} field lines`);
     }
-    const kind = own(BODY_OPERATIONS, view.operationId ?? '');
+    const kind = bodyKindOf(view.operationId);
     if (kind === undefined) {
       if (view.hasContent) {
-        const r = view.operationId === 'getCounterparty' ? GET_COUNTERPARTY_NO_BODY : READ_NO_BODY;
+        const r =
+          view.operationId === COUNTERPARTY_READ.operationId ? GET_COUNTERPARTY_NO_BODY : READ_NO_BODY;
         sink.breach(r, 'body', `${view.method} with ${view.size} units of content`);
       }
       return;
@@ -176,9 +181,9 @@ export const HEADERS: Family = {
       sink.breach(CHARSET_UTF8, 'header Content-Type', `charset=${charset}`);
   },
   cases(): RuleCase[] {
-    const patch = sampleRequest('patchCounterparty');
-    const get = sampleRequest('getCounterparty');
-    const mandate = sampleRequest('getMandate');
+    const patch = sampleOf('counterparty', 'update');
+    const get = sampleOf('counterparty', 'read');
+    const mandate = sampleOf('mandate', 'read');
     const lines = (extra: [string, string][]): typeof patch => ({
       ...patch,
       headers: [...Object.entries(patch.headers as Record<string, string>), ...extra],
@@ -202,7 +207,7 @@ export const HEADERS: Family = {
     ];
   },
   openCases() {
-    const patch = sampleRequest('patchCounterparty');
+    const patch = sampleOf('counterparty', 'update');
     return [
       { point: JSON_SUFFIX.id, request: withHeader(patch, 'Content-Type', 'application/merge-patch+json') },
     ];

@@ -12,10 +12,11 @@
 import { spec, type SchemaNode } from '../spec/index.ts';
 import { Q } from './quotes.ts';
 import { kebab } from './schema-sites.ts';
-import { familyOfKeyword, sampleRequest, urlOf, SAMPLE_PARAMS, stringOfLength } from './samples.ts';
+import { familyOfKeyword, sampleOf, sampleRequest, urlOf, SAMPLE_PARAMS, stringOfLength } from './samples.ts';
 import type { Quote, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
 import { own } from '../exchange/own.ts';
+import { operationIds } from '../spec/operations.ts';
 
 /** What each constrained parameter rests on: a parameter the spec constrains must be listed. */
 const PARAMETER_QUOTES: Readonly<Record<string, readonly Quote[]>> = {
@@ -87,7 +88,7 @@ export const SLASH_RULE: RequestRule = {
   level: 'MUST',
   refusal: 'required',
   where: { in: 'path', name: 'counterpartyReference' },
-  operations: ['getCounterparty', 'patchCounterparty'],
+  operations: operationIds({ resource: 'counterparty' }),
   statement:
     'The counterparty reference holds no raw "/": one is a path separator, and the request a routing failure (404), its length and pattern not judged.',
   quotes: [Q.slash, Q.slashRow],
@@ -155,7 +156,7 @@ export const PATH: Family = {
         },
       };
     });
-    const get = sampleRequest('getCounterparty');
+    const get = sampleOf('counterparty', 'read');
     out.push({
       rule: SLASH_RULE.id,
       holds: get,

@@ -17,42 +17,20 @@ import { spec } from '../spec/index.ts';
 import { isObject } from './json-text.ts';
 import { isJson, isJsonSuffix } from './media-type.ts';
 import { Q } from './quotes.ts';
-import { sampleRequest, withBody, withHeader } from './samples.ts';
+import { sampleOf, withBody, withHeader } from './samples.ts';
 import type { OpenPoint, RequestRule, RuleCase } from './types.ts';
 import type { Family, View } from './view.ts';
-import { own } from '../exchange/own.ts';
+import { operationIds, operationOf, operationsWhere, registered, type BodyKind } from '../spec/operations.ts';
 
-/** json-schema: the spec has the body's schema; json-not-shown: JSON, payload not shown; document: a file. */
-export type BodyKind = 'json-schema' | 'json-not-shown' | 'document';
-
-/** Every operation that takes content, and what it takes (an operation that writes must be listed). */
-export const BODY_OPERATIONS: Readonly<Record<string, BodyKind>> = {
-  patchCounterparty: 'json-schema',
-  ingestBill: 'json-not-shown',
-  updateBill: 'json-not-shown',
-  createMandate: 'json-not-shown',
-  createDirectDebit: 'json-not-shown',
-  uploadBillDocument: 'document',
-};
-
-for (const op of spec().operations()) {
-  const writes = ['POST', 'PUT', 'PATCH'].includes(op.method);
-  if (writes !== Object.hasOwn(BODY_OPERATIONS, op.operationId))
-    throw new Error(
-      `requests: ${op.operationId} ${writes ? 'writes but takes no content' : 'takes content but does not write'} in BODY_OPERATIONS`,
-    );
-}
-
-const ALL = Object.keys(BODY_OPERATIONS);
-const NOT_SHOWN = ALL.filter((id) => own(BODY_OPERATIONS, id) !== 'json-schema');
-const PURPOSES = [
-  Q.patchBody,
-  Q.ingestBill,
-  Q.updateBill,
-  Q.uploadDocument,
-  Q.createMandate,
-  Q.createDirectDebit,
-];
+/** Every operation that takes content (what it takes: spec/operations.ts). */
+const ALL = operationIds({ content: true });
+/** The writes of §4.3, whose payloads are not shown: JSON and documents. */
+const NOT_SHOWN_OPS = operationsWhere({ content: true }).filter((op) => op.body !== 'json-schema');
+const NOT_SHOWN = NOT_SHOWN_OPS.map((op) => op.operationId).sort();
+/** What each write is for: the PATCH body of §4.2, and the rows of §4.3. */
+const PURPOSES = [Q.patchBody, ...NOT_SHOWN_OPS.map((op) => op.row)];
+const DOCUMENT_OPS = operationsWhere({ body: 'document' });
+const MANDATE_CREATE = operationOf('mandate', 'create');
 
 const rule = (
   r: Omit<RequestRule, 'level' | 'refusal'> & Partial<Pick<RequestRule, 'level' | 'refusal'>>,
@@ -114,7 +92,7 @@ export const JSON_STRUCTURED = rule({
   operations: NOT_SHOWN,
   statement:
     'The JSON content of a bill, mandate, collection or document write is an object or an array, not a scalar.',
-  quotes: [Q.jsonBodies, Q.ingestBill, Q.updateBill, Q.uploadDocument, Q.createMandate, Q.createDirectDebit],
+  quotes: [Q.jsonBodies, ...NOT_SHOWN_OPS.map((op) => op.row)],
   rationale:
     'The payloads are not shown, but none of these is a lone string, number, boolean or null (write-body-malformed-not-success rests on the same reading).',
 });
@@ -131,14 +109,15 @@ const DOCUMENT_TYPES = [
 export const DOCUMENT_MEDIA_TYPE = rule({
   id: 'body-document-media-type',
   where: { in: 'header', name: 'Content-Type' },
-  operations: ['uploadBillDocument'],
+  operations: DOCUMENT_OPS.map((op) => op.operationId),
   statement: `A document upload is labelled as a PDF, JPEG or PNG, raw bytes, a form or JSON (${DOCUMENT_TYPES.join(', ')}, application/json): not text, nor another image type.`,
-  quotes: [Q.uploadDocument],
+  quotes: DOCUMENT_OPS.map((op) => op.row),
   rationale:
     'How the file travels is not shown, so every way a PDF, JPEG or PNG can travel is allowed; a sender that labels the content text/plain or image/gif says it is none of them.',
 });
 
-const BILL_WRITES = ['ingestBill', 'updateBill'];
+/** The writes of a bill that carry one as JSON (its creation and its update). */
+const BILL_WRITES = operationIds({ resource: 'bill', body: 'json-not-shown' });
 
 export const BILL_CURRENCY_CODE = rule({
   id: 'body-bill-currency-code-enum',
@@ -156,7 +135,7 @@ export const BILL_STATUS_NOT_PROCESSING = rule({
   where: { in: 'body', pointer: '/status' },
   operations: BILL_WRITES,
   statement: 'A bill write does not set the status PROCESSING, which only the system sets.',
-  quotes: [Q.processingRow, Q.processingChange, Q.updateBill],
+  quotes: [Q.processingRow, Q.processingChange, operationOf('bill', 'update').row],
   rationale:
     'The status member is read as the top-level `status` (the name of the list filter); a deployment may refuse the write or ignore the member, so refusal is not required.',
 });
@@ -167,7 +146,7 @@ export const MANDATE_MODE = rule({
   id: 'body-mandate-mode-core',
   refusal: 'permitted',
   where: { in: 'body', pointer: '/mode' },
-  operations: ['createMandate'],
+  operations: [MANDATE_CREATE.operationId],
   statement: `A mandate's mode, where the body carries a top-level mode, is ${enumOf('MandateMode').join(', ')}.`,
   quotes: [Q.mandateMode, Q.mandatesEu],
   rationale: "The payload is not shown; the member name is the change note's word, read at the top level.",
@@ -177,7 +156,7 @@ export const MANDATE_TYPE = rule({
   id: 'body-mandate-type-enum',
   refusal: 'permitted',
   where: { in: 'body', pointer: '/type' },
-  operations: ['createMandate'],
+  operations: [MANDATE_CREATE.operationId],
   statement: `A mandate's type, where the body carries a top-level type, is one of ${enumOf('MandateType').join(', ')}.`,
   quotes: [Q.mandateMode],
   rationale: 'As body-mandate-mode-core.',
@@ -204,9 +183,14 @@ export const JSON_TOO_DEEP: OpenPoint = {
   quotes: [Q.nestingLimit],
 };
 
+/** The content an operation takes (spec/operations.ts); undefined for none, or no operation. */
+export function bodyKindOf(operationId: string | undefined): BodyKind | undefined {
+  return operationId === undefined ? undefined : registered(operationId)?.body;
+}
+
 /** Whether the operation's content is read as JSON: a JSON operation, or content labelled JSON. */
 export function readsAsJson(view: View): boolean {
-  const kind = own(BODY_OPERATIONS, view.operationId ?? '');
+  const kind = bodyKindOf(view.operationId);
   return (
     kind === 'json-schema' ||
     kind === 'json-not-shown' ||
@@ -245,7 +229,7 @@ function judgeNamedValues(
     if (isObject(value) && value.status === 'PROCESSING')
       breach(BILL_STATUS_NOT_PROCESSING, '/status', 'the bill write sets status PROCESSING');
   }
-  if (view.operationId === 'createMandate' && isObject(value)) {
+  if (view.operationId === MANDATE_CREATE.operationId && isObject(value)) {
     for (const [r, member, schema] of [
       [MANDATE_MODE, 'mode', 'MandateMode'],
       [MANDATE_TYPE, 'type', 'MandateType'],
@@ -276,7 +260,7 @@ export const PAYLOADS: Family = {
   ],
   open: [PAYLOAD_NOT_SHOWN, JSON_TOO_DEEP],
   judge(view, sink) {
-    const kind = own(BODY_OPERATIONS, view.operationId ?? '');
+    const kind = bodyKindOf(view.operationId);
     if (
       kind === undefined ||
       view.target.kind === 'undocumented-path' ||
@@ -319,10 +303,10 @@ export const PAYLOADS: Family = {
       sink.open(PAYLOAD_NOT_SHOWN, 'body', `the payload of ${view.operationId} is not shown`);
   },
   cases(): RuleCase[] {
-    const bill = sampleRequest('ingestBill');
-    const upload = sampleRequest('uploadBillDocument');
-    const mandate = sampleRequest('createMandate');
-    const patch = sampleRequest('patchCounterparty');
+    const bill = sampleOf('bill', 'create');
+    const upload = sampleOf('bill', 'attach');
+    const mandate = sampleOf('mandate', 'create');
+    const patch = sampleOf('counterparty', 'update');
     const text = patch.body as string;
     const repeated = text.replace(/\{("[^"]+":"[^"]*")\}\}$/, '{$1,$1}}');
     const bytes = new TextEncoder().encode(text);
@@ -347,8 +331,8 @@ export const PAYLOADS: Family = {
       },
       {
         rule: BILL_STATUS_NOT_PROCESSING.id,
-        holds: withBody(sampleRequest('updateBill'), '{"status":"PAID"}'),
-        breaks: withBody(sampleRequest('updateBill'), '{"status":"PROCESSING"}'),
+        holds: withBody(sampleOf('bill', 'update'), '{"status":"PAID"}'),
+        breaks: withBody(sampleOf('bill', 'update'), '{"status":"PROCESSING"}'),
       },
       {
         rule: MANDATE_MODE.id,
@@ -363,11 +347,11 @@ export const PAYLOADS: Family = {
     ];
   },
   openCases: () => [
-    { point: PAYLOAD_NOT_SHOWN.id, request: sampleRequest('createDirectDebit') },
+    { point: PAYLOAD_NOT_SHOWN.id, request: sampleOf('collection', 'create') },
     {
       point: JSON_TOO_DEEP.id,
       request: withBody(
-        sampleRequest('patchCounterparty'),
+        sampleOf('counterparty', 'update'),
         `{"counterpartyDetails":{"remarks":"x"},"counterpartyAccounts":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`,
       ),
     },

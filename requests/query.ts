@@ -15,10 +15,14 @@
 import { spec, type SchemaNode } from '../spec/index.ts';
 import { Q } from './quotes.ts';
 import { kebab } from './schema-sites.ts';
-import { familyOfKeyword, sampleRequest, stringOfLength } from './samples.ts';
+import { familyOfKeyword, sampleOf, sampleRequest, stringOfLength } from './samples.ts';
 import type { Level, OpenPoint, Quote, Refusal, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
 import { own } from '../exchange/own.ts';
+import { operationOf, operationsWhere } from '../spec/operations.ts';
+
+/** The list of bills, the one operation whose query parameters the document shows. */
+const BILL_LIST = operationOf('bill', 'list');
 
 interface ParamDecision {
   level: Level;
@@ -29,25 +33,25 @@ interface ParamDecision {
 
 /** What each constrained query parameter rests on (a parameter the spec constrains must be here). */
 const DECISIONS: Readonly<Record<string, Readonly<Record<string, ParamDecision>>>> = {
-  listBills: {
+  [BILL_LIST.operationId]: {
     counterpartyReference: {
       level: 'MUST',
       refusal: 'permitted',
-      quotes: [Q.listBills, Q.referenceRow],
+      quotes: [BILL_LIST.row, Q.referenceRow],
       rationale:
         'A counterparty reference keeps §2.1 wherever it is written; a filter no counterparty can match may be refused or answered with an empty list.',
     },
     page: {
       level: 'SHOULD',
       refusal: 'permitted',
-      quotes: [Q.pagination, Q.paginationChange, Q.listBills],
+      quotes: [Q.pagination, Q.paginationChange, BILL_LIST.row],
       rationale:
         "The minimum is stated; that page and pageSize are the query parameters of the list is the spec's reading of the 1.3.0 change note, not a sentence of the document (as bill-list-pagination-zero-accepted): SHOULD.",
     },
     pageSize: {
       level: 'SHOULD',
       refusal: 'permitted',
-      quotes: [Q.pagination, Q.paginationChange, Q.listBills],
+      quotes: [Q.pagination, Q.paginationChange, BILL_LIST.row],
       rationale:
         "As page: the minimum is stated, the parameter name is the spec's reading of the change note. No maximum is shown.",
     },
@@ -128,16 +132,16 @@ export const NOT_DOCUMENTED: OpenPoint = {
   operations: [],
   statement:
     'A query parameter the operation does not declare: the mandate filters, the direct-debit cursor and the bill due-date range are named without parameter names, so it may be one of them.',
-  quotes: [Q.listBills, Q.listMandates, Q.listDirectDebits, Q.notShown43],
+  quotes: [...operationsWhere({ action: 'list' }).map((op) => op.row), Q.notShown43],
 };
 
 export const VALUE_NOT_SHOWN: OpenPoint = {
   id: 'query-value-not-shown',
   where: { in: 'query', name: 'status, type, cashflowType' },
-  operations: ['listBills'],
+  operations: [BILL_LIST.operationId],
   statement:
     'A value the document does not settle: a bill status other than the four it names (the complete list is not shown), any type or cashflowType (named without values).',
-  quotes: [Q.listBills, Q.billStatusesNotShown],
+  quotes: [BILL_LIST.row, Q.billStatusesNotShown],
 };
 
 export const REPEATED: OpenPoint = {
@@ -145,7 +149,7 @@ export const REPEATED: OpenPoint = {
   where: { in: 'query', name: '(any)' },
   operations: [],
   statement: 'A query parameter given more than once: the document shows no filter taking a list.',
-  quotes: [Q.listBills],
+  quotes: [BILL_LIST.row],
 };
 
 /** A declared parameter with nothing to settle its value: no enum, pattern, bounds or format. */
@@ -235,7 +239,7 @@ export const QUERY: Family = {
     return out;
   },
   openCases() {
-    const bills = sampleRequest('listBills');
+    const bills = sampleOf('bill', 'list');
     return [
       { point: NOT_DOCUMENTED.id, request: { ...bills, url: `${bills.url}?dueDateFrom=2026-01-01` } },
       { point: VALUE_NOT_SHOWN.id, request: { ...bills, url: `${bills.url}?status=DRAFT` } },

@@ -75,7 +75,6 @@ export const Q = {
   auth41: doc('4.1', 'Authentication: bearer (section 5).'),
 
   // §4.2
-  patchPurpose: doc('4.2', 'Changes the details of an existing counterparty, adds accounts to it, or both.'),
   patchBody: doc(
     '4.2',
     'Request body: JSON object with at least 1 property. Permitted properties: `counterpartyDetails` and `counterpartyAccounts`. At least one of the two must be present.',
@@ -103,30 +102,7 @@ export const Q = {
   currencyRow: doc('4.2', '| currency | string | no | `EUR`, `USD`, `GBP` |'),
   branchRequestRow: doc('4.2', '| branchIdentifier | object | no | see 2.3 |'),
 
-  // §4.3
-  ingestBill: doc('4.3', '| POST | `/api/v1/bills` | ingest a bill |'),
-  listBills: doc(
-    '4.3',
-    '| GET | `/api/v1/bills` | list bills; filters: status, type, cashflowType, counterpartyReference, due-date range; paginated |',
-  ),
-  updateBill: doc(
-    '4.3',
-    '| PATCH | `/api/v1/bills/{uniqueReferenceIdentifier}` | update bill status, open amount or due date |',
-  ),
-  uploadDocument: doc(
-    '4.3',
-    '| POST | `/api/v1/bills/{uniqueReferenceIdentifier}/document` | upload a PDF, JPEG or PNG and link it to the bill |',
-  ),
-  createMandate: doc('4.3', '| POST | `/api/v1/mandates` | create a SEPA direct-debit mandate |'),
-  listMandates: doc('4.3', '| GET | `/api/v1/mandates` | list mandates, optional filters |'),
-  createDirectDebit: doc(
-    '4.3',
-    '| POST | `/api/v1/direct-debit` | start a collection against an active mandate |',
-  ),
-  listDirectDebits: doc(
-    '4.3',
-    '| GET | `/api/v1/direct-debit` | list collections, cursor-based pagination |',
-  ),
+  // §4.3 (each operation's own row is in spec/operations.ts)
   notShown43: doc(
     '4.3',
     'Request and response payloads of these operations, and the paths of counterparty creation and listing, payout links and accounts: not shown.',

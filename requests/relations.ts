@@ -32,6 +32,10 @@ import { kebab, siteAt, walkInstance } from './schema-sites.ts';
 import type { KnownAccount, OpenCase, OpenPoint, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
 import { own, ownOf } from '../exchange/own.ts';
+import { operationIdOf } from '../spec/operations.ts';
+
+/** The PATCH of a counterparty, whose body schema the spec shows (§4.2). */
+const PATCH = operationIdOf('counterparty', 'update');
 
 const ITEM = ['counterpartyAccounts', '[]'];
 const item = siteAt(ITEM)!.node;
@@ -56,7 +60,7 @@ export const REQUIRED_WHEN: RequestRule = {
     in: 'relation',
     pointers: [`/counterpartyAccounts/*/${WHEN_NAME}`, ...NEEDS.map((n) => `/counterpartyAccounts/*/${n}`)],
   },
-  operations: ['patchCounterparty'],
+  operations: [PATCH],
   statement: `An account whose ${WHEN_NAME} is ${String(WHEN_VALUE)} carries ${NEEDS.join(', ')}.`,
   quotes: [Q.accountCountryRow, Q.accountTypeRow],
 };
@@ -72,7 +76,7 @@ export const BRANCH_MATCHES_CURRENCY: RequestRule = {
     in: 'relation',
     pointers: ['/counterpartyAccounts/*/branchIdentifier', '/counterpartyAccounts/*/currency'],
   },
-  operations: ['patchCounterparty'],
+  operations: [PATCH],
   statement: 'A branch identifier of type SORT is on a GBP account, one of type ROUTING on a USD account.',
   quotes: [Q.branchRow, Q.branchRequestRow, Q.currencyRow],
   rationale:
@@ -82,7 +86,7 @@ export const BRANCH_MATCHES_CURRENCY: RequestRule = {
 const open = (id: string, pointer: string, statement: string, quotes: OpenPoint['quotes']): OpenPoint => ({
   id,
   where: { in: 'body', pointer },
-  operations: ['patchCounterparty'],
+  operations: [PATCH],
   statement,
   quotes,
 });
@@ -157,7 +161,7 @@ export const RELATIONS: Family = {
   rules: [REQUIRED_WHEN, BRANCH_MATCHES_CURRENCY],
   open: [IDENTIFIER_NOT_SHOWN, BRANCH_NOT_SHOWN, BRANCH_CURRENCY_ABSENT, COUNTRY_UNLISTED],
   judge(view, sink) {
-    if (view.operationId !== 'patchCounterparty') return;
+    if (view.operationId !== PATCH) return;
     const json = view.json();
     if (json.state !== 'json') return;
     const known = view.options.knownAccounts ?? [];

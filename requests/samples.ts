@@ -10,6 +10,7 @@ import { spec, type SchemaNode } from '../spec/index.ts';
 import { fieldOfPath, siteAt, type Site } from './schema-sites.ts';
 import type { HttpRequest, KnownAccount, ModelOptions } from './types.ts';
 import { own } from '../exchange/own.ts';
+import { operationIdOf, registered, type Action, type Resource } from '../spec/operations.ts';
 
 export const BASE_URL = 'https://api.example.test';
 /** A bearer token of the RFC 6750 b64token syntax. */
@@ -171,9 +172,7 @@ export function breakingValue(site: Site, family: string): unknown {
 
 /** The URL of an operation with the sample (or given) path parameters. */
 export function urlOf(operationId: string, params: Readonly<Record<string, string>> = SAMPLE_PARAMS): string {
-  const op = spec()
-    .operations()
-    .find((o) => o.operationId === operationId);
+  const op = registered(operationId);
   if (!op) throw new Error(`samples: no operation ${operationId}`);
   return `${BASE_URL}${fillPath(op.path, params)}`;
 }
@@ -184,7 +183,7 @@ const JSON_HEADERS = { Authorization: `Bearer ${SAMPLE_TOKEN}`, 'Content-Type': 
 export function patchRequest(body: unknown, headers: Record<string, string> = JSON_HEADERS): HttpRequest {
   return {
     method: 'PATCH',
-    url: urlOf('patchCounterparty'),
+    url: urlOf(operationIdOf('counterparty', 'update')),
     headers,
     body: typeof body === 'string' ? body : JSON.stringify(body),
   };
@@ -192,26 +191,29 @@ export function patchRequest(body: unknown, headers: Record<string, string> = JS
 
 /** A minimal request of each operation: valid, or undetermined where its payload is not shown. */
 export function sampleRequest(operationId: string): HttpRequest {
-  const op = spec()
-    .operations()
-    .find((o) => o.operationId === operationId);
+  const op = registered(operationId);
   if (!op) throw new Error(`samples: no operation ${operationId}`);
   for (const [name, schema] of op.pathParamSchemas)
     if (!valid(schema, own(SAMPLE_PARAMS, name)))
       throw new Error(`samples: ${name} sample breaks its schema`);
   const url = urlOf(operationId);
   const auth = { Authorization: `Bearer ${SAMPLE_TOKEN}` };
-  if (operationId === 'patchCounterparty') return patchRequest(bodyWith(['counterpartyDetails']));
-  if (operationId === 'uploadBillDocument')
+  if (op.body === 'json-schema') return patchRequest(bodyWith(['counterpartyDetails']));
+  if (op.body === 'document')
     return {
       method: op.method,
       url,
       headers: { ...auth, 'Content-Type': 'application/pdf' },
       body: '%PDF-1.7\n%sample\n',
     };
-  if (op.method === 'POST' || op.method === 'PATCH' || op.method === 'PUT')
+  if (op.body === 'json-not-shown')
     return { method: op.method, url, headers: JSON_HEADERS, body: '{"sample":true}' };
   return { method: op.method, url, headers: auth };
+}
+
+/** The sample request of the operation doing `action` to `resource`. */
+export function sampleOf(resource: Resource, action: Action): HttpRequest {
+  return sampleRequest(operationIdOf(resource, action));
 }
 
 /** `request` with header `name` set (undefined: removed), any case of the name replaced. */

@@ -73,6 +73,8 @@ export interface Operation {
   pathParams: string[];
   /** The schema of each path parameter, where the document gives one. */
   pathParamSchemas: ReadonlyMap<string, SchemaNode>;
+  /** The name in components/schemas of each path parameter's schema, where it refers to one. */
+  pathParamSchemaNames: ReadonlyMap<string, string>;
   hasRequestBody: boolean;
 }
 
@@ -217,9 +219,14 @@ export class Spec {
         );
         const pathParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
         const pathParamSchemas = new Map<string, SchemaNode>();
+        const pathParamSchemaNames = new Map<string, string>();
         for (const p of params) {
-          if (p && pathParams.includes(p.name) && p.schema)
+          if (p && pathParams.includes(p.name) && p.schema) {
             pathParamSchemas.set(p.name, this.deref(p.schema));
+            const ref = (p.schema as { $ref?: string }).$ref;
+            if (ref?.startsWith('#/components/schemas/'))
+              pathParamSchemaNames.set(p.name, ref.slice('#/components/schemas/'.length));
+          }
         }
         out.push({
           operationId: op.operationId,
@@ -228,6 +235,7 @@ export class Spec {
           summary: op.summary ?? '',
           pathParams,
           pathParamSchemas,
+          pathParamSchemaNames,
           hasRequestBody: op.requestBody !== undefined,
         });
       }

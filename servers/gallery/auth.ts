@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Operation } from '../../spec/index.ts';
 import { REALM, ReferenceServer, type AuthResult } from '../reference.ts';
 import type { Variant } from './types.ts';
+import { operationIdOf } from '../../spec/operations.ts';
 
 /** A server that requires authentication only where `required` says so. */
 function authRequiredWhere(required: (op: Operation) => boolean): () => ReferenceServer {
@@ -54,7 +55,7 @@ export const AUTH_VARIANTS: Variant[] = [
     fault:
       'GET /api/v1/counterparties/{ref} is served without authentication; every other operation requires the token.',
     trips: ['auth-missing-rejected', 'auth-wrong-token-rejected', 'auth-unauthenticated-401'],
-    create: authRequiredWhere((op) => op.operationId !== 'getCounterparty'),
+    create: authRequiredWhere((op) => op.operationId !== operationIdOf('counterparty', 'read')),
   },
   /** PATCH counterparty was left out of the authentication middleware (a write without a token). */
   {
@@ -62,7 +63,7 @@ export const AUTH_VARIANTS: Variant[] = [
     fault:
       'PATCH /api/v1/counterparties/{ref} is served without authentication; every other operation requires the token.',
     trips: ['auth-missing-rejected', 'auth-wrong-token-rejected', 'auth-unauthenticated-401'],
-    create: authRequiredWhere((op) => op.operationId !== 'patchCounterparty'),
+    create: authRequiredWhere((op) => op.operationId !== operationIdOf('counterparty', 'update')),
   },
   /** Any bearer token is accepted: the header's presence is checked, its value is not. */
   {

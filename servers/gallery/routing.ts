@@ -3,6 +3,7 @@ import type { Operation } from '../../spec/index.ts';
 import type { ServerResponse } from 'node:http';
 import { ReferenceServer, type PathMatch, type RequestContext } from '../reference.ts';
 import type { Variant } from './types.ts';
+import { operationIdOf } from '../../spec/operations.ts';
 
 export const ROUTING_VARIANTS: Variant[] = [
   {
@@ -65,7 +66,7 @@ export const ROUTING_VARIANTS: Variant[] = [
     create: () =>
       new (class extends ReferenceServer {
         protected override operations(): Operation[] {
-          return super.operations().filter((op) => op.operationId !== 'listBills');
+          return super.operations().filter((op) => op.operationId !== operationIdOf('bill', 'list'));
         }
       })(),
   },

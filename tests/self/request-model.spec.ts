@@ -5,8 +5,6 @@
  * every open point with a request touching it); its equivalences (every rewriting models as its
  * original). The generators are cross-checked against it in request-model-generators.spec.ts.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { HarEntry } from '../../exchange/har.ts';
 import { canonicalJson } from '../../exchange/canonical-json.ts';
@@ -36,7 +34,7 @@ import { sampleRequest } from '../../requests/samples.ts';
 import { siteAt } from '../../requests/schema-sites.ts';
 import { loadVectorFiles, requestOf } from '../../requests/vectors/format.ts';
 import { spec } from '../../spec/index.ts';
-import type { Quote } from '../../spec/requirements.ts';
+import { quoteProblems } from './interface-quotes.ts';
 
 const BASE = 'https://api.example.test';
 const TOKEN = 'Bearer model-test-token';
@@ -131,36 +129,6 @@ test('the vectors break every rule and touch every open point at least once, and
 });
 
 // ---------------------------------------------------------------------------------- catalogue
-
-const INTERFACE = readFileSync(join(import.meta.dirname, '..', '..', '..', 'shared', 'interface.md'), 'utf8');
-
-/** The text of section `n` of interface.md with its subsections, or the introduction. */
-function section(n: string | undefined): string | undefined {
-  const heads = [...INTERFACE.matchAll(/^#{2,6} (\d+(?:\.\d+)*)\.? /gm)].map((m) => ({
-    n: m[1]!,
-    at: m.index,
-  }));
-  if (n === undefined) return INTERFACE.slice(0, heads[0]?.at ?? INTERFACE.length);
-  const i = heads.findIndex((h) => h.n === n);
-  if (i < 0) return undefined;
-  const end = heads.slice(i + 1).find((h) => h.n !== n && !h.n.startsWith(`${n}.`));
-  return INTERFACE.slice(heads[i]!.at, end?.at);
-}
-
-function quoteProblems(owner: string, quotes: readonly Quote[]): string[] {
-  const out: string[] = [];
-  if (quotes.length === 0) out.push(`${owner}: quotes nothing`);
-  for (const q of quotes) {
-    const doc = /^interface\.md (?:§(\d+(?:\.\d+)*)|\(introduction\))$/.exec(q.source);
-    if (q.text !== q.text.trim() || q.text === '') out.push(`${owner}: an empty or padded quote`);
-    if (doc) {
-      const text = section(doc[1]);
-      if (text === undefined) out.push(`${owner}: no section ${q.source}`);
-      else if (!text.includes(q.text)) out.push(`${owner}: ${JSON.stringify(q.text)} is not in ${q.source}`);
-    } else if (!/^RFC \d+ §\d+(?:\.\d+)*$/.test(q.source)) out.push(`${owner}: the source ${q.source}`);
-  }
-  return out;
-}
 
 test('every rule and open point: a unique kebab-case id, known operations, and words quoted verbatim', () => {
   const problems: string[] = [];
