@@ -8,16 +8,9 @@
  * oracles/catalog.ts by `npm run catalogs`; tests/self/catalogs.spec.ts fails when the copy
  * differs from the oracles.
  */
-import type { RequirementId } from '../spec/requirements.ts';
 import { ORACLE_CATALOG } from './catalog.ts';
 
-/** An oracle of the catalog: what it declares, apart from its judge. */
-export interface OracleEntry {
-  readonly id: string;
-  readonly requirements: readonly RequirementId[];
-  /** For a requirement: what it is judged on, as a reason a run may have given it nothing to judge. */
-  readonly unexercised: Readonly<Partial<Record<RequirementId, string>>>;
-}
+export type { OracleEntry } from './entry.ts';
 
 export { ORACLE_CATALOG };
 
