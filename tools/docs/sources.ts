@@ -1,7 +1,8 @@
 /**
  * The one module through which the generated tables of docs/ read the code's registries: the
  * configuration variables (the list the CLI derives its flags from), the probes and the
- * operations each calls, the oracles, the requirement catalogue and the operations of the spec.
+ * operations each calls, the oracles, the requirement catalogue, the operations of the spec and
+ * the layers of the house (scripts/layers.ts, whose import rule the type check runs).
  * Everything else in tools/docs/ works on the plain rows this module returns, so when a registry
  * moves, only the imports and the mapping below change.
  *
@@ -22,6 +23,7 @@ import { WRITE_FAILURE_ENV } from '../../reporter/disk-errors.ts';
 import { compareSections, sectionTitle } from '../../reporter/sections.ts';
 import { spec } from '../../spec/index.ts';
 import { REQUIREMENTS } from '../../spec/requirements.ts';
+import { LAYERS, mayImport } from '../../scripts/layers.ts';
 import { PACE_ENV } from '../../transport/session.ts';
 import { INTERRUPTED_ENV } from '../../transport/stop.ts';
 
@@ -94,6 +96,14 @@ export interface OperationRow {
   method: string;
   path: string;
   summary: string;
+}
+
+export interface LayerRow {
+  floor: number;
+  room: string;
+  holds: string;
+  /** What it may import, in words (Markdown). */
+  imports: string;
 }
 
 export function configVariables(): ConfigVariableRow[] {
@@ -318,4 +328,9 @@ export function operations(): OperationRow[] {
       path: o.path,
       summary: o.summary,
     }));
+}
+
+/** The rooms of the house, from the top floor down. */
+export function layers(): LayerRow[] {
+  return LAYERS.map((r) => ({ floor: r.floor, room: r.room, holds: r.holds, imports: mayImport(r) }));
 }
