@@ -131,13 +131,20 @@ export function configVariables(): ConfigVariableRow[] {
   return rows;
 }
 
+/** The variables the code reads besides the configuration, in the order the page lists them. */
 export function otherVariables(): OtherVariableRow[] {
-  const internal = (name: string, readBy: string, help: string): OtherVariableRow => ({
-    name,
-    kind: 'internal',
-    readBy,
-    help,
-  });
+  return [...runVariables(), ...developmentVariables()];
+}
+
+const internal = (name: string, readBy: string, help: string): OtherVariableRow => ({
+  name,
+  kind: 'internal',
+  readBy,
+  help,
+});
+
+/** What a run reads besides its configuration: the process environment, the suite's own hand-over. */
+function runVariables(): OtherVariableRow[] {
   return [
     {
       name: 'HTTPS_PROXY, HTTP_PROXY, NO_PROXY',
@@ -212,6 +219,12 @@ export function otherVariables(): OtherVariableRow[] {
       readBy: 'reporter/console.ts',
       help: 'set (not 0 or false): the console headline is coloured even when the output is not a terminal',
     },
+  ];
+}
+
+/** What the project's own tools read: the benchmark, the build, the tests. */
+function developmentVariables(): OtherVariableRow[] {
+  return [
     {
       name: 'BENCH_REMOTE_MODES',
       kind: 'development',
