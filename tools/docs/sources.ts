@@ -264,7 +264,7 @@ function developmentVariables(): OtherVariableRow[] {
     {
       name: 'V',
       kind: 'development',
-      readBy: 'bin/gallery-diff.ts',
+      readBy: 'scripts/gallery-diff.ts',
       help: '`npm run gallery:diff` also prints what each variant tripped',
     },
     {
