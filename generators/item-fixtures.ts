@@ -22,6 +22,7 @@
  * digits unique to the run (for a client-chosen identifier), and `{{mandateReference}}` the
  * reference of the mandate the run created (for the collection against it).
  */
+import { isObject } from '../exchange/own.ts';
 
 export type ItemKind = 'bill' | 'mandate' | 'collection';
 
@@ -46,10 +47,6 @@ export interface ItemFixtures {
 const TOP_KEYS = ['read', 'create', 'updateBill', 'document'];
 const READ_KEYS: ItemKind[] = ['bill', 'mandate', 'collection'];
 const CREATE_KEYS = ['bill', 'mandate', 'directDebit'];
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function only(value: Record<string, unknown>, keys: readonly string[], where: string): void {
   const unknown = Object.keys(value).filter((k) => !keys.includes(k));

@@ -19,7 +19,6 @@
  * fields of the identifiers and the rules between fields are relations.ts's.
  */
 import { spec, type SchemaNode } from '../spec/index.ts';
-import { isObject } from './json-text.ts';
 import { Q } from './quotes.ts';
 import { bodyWith, breakingValue, familyOfKeyword, patchRequest, sampleAt } from './samples.ts';
 import {
@@ -34,7 +33,7 @@ import {
 } from './schema-sites.ts';
 import type { OpenCase, OpenPoint, Quote, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
-import { own, ownOf } from '../exchange/own.ts';
+import { isObject, own, ownOf } from '../exchange/own.ts';
 
 /** The words each site rests on: a site of the schema that is not here fails at load. */
 const SITE_QUOTES: Readonly<Record<string, readonly Quote[]>> = {

@@ -14,13 +14,12 @@
  */
 import { MAX_JSON_DEPTH, tooDeepText } from '../exchange/json-body.ts';
 import { spec } from '../spec/index.ts';
-import { isObject } from './json-text.ts';
 import { isJson, isJsonSuffix } from './media-type.ts';
 import { Q } from './quotes.ts';
 import { sampleRequest, withBody, withHeader } from './samples.ts';
 import type { OpenPoint, RequestRule, RuleCase } from './types.ts';
 import type { Family, View } from './view.ts';
-import { own } from '../exchange/own.ts';
+import { isObject, own } from '../exchange/own.ts';
 
 /** json-schema: the spec has the body's schema; json-not-shown: JSON, payload not shown; document: a file. */
 export type BodyKind = 'json-schema' | 'json-not-shown' | 'document';
