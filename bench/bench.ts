@@ -23,7 +23,7 @@
  *   5. The whole gallery (tests/self/gallery.spec.ts: each faulty variant against the probes its
  *      requirements select and the sentinels) and the hostile gallery (tests/self/hostile.spec.ts):
  *      wall time.
- *   6. The wall times the self-tests no longer assert (bench/timing.ts): the suite against each
+ *   6. The wall times the self-tests measure but do not assert (bench/timing.ts): the suite against each
  *      hostile variant, the politeness variants with the default pace, the CLI against a server
  *      that stops answering. BENCH_ONLY=timing runs this part alone.
  *
@@ -230,7 +230,7 @@ function remoteRows(runs: RemoteRun[]): [string, string][] {
 }
 
 /**
- * The mutation score (issue 22) of the last recorded npm run mutation (mutation/score.json): a
+ * The mutation score of the last recorded npm run mutation (mutation/score.json): a
  * whole run takes far longer than this benchmark, so it is read, not measured, here.
  */
 function mutationRow(): [string, string] {

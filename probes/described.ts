@@ -4,7 +4,7 @@
  * (`--probe`, the selection, the partial report of a stopped run), what Playwright's runner
  * needs to title and tag the suite's tests, and what a report names, and none of it loads a
  * probe's implementation, and with it the engine, the oracles, the generators and fast-check:
- * the command starts in about half the CPU (issue 20).
+ * the command starts in about half the CPU.
  *
  * The descriptions are those the probes declare themselves (engine/types.ts Probe), copied into
  * probes/catalog.ts by `npm run catalogs`; tests/self/catalogs.spec.ts fails when the
