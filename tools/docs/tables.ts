@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import * as prettier from 'prettier';
 import {
   configVariables,
+  layers,
   operations,
   oracles,
   otherVariables,
@@ -20,7 +21,11 @@ import {
 import { own } from '../../exchange/own.ts';
 
 /** The pages that hold generated tables, relative to the project's root. */
-export const GENERATED_PAGES = ['docs/configuration.md', 'docs/what-is-checked.md'] as const;
+export const GENERATED_PAGES = [
+  'docs/configuration.md',
+  'docs/what-is-checked.md',
+  'docs/writing-checks.md',
+] as const;
 
 /** One cell of a Markdown table: pipes escaped, `<` outside code spans written as an entity. */
 export function cell(text: string): string {
@@ -124,6 +129,19 @@ function operationsTable(): string {
   );
 }
 
+/** The layers: a floor's number on its first room only, so the floors read as bands. */
+function layersTable(): string {
+  return table(
+    ['Floor', 'Room', 'What it holds', 'It imports'],
+    layers().map((r, i, all) => [
+      i > 0 && all[i - 1]!.floor === r.floor ? '' : String(r.floor),
+      r.room === './' ? 'the root' : code(r.room),
+      cell(r.holds),
+      cell(r.imports),
+    ]),
+  );
+}
+
 /** Every generated table, by the name its markers carry. */
 export function renderTables(): Record<string, string> {
   return {
@@ -133,6 +151,7 @@ export function renderTables(): Record<string, string> {
     oracles: oraclesTable(),
     probes: probesTable(),
     operations: operationsTable(),
+    layers: layersTable(),
   };
 }
 
