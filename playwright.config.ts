@@ -25,7 +25,7 @@ import {
   stagingFromEnv,
 } from './reporter/report-set.ts';
 import { chosenWriters, reportPaths, RUN_SOURCES } from './reporter/writers.ts';
-import { playwrightReporters } from './suite/reporters.ts';
+import { playwrightReporters } from './reporter/playwright-reporters.ts';
 
 /**
  * The run's configuration, and where its reports and Playwright's results are written first: set

@@ -8,7 +8,7 @@ import { defineConfig } from '@playwright/test';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
 import { resolveOnce } from './run/hand-down.ts';
 import { REPORTS_STAGING_ENV, stagingFromEnv } from './reporter/report-set.ts';
-import { playwrightReporters } from './suite/reporters.ts';
+import { playwrightReporters } from './reporter/playwright-reporters.ts';
 
 const run = resolveOnce(EMBEDDED_TARGET);
 // Set by bin/merge-shards.ts: the reports are written there, then moved in file by file

@@ -23,7 +23,7 @@
  *   5. The whole gallery (tests/self/gallery.spec.ts: each faulty variant against the probes its
  *      requirements select and the sentinels) and the hostile gallery (tests/self/hostile.spec.ts):
  *      wall time.
- *   6. The wall times the self-tests no longer assert (bench/timing.ts): the suite against each
+ *   6. The wall times the self-tests measure but do not assert (bench/timing.ts): the suite against each
  *      hostile variant, the politeness variants with the default pace, the CLI against a server
  *      that stops answering. BENCH_ONLY=timing runs this part alone.
  *
@@ -230,7 +230,7 @@ function remoteRows(runs: RemoteRun[]): [string, string][] {
 }
 
 /**
- * The mutation score (issue 22) of the last recorded npm run mutation (mutation/score.json): a
+ * The mutation score of the last recorded npm run mutation (mutation/score.json): a
  * whole run takes far longer than this benchmark, so it is read, not measured, here.
  */
 function mutationRow(): [string, string] {
@@ -245,32 +245,16 @@ function mutationRow(): [string, string] {
   ];
 }
 
-async function main(): Promise<void> {
-  const cpu = cpus();
-  const started = new Date();
-  console.log(
-    `payflow-conformance benchmark, ${started.toISOString().slice(0, 10)}: ${cpu.length} core(s) ` +
-      `(${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}`,
-  );
-
-  if (process.env.BENCH_ONLY === 'remote') {
+/** Runs the part BENCH_ONLY names alone, if it names one; false when it names none. */
+async function onlyPart(): Promise<boolean> {
+  const only = process.env.BENCH_ONLY;
+  if (only === 'remote') {
     const runs = await remoteRuns();
     console.log(table(remoteRows(runs)));
     if (runs.some((r) => r.code !== 0)) process.exitCode = 1;
-    return;
-  }
-
-  if (process.env.BENCH_ONLY === 'mutation') {
-    console.log(table([mutationRow()]));
-    return;
-  }
-
-  if (process.env.BENCH_ONLY === 'timing') {
-    console.log(table(await timingRows()));
-    return;
-  }
-
-  if (process.env.BENCH_ONLY === 'proxy') {
+  } else if (only === 'mutation') console.log(table([mutationRow()]));
+  else if (only === 'timing') console.log(table(await timingRows()));
+  else if (only === 'proxy') {
     const server = await startServer();
     const auth = { Authorization: `Bearer ${REFERENCE_TOKEN}` };
     try {
@@ -280,10 +264,12 @@ async function main(): Promise<void> {
       server.child.stdin!.end();
       server.child.kill('SIGTERM');
     }
-    return;
-  }
+  } else return false;
+  return true;
+}
 
-  // 1. A full conformance run against the embedded server.
+/** 1. A full conformance run against the embedded server: its process, and what its report says. */
+async function conformanceRun() {
   const work = mkdtempSync(join(tmpdir(), 'payflow-bench-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -316,8 +302,15 @@ async function main(): Promise<void> {
   }
   rmSync(work, { recursive: true, force: true });
   if (conformance.code !== 0) console.log(conformance.stdout.split('\n').slice(-15).join('\n'));
+  return { ...conformance, requests, suiteMs, verdict, perProbe };
+}
 
-  // 2. The server's raw rate under a load generator, on the same machine, now.
+/**
+ * 2 and 3. The reference server alone in a process: its raw rate under a load generator, one
+ * request at a time from autocannon and from the suite's client, every check warm, and the
+ * validating proxy in front of it.
+ */
+async function serverRates() {
   console.log(`running: autocannon against the reference server alone (${LOAD_SECONDS} s) ...`);
   const server = await startServer();
   const auth = { Authorization: `Bearer ${REFERENCE_TOKEN}` };
@@ -362,22 +355,41 @@ async function main(): Promise<void> {
     server.child.stdin!.end();
     server.child.kill('SIGTERM');
   }
+  return { raw, serialAutocannon, serialSuite, warm, proxy };
+}
 
-  // 4. A remote deployment: the same server behind LATENCY_MS per request.
-  const remote = await remoteRuns();
-
-  // 5. The galleries.
+/** 5. The gallery and the hostile gallery, each a Playwright run of its own. */
+async function galleries() {
   const self = ['test', '--config', join(ROOT, 'playwright.self.config.ts'), '--reporter=dot'];
+  const passed = (r: { stdout: string }): string => /(\d+) passed/.exec(r.stdout)?.[1] ?? '?';
   console.log('running: the gallery (tests/self/gallery.spec.ts) ...');
   const gallery = await run([PLAYWRIGHT, ...self, 'tests/self/gallery.spec.ts'], process.env);
-  const galleryCount = /(\d+) passed/.exec(gallery.stdout)?.[1] ?? '?';
   console.log('running: the hostile gallery (tests/self/hostile.spec.ts) ...');
   const hostile = await run([PLAYWRIGHT, ...self, 'tests/self/hostile.spec.ts'], process.env);
-  const hostileCount = /(\d+) passed/.exec(hostile.stdout)?.[1] ?? '?';
+  return {
+    gallery: { ...gallery, passed: passed(gallery) },
+    hostile: { ...hostile, passed: passed(hostile) },
+  };
+}
 
+async function main(): Promise<void> {
+  const cpu = cpus();
+  const started = new Date();
+  console.log(
+    `payflow-conformance benchmark, ${started.toISOString().slice(0, 10)}: ${cpu.length} core(s) ` +
+      `(${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, ${process.platform}`,
+  );
+  if (await onlyPart()) return;
+
+  const conformance = await conformanceRun();
+  const { raw, serialAutocannon, serialSuite, warm, proxy } = await serverRates();
+  // 4. A remote deployment: the same server behind LATENCY_MS per request.
+  const remote = await remoteRuns();
+  const { gallery, hostile } = await galleries();
   // 6. What the self-tests measure but do not assert.
   const timing = await timingRows();
 
+  const { requests, suiteMs } = conformance;
   const suiteRate = requests / (suiteMs / 1000);
   const wallRate = requests / (conformance.ms / 1000);
   const workers = 2;
@@ -386,12 +398,12 @@ async function main(): Promise<void> {
     table([
       [
         'full conformance run, wall (CLI to exit)',
-        `${seconds(conformance.ms)} (exit ${conformance.code}; ${verdict})`,
+        `${seconds(conformance.ms)} (exit ${conformance.code}; ${conformance.verdict})`,
       ],
       ['  of which the Playwright suite', seconds(suiteMs)],
       ['peak memory (RSS of the whole process tree)', mib(conformance.peakBytes)],
       ['requests sent', String(requests)],
-      ...perProbe.map(({ probe, requests: n }): [string, string] => [`  ${probe}`, String(n)]),
+      ...conformance.perProbe.map(({ probe, requests: n }): [string, string] => [`  ${probe}`, String(n)]),
       [
         'requests per second',
         `${suiteRate.toFixed(0)}/s in the suite, ${wallRate.toFixed(0)}/s over the wall time`,
@@ -416,10 +428,10 @@ async function main(): Promise<void> {
       ],
       proxyRow(proxy),
       ...remoteRows(remote),
-      ['gallery, wall', `${seconds(gallery.ms)} (${galleryCount} tests passed, exit ${gallery.code})`],
+      ['gallery, wall', `${seconds(gallery.ms)} (${gallery.passed} tests passed, exit ${gallery.code})`],
       [
         'hostile gallery, wall',
-        `${seconds(hostile.ms)} (${hostileCount} tests passed, exit ${hostile.code})`,
+        `${seconds(hostile.ms)} (${hostile.passed} tests passed, exit ${hostile.code})`,
       ],
       ...timing,
       mutationRow(),

@@ -1,6 +1,6 @@
 /**
- * The wall-time figures the self-tests measure but no longer assert (issue 20: a verdict must not
- * depend on how busy the machine is). The self-tests assert the decisions (on a fake clock) and
+ * The wall-time figures the self-tests measure but do not assert (a verdict must not depend on
+ * how busy the machine is). The self-tests assert the decisions (on a fake clock) and
  * the outcomes (requests counted, probes completed); how long those take on this machine is
  * measured here, by `npm run bench` (BENCH_ONLY=timing runs this part alone):
  *

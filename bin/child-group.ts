@@ -1,8 +1,8 @@
 /**
  * A child started in a process group of its own (spawned detached) that must not outlive the
- * command: `merge` runs Playwright's merge-reports so. Before, a SIGINT or SIGTERM ended the
- * command at once (Node's default) and left Playwright running, blocked on whatever it was
- * reading, with its own children.
+ * command: `merge` runs Playwright's merge-reports so. Left to Node's default, a SIGINT or SIGTERM
+ * would end the command at once and leave Playwright running, blocked on whatever it was reading,
+ * with its own children.
  *
  * The first SIGINT or SIGTERM ends the child's whole group: SIGTERM, then SIGKILL if it is still
  * there after `graceMs` (a process blocked in a read, or one that ignores SIGTERM, stays

@@ -50,21 +50,36 @@ export function oneLine(message: string): string {
   return escapeControls(message);
 }
 
-/** Prints one line on stderr and exits 2 (configuration or usage error). */
-export function fail(message: string): never {
-  process.stderr.write(`conformance: ${oneLine(message)}\n`);
-  process.exit(2);
+/** Prints one line on stderr, after the command's name, and exits 2. */
+export type Fail = (message: string) => never;
+/** Runs `fn`, turning a ConfigError or a UsageError into a Fail. */
+export type OrFail = <T>(fn: () => T) => T;
+
+/**
+ * How a command ends on an error of its user's (usage, configuration, a malformed input). The
+ * types are written where they are taken (`const fail: Fail = ...`): TypeScript sees that a call
+ * does not return only through a name declared with its type.
+ */
+export function failures(command: string): { fail: Fail; orFail: OrFail } {
+  const fail: Fail = (message) => {
+    process.stderr.write(`${command}: ${oneLine(message)}\n`);
+    process.exit(2);
+  };
+  const orFail: OrFail = (fn) => {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof ConfigError || error instanceof UsageError) fail(error.message);
+      throw error;
+    }
+  };
+  return { fail, orFail };
 }
 
-/** Runs `fn`, turning a ConfigError or a UsageError into exit 2 with its one line. */
-export function orFail<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof ConfigError || error instanceof UsageError) fail(error.message);
-    throw error;
-  }
-}
+const conformance = failures('conformance');
+/** The run command's (and the other commands' that share its name on stderr). */
+export const fail: Fail = conformance.fail;
+export const orFail: OrFail = conformance.orFail;
 
 /**
  * Runs the Playwright CLI with `args` in the project root. Its output is passed through with

@@ -63,23 +63,12 @@ import {
   type Flag,
 } from './args.ts';
 import { lockReportsDir } from './reports-lock.ts';
-import { endWith, isEntryPoint, oneLine } from './run-support.ts';
+import { endWith, failures, isEntryPoint, oneLine, type Fail, type OrFail } from './run-support.ts';
 
-/** Prints one line on stderr and exits 2 (usage, configuration, a malformed HAR file). */
-function fail(message: string): never {
-  process.stderr.write(`validate: ${oneLine(message)}\n`);
-  process.exit(2);
-}
-
-/** Runs `fn`, turning a ConfigError or a UsageError into exit 2 with its one line. */
-function orFail<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof ConfigError || error instanceof UsageError) fail(error.message);
-    throw error;
-  }
-}
+/** Exit 2 with one line on stderr (usage, configuration, a malformed HAR file). */
+const validate = failures('validate');
+const fail: Fail = validate.fail;
+const orFail: OrFail = validate.orFail;
 
 /** The configuration variables validation reads (the rest are the suite's). */
 const VALIDATE_VARIABLES = [

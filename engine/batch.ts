@@ -28,9 +28,9 @@ export const CHANGED_CASES_BUDGET = 4;
  * when it changed the state a second read, a restore and the reads after it, some six round trips
  * one after another, so this bounds a run's time, not only its requests. A target where halves
  * change the state but the single cases in them do not (it changes on writes it refuses, or on
- * its own, in a way bisection cannot take apart) spends it: a storm. The budget was a quarter of
- * the plan's batches taken apart in full (2 × (size − 1) resendings each): some 500 resendings,
- * over 8 minutes at 150 ms a request (issue 24); now 60 for batches of 128.
+ * its own, in a way bisection cannot take apart) spends it: a storm. So the budget is counted in
+ * resendings, 60 for batches of 128: a quarter of the plan's batches taken apart in full
+ * (2 × (size − 1) resendings each) would be some 500, over 8 minutes at 150 ms a request.
  */
 export function bisectionBudget(size: number): number {
   const depth = Math.max(1, Math.ceil(Math.log2(Math.max(2, size))));

@@ -235,15 +235,136 @@ async function sendPacked<T>(
   return { results, others, stats };
 }
 
-export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): Promise<PropertyResult> {
-  const examples = prop.examples ?? [];
-  const runs = prop.runs ?? ctx.target.runs;
-  const maxShrink = prop.maxShrinkProbes ?? MAX_SHRINK_PROBES;
+/** The parameters of every check of a property: the dry ones that list its first round, and the real ones. */
+type CheckParams<T> = fc.Parameters<[Labelled<T>]>;
+
+/** The first round's cases, exactly the ones fast-check's check feeds, found by a check that sends nothing. */
+function firstRoundCases<T>(prop: PropertySpec<T>, params: CheckParams<T>): Labelled<T>[] {
+  const cases: Labelled<T>[] = [];
+  fc.check(
+    fc.property(prop.arbitrary, (input) => {
+      cases.push(input);
+    }),
+    params,
+  );
+  return cases;
+}
+
+/** A case of the first round whose exchange a violation judged while a later case ran. */
+interface Suspect {
+  index: number;
+  requirement: RequirementId;
+  violation: JudgedViolation;
+}
+
+/** What the rounds of one property share, from one round to the next. */
+interface Rounds<T> {
+  readonly ctx: ProbeContext;
+  readonly prop: PropertySpec<T>;
+  readonly params: CheckParams<T>;
+  readonly maxShrink: number;
+  readonly runner: CaseRunner<Labelled<T>> | undefined;
+  readonly packed: Awaited<ReturnType<typeof sendPacked<T>>> | undefined;
+  /** The requirements found broken, one per round. */
+  readonly found: RequirementId[];
+  /**
+   * Which run of the first round sent an exchange. A violation counts for the case that sent the
+   * exchange it rests on: one judged while a later case ran (an accepted PATCH confirmed by the
+   * read of a later case) makes that earlier case the suspect, which is then run again by its
+   * path, alone with the reads around it, so the input shown, the request, its curl and the
+   * replay's --case all come from the one case that failed.
+   */
+  readonly firstRound: Map<Exchange, number>;
+  /**
+   * A probe that throws cannot judge its input (the target unreachable, a budget spent): the
+   * property stops probing at once, rather than letting fast-check shrink on the error, and the
+   * error is thrown once what was found before is recorded.
+   */
+  stopped: boolean;
+  stoppedBy: unknown;
+  suspect: Suspect | undefined;
+}
+
+/** What one round found: fast-check's details, the last failing case (the shrunk one), the shrink probes made. */
+interface Round<T> {
+  details: fc.RunDetails<[Labelled<T>]>;
+  last: { input: Labelled<T>; violation: JudgedViolation } | undefined;
+  shrinkProbes: number;
+}
+
+/**
+ * One round of fast-check: the first round's cases (or the suspect `rerun` alone), until a
+ * requirement not found yet breaks, then shrinking on that requirement.
+ */
+async function runRound<T>(s: Rounds<T>, rerun: Suspect | undefined): Promise<Round<T>> {
+  const { ctx, prop, runner, packed, found, firstRound } = s;
+  const replay = ctx.target.replayCase;
+  let target: RequirementId | undefined;
+  let last: Round<T>['last'];
+  let shrinkProbes = 0;
+  // A part of a probe split across lanes sends its share of the round's cases; the others
+  // pass unsent (another part sends them). Shrinking, and a replayed case, go in full.
+  const part = replay === undefined && rerun === undefined ? ctx.target.part : undefined;
+  // A replayed case (--case, or the suspect) is sent alone, as a shrink candidate is: its
+  // judgements are made while it runs.
+  const alone = replay !== undefined || rerun !== undefined;
+  let caseIndex = 0;
+  let runIndex = 0;
+  const details = await fc.check(
+    fc.asyncProperty(prop.arbitrary, async (input) => {
+      if (s.stopped || s.suspect !== undefined) return true;
+      if (last !== undefined && ++shrinkProbes > s.maxShrink) return true;
+      const index = runIndex++;
+      const inFirstRound = last === undefined && !alone;
+      const mine = part === undefined || last !== undefined || caseIndex++ % part.count === part.index;
+      // A packed case's result is its pack's (or its own, once split); another lane sent the
+      // other packs. A suspect run again, or a replayed case, is sent alone.
+      const cached = inFirstRound ? packed?.results.get(valueKey(input)) : undefined;
+      if (inFirstRound && cached === undefined && packed?.others.has(valueKey(input))) return true;
+      if (cached === undefined && !mine) return true;
+      const result =
+        cached ??
+        // A concurrent property's replayed case was sent by the runner already; a suspect is sent again.
+        (runner && rerun === undefined
+          ? await runner.result(input)
+          : await sendCase(ctx, () => prop.probe(input, last !== undefined || alone)));
+      if ('error' in result) {
+        s.stopped = true;
+        s.stoppedBy = result.error;
+        return true;
+      }
+      const firstRun = last === undefined && !alone;
+      if (firstRun && result.sent) for (const ex of result.sent) firstRound.set(ex, index);
+      const own: JudgedViolation[] = [];
+      for (const v of result.violations) {
+        const subject = subjectOf(v);
+        if (!result.sent || result.sent.has(subject)) own.push(v);
+        else if (found.includes(v.requirement) || v.requirement === rerun?.requirement) continue;
+        else if (firstRun && firstRound.has(subject) && s.suspect === undefined)
+          s.suspect = { index: firstRound.get(subject)!, requirement: v.requirement, violation: v };
+        // Of no case of this round (a read before the property, a case shrinking ran): as it is.
+        else ctx.report(v);
+      }
+      if (s.suspect !== undefined) return true;
+      const fresh = own.filter((v) => !found.includes(v.requirement));
+      const hit = target === undefined ? fresh[0] : fresh.find((v) => v.requirement === target);
+      if (!hit) return true;
+      target = hit.requirement;
+      last = { input, violation: hit };
+      return false;
+    }),
+    rerun !== undefined ? { ...s.params, path: String(rerun.index) } : s.params,
+  );
+  return { details, last, shrinkProbes };
+}
+
+/** Says, before it runs, what of the property a replay or a lane's part runs; false when it runs nothing. */
+function announce<T>(ctx: ProbeContext, prop: PropertySpec<T>): boolean {
   // A replay of one case (--case) runs that case of its property, and no other property.
   const replay = ctx.target.replayCase;
   if (replay !== undefined && replay.property !== prop.name) {
     ctx.note(`${prop.name}: not run (replaying one case of ${replay.property})`);
-    return { failed: [], numRuns: 0 };
+    return false;
   }
   if (ctx.target.part !== undefined && replay === undefined) {
     const { index, count } = ctx.target.part;
@@ -251,126 +372,72 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
       `${prop.name}: part ${index + 1} of ${count} (one per lane): sent every ${count}th case of the first round, from case ${index + 1}`,
     );
   }
-  const found: RequirementId[] = [];
+  return true;
+}
+
+/** The explicit cases of the first round packed side by side, and a note of what that cost. */
+async function sendFirstRoundPacked<T>(
+  ctx: ProbeContext,
+  prop: PropertySpec<T>,
+  packing: CasePacking<Labelled<T>>,
+  params: CheckParams<T>,
+): Promise<Awaited<ReturnType<typeof sendPacked<T>>>> {
+  const packed = await sendPacked(ctx, prop, packing, firstRoundCases(prop, params));
+  const st = packed.stats;
+  const explicit = new Set((prop.examples ?? []).map(valueKey));
+  const mine = [...packed.results.keys()].filter((k) => explicit.has(k)).length;
+  ctx.note(
+    `${prop.name}: ${st.cases} case(s) of the first round (${mine} explicit, the rest random) sent in ${st.requests} request(s), up to ${st.largest} in one` +
+      (st.split > 0
+        ? `; ${st.split} split to find the failing case(s), ${st.splitRequests} request(s) more`
+        : ''),
+  );
+  return packed;
+}
+
+export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): Promise<PropertyResult> {
+  if (!announce(ctx, prop)) return { failed: [], numRuns: 0 };
+  const examples = prop.examples ?? [];
+  const replay = ctx.target.replayCase;
   let firstRoundRuns = 0;
-  // Both checks below (the dry one that lists the first round, and the real one) take these
+  // Both checks (the dry one that lists the first round, and the real one) take these
   // parameters: an option added here applies to both, so the cached cases stay check's cases.
-  const params = {
+  const params: CheckParams<T> = {
     seed: ctx.target.seed,
     ...(replay !== undefined ? { path: replay.path } : {}),
-    numRuns: examples.length + runs,
+    numRuns: examples.length + (prop.runs ?? ctx.target.runs),
     examples: examples.map((e) => [e] as [Labelled<T>]),
   };
   // Concurrent properties are independent cases, none batched with another: the flag is moot.
   const runner = prop.concurrent
     ? new CaseRunner(ctx, (c: Labelled<T>) => prop.probe(c, false), prop.concurrent)
     : undefined;
-  if (runner) {
-    // The cases check feeds a property that holds, found by a check that sends nothing.
-    const cases: Labelled<T>[] = [];
-    fc.check(
-      fc.property(prop.arbitrary, (input) => {
-        cases.push(input);
-      }),
-      params,
-    );
-    await runner.sendAll(cases);
-  }
+  // The cases check feeds a property that holds, found by a check that sends nothing.
+  if (runner) await runner.sendAll(firstRoundCases(prop, params));
   // Explicit cases packed side by side (a replay sends its one case alone).
-  let packed: Awaited<ReturnType<typeof sendPacked<T>>> | undefined;
-  if (prop.packing && !runner && replay === undefined) {
-    // The first round's cases, exactly the ones fast-check's check feeds (found by a dry check
-    // that sends nothing, as for the concurrent schedule): the examples, then the random ones.
-    const cases: Labelled<T>[] = [];
-    fc.check(
-      fc.property(prop.arbitrary, (input) => {
-        cases.push(input);
-      }),
-      params,
-    );
-    packed = await sendPacked(ctx, prop, prop.packing, cases);
-    const st = packed.stats;
-    const explicit = new Set(examples.map(valueKey));
-    const mine = [...packed.results.keys()].filter((k) => explicit.has(k)).length;
-    ctx.note(
-      `${prop.name}: ${st.cases} case(s) of the first round (${mine} explicit, the rest random) sent in ${st.requests} request(s), up to ${st.largest} in one` +
-        (st.split > 0
-          ? `; ${st.split} split to find the failing case(s), ${st.splitRequests} request(s) more`
-          : ''),
-    );
-  }
-  // A probe that throws cannot judge its input (the target unreachable, a budget spent): the
-  // property stops probing at once, rather than letting fast-check shrink on the error, and the
-  // error is thrown once what was found before is recorded.
-  let stoppedBy: unknown;
-  let stopped = false;
-  // Which run of the first round sent an exchange. A violation counts for the case that sent the
-  // exchange it rests on: one judged while a later case ran (an accepted PATCH confirmed by the
-  // read of a later case) makes that earlier case the suspect, which is then run again by its
-  // path, alone with the reads around it, so the input shown, the request, its curl and the
-  // replay's --case all come from the one case that failed.
-  const firstRound = new Map<Exchange, number>();
-  let suspect: { index: number; requirement: RequirementId; violation: JudgedViolation } | undefined;
+  const packed =
+    prop.packing && !runner && replay === undefined
+      ? await sendFirstRoundPacked(ctx, prop, prop.packing, params)
+      : undefined;
+  const s: Rounds<T> = {
+    ctx,
+    prop,
+    params,
+    maxShrink: prop.maxShrinkProbes ?? MAX_SHRINK_PROBES,
+    runner,
+    packed,
+    found: [],
+    firstRound: new Map(),
+    stopped: false,
+    stoppedBy: undefined,
+    suspect: undefined,
+  };
+  const { found } = s;
   for (;;) {
-    let target: RequirementId | undefined;
-    let last: { input: Labelled<T>; violation: JudgedViolation } | undefined;
-    let shrinkProbes = 0;
     // The suspect of the last round, run again by its path: every case alone.
-    const rerun = suspect;
-    suspect = undefined;
-    // A part of a probe split across lanes sends its share of the round's cases; the others
-    // pass unsent (another part sends them). Shrinking, and a replayed case, go in full.
-    const part = replay === undefined && rerun === undefined ? ctx.target.part : undefined;
-    // A replayed case (--case, or the suspect) is sent alone, as a shrink candidate is: its
-    // judgements are made while it runs.
-    const alone = replay !== undefined || rerun !== undefined;
-    let caseIndex = 0;
-    let runIndex = 0;
-    const details = await fc.check(
-      fc.asyncProperty(prop.arbitrary, async (input) => {
-        if (stopped || suspect !== undefined) return true;
-        if (last !== undefined && ++shrinkProbes > maxShrink) return true;
-        const index = runIndex++;
-        const inFirstRound = last === undefined && !alone;
-        const mine = part === undefined || last !== undefined || caseIndex++ % part.count === part.index;
-        // A packed case's result is its pack's (or its own, once split); another lane sent the
-        // other packs. A suspect run again, or a replayed case, is sent alone.
-        const cached = inFirstRound ? packed?.results.get(valueKey(input)) : undefined;
-        if (inFirstRound && cached === undefined && packed?.others.has(valueKey(input))) return true;
-        if (cached === undefined && !mine) return true;
-        const result =
-          cached ??
-          // A concurrent property's replayed case was sent by the runner already; a suspect is sent again.
-          (runner && rerun === undefined
-            ? await runner.result(input)
-            : await sendCase(ctx, () => prop.probe(input, last !== undefined || alone)));
-        if ('error' in result) {
-          stopped = true;
-          stoppedBy = result.error;
-          return true;
-        }
-        const firstRun = last === undefined && !alone;
-        if (firstRun && result.sent) for (const ex of result.sent) firstRound.set(ex, index);
-        const own: JudgedViolation[] = [];
-        for (const v of result.violations) {
-          const subject = subjectOf(v);
-          if (!result.sent || result.sent.has(subject)) own.push(v);
-          else if (found.includes(v.requirement) || v.requirement === rerun?.requirement) continue;
-          else if (firstRun && firstRound.has(subject) && suspect === undefined)
-            suspect = { index: firstRound.get(subject)!, requirement: v.requirement, violation: v };
-          // Of no case of this round (a read before the property, a case shrinking ran): as it is.
-          else ctx.report(v);
-        }
-        if (suspect !== undefined) return true;
-        const fresh = own.filter((v) => !found.includes(v.requirement));
-        const hit = target === undefined ? fresh[0] : fresh.find((v) => v.requirement === target);
-        if (!hit) return true;
-        target = hit.requirement;
-        last = { input, violation: hit };
-        return false;
-      }),
-      rerun !== undefined ? { ...params, path: String(rerun.index) } : params,
-    );
+    const rerun = s.suspect;
+    s.suspect = undefined;
+    const { details, last, shrinkProbes } = await runRound(s, rerun);
     if (found.length === 0 && rerun === undefined) firstRoundRuns = details.numRuns;
     if (rerun !== undefined && !details.failed) {
       // Alone, the suspect did not fail again: the violation is kept as it was judged.
@@ -379,11 +446,11 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
       ctx.note(
         `${prop.name}: ${rerun.requirement} broken on a case whose read came later; run again alone, the case held`,
       );
-      if (stopped) break;
+      if (s.stopped) break;
       continue;
     }
-    if (suspect !== undefined && !stopped) continue;
-    if (stopped && !details.failed) break;
+    if (s.suspect !== undefined && !s.stopped) continue;
+    if (s.stopped && !details.failed) break;
     if (details.failed && !last) {
       throw new Error(`${prop.name}: property failed without a violation: ${String(details.errorInstance)}`);
     }
@@ -398,11 +465,11 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
       ...(details.counterexamplePath ? { path: details.counterexamplePath } : {}),
     });
     found.push(violation.requirement);
-    const cut = shrinkProbes > maxShrink ? ` (shrinking stopped after ${maxShrink} probes)` : '';
+    const cut = shrinkProbes > s.maxShrink ? ` (shrinking stopped after ${s.maxShrink} probes)` : '';
     ctx.note(`${prop.name}: ${violation.requirement} broken, shrunk ${details.numShrinks} time(s)${cut}`);
-    if (stopped) break;
+    if (s.stopped) break;
   }
-  if (stopped) throw stoppedBy;
+  if (s.stopped) throw s.stoppedBy;
   const skipped =
     runner && runner.duplicates > 0 ? `, ${runner.duplicates} equivalent case(s) sent once` : '';
   ctx.note(

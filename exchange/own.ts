@@ -12,6 +12,14 @@ export function own<T>(record: Readonly<Record<string, T>>, key: string): T | un
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
+/**
+ * A JSON object (not null, not an array): its keys are data names, read with `own` and `ownOf`.
+ * The one definition outside tests/ but the servers' (they import only spec/, and keep their own).
+ */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 /** The value at `key` of a value that may be an object (parsed JSON), or undefined. */
 export function ownOf(value: unknown, key: string): unknown {
   return value !== null && typeof value === 'object' && Object.hasOwn(value, key)

@@ -407,8 +407,3 @@ export function tokenRedactor(token: string): Redactor {
 export function redact(text: string, token: string): string {
   return tokenRedactor(token).text(text);
 }
-
-/** A header value with every form of `token` replaced, a whole run of a short one included. */
-export function redactHeaderValue(value: string, token: string): string {
-  return tokenRedactor(token).header(value);
-}

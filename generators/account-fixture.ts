@@ -9,7 +9,7 @@
  * `branchIdentifier` needs a `currency`, because the document matches SORT to GBP and ROUTING to USD.
  */
 import { spec } from '../spec/index.ts';
-import { ownOf } from '../exchange/own.ts';
+import { isObject, ownOf } from '../exchange/own.ts';
 
 export interface AccountFixture {
   /** A valid account identifier for the deployment under test; inner fields not shown in the document. */
@@ -59,10 +59,6 @@ export const DEFAULT_ACCOUNT_FIXTURES: readonly AccountFixture[] = Object.freeze
 );
 
 const KNOWN_KEYS = ['accountIdentifier', 'branchIdentifier', 'country', 'currency'];
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function fail(message: string): never {
   throw new Error(`ACCOUNT_FIXTURE: ${message}`);
@@ -139,7 +135,7 @@ export function parseAccountFixtures(text: string): AccountFixture[] {
 /** What identifies an account the suite adds: its identifier and branch identifier, as sent. */
 export function identifierKey(account: { accountIdentifier?: unknown; branchIdentifier?: unknown }): string {
   const key = (v: unknown): string =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
+    isObject(v)
       ? `{${Object.keys(v)
           .sort()
           .map((k) => `${JSON.stringify(k)}:${key(ownOf(v, k))}`)

@@ -23,6 +23,7 @@
  * reference of the mandate the run created (for the collection against it).
  */
 import { itemKinds, type ItemKind } from '../spec/operations.ts';
+import { isObject } from '../exchange/own.ts';
 
 export type { ItemKind };
 
@@ -47,10 +48,6 @@ export interface ItemFixtures {
 const TOP_KEYS = ['read', 'create', 'updateBill', 'document'];
 const READ_KEYS: ItemKind[] = itemKinds();
 const CREATE_KEYS = ['bill', 'mandate', 'directDebit'];
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function only(value: Record<string, unknown>, keys: readonly string[], where: string): void {
   const unknown = Object.keys(value).filter((k) => !keys.includes(k));

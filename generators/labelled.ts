@@ -42,11 +42,6 @@ export function sameLabelled(a: Labelled<unknown>, b: Labelled<unknown>): boolea
   return canonicalJson(a.value) === canonicalJson(b.value) && canonicalJson(a.rule) === canonicalJson(b.rule);
 }
 
-/** Whether two labelled values carry the same value, whatever their rules. */
-export function sameLabelledValue(a: Labelled<unknown>, b: Labelled<unknown>): boolean {
-  return canonicalJson(a.value) === canonicalJson(b.value);
-}
-
 /** Whether `v` looks like a Labelled value (has a value and a rule). */
 export function isLabelled(v: unknown): v is Labelled<unknown> {
   if (v === null || typeof v !== 'object' || !('value' in v) || !('rule' in v)) return false;

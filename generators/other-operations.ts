@@ -298,9 +298,8 @@ export interface RawBody {
  * not shown"). A server may answer 413 or 400 before it has read the body, and close: the client
  * reads an answer that comes while it is still sending (transport/wire.ts over undici), so the
  * answer is judged, not lost. 1 MiB, not more: a realistic upper size of a JSON request, and what
- * the run's traffic and exchanges.har carry once per operation. (Until 2026-11-27 both were 64 KiB:
- * answers had once been lost through a forwarding front. Servers that answer early and then close
- * or reset the connection are now tested to be read: tests/self/wire-early-answer.spec.ts.)
+ * the run's traffic and exchanges.har carry once per operation. That a server answering early and
+ * then closing or resetting the connection is read is tested in tests/self/wire-early-answer.spec.ts.
  */
 export const LARGE_BODY_BYTES = 1024 * 1024;
 export const LARGE_JSON_STRING_BYTES = 64 * 1024;

@@ -100,8 +100,8 @@ export const COMBINED_DETAILS_ONE_IN = 10;
  * run sends are the packs', and a failing value is found and shrunk as the single field it is.
  * One in COMBINED_DETAILS_ONE_IN is a body of any combination of fields (validDetailsBody),
  * which goes alone where no pack has all its fields free: random combinations stay explored
- * without a PATCH each. Before, every random case was such a body, and 100 random cases took 68
- * PATCHes of their own; on one writable counterparty at 150 ms a request that was 10 s of a run.
+ * without a PATCH each. Were every random case such a body, 100 random cases would take some 68
+ * PATCHes of their own: on one writable counterparty at 150 ms a request, 10 s of a run.
  */
 export function validDetailsFieldBody(): fc.Arbitrary<Labelled<PatchBody>> {
   const one = (details: fc.Arbitrary<PatchDetails>): fc.Arbitrary<Labelled<PatchBody>> =>

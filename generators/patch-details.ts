@@ -59,9 +59,6 @@ export const DETAIL_PROPERTIES: readonly string[] = Object.keys(
 /** The minimum number of properties of counterpartyDetails. */
 export const DETAILS_MIN_PROPERTIES: number = spec().schema('PatchCounterpartyDetails').minProperties ?? 0;
 
-/** The createdBy constraints of the response (section 2.1): filled by the service, never written. */
-export const CREATED_BY = spec().property('Counterparty', 'createdBy');
-
 const REFERENCE = stringField(
   spec().schema('CounterpartyReference'),
   'counterpartyDetails.counterpartyReference',

@@ -3,7 +3,7 @@
  * tests/self/catalogs.spec.ts fails when it differs from them. It holds every oracle, in the order
  * the judge hands them an exchange, as oracles/described.ts describes it.
  */
-import type { OracleEntry } from './described.ts';
+import type { OracleEntry } from './entry.ts';
 
 export const ORACLE_CATALOG: readonly OracleEntry[] = [
   {

@@ -5,7 +5,7 @@
  */
 import { canonicalJson } from '../exchange/canonical-json.ts';
 import { spec } from '../spec/index.ts';
-import { own } from '../exchange/own.ts';
+import { isObject as isObj, own } from '../exchange/own.ts';
 
 export type Obj = Record<string, unknown>;
 
@@ -31,9 +31,8 @@ export const COUNTERPARTY_FIELDS = Object.keys(spec().schema('Counterparty').pro
 export const ADDRESS_FIELDS = Object.keys(spec().schema('Address').properties ?? {});
 const ACCOUNT_FIELDS = Object.keys(spec().schema('CounterpartyAccount').properties ?? {});
 
-export function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+/** The oracles' name for exchange/own.ts isObject. */
+export { isObj };
 
 export function accountsOf(cp: Obj): Obj[] {
   return Array.isArray(cp.counterpartyAccounts) ? cp.counterpartyAccounts.filter(isObj) : [];

@@ -2,22 +2,15 @@
  * An oracle as described, apart from how it judges: its id, the requirements it judges, and why
  * each may go unexercised. This is what the verdicts (engine/verdicts.ts) and the reports need,
  * and none of it loads an oracle, and with them the request model and the comparisons: a process
- * that only reports (Playwright's runner, the command) loads none of the judging (issue 20).
+ * that only reports (Playwright's runner, the command) loads none of the judging.
  *
  * The descriptions are those the oracles declare (oracles/types.ts), copied into
  * oracles/catalog.ts by `npm run catalogs`; tests/self/catalogs.spec.ts fails when the copy
  * differs from the oracles.
  */
-import type { RequirementId } from '../spec/requirements.ts';
 import { ORACLE_CATALOG } from './catalog.ts';
 
-/** An oracle of the catalog: what it declares, apart from its judge. */
-export interface OracleEntry {
-  readonly id: string;
-  readonly requirements: readonly RequirementId[];
-  /** For a requirement: what it is judged on, as a reason a run may have given it nothing to judge. */
-  readonly unexercised: Readonly<Partial<Record<RequirementId, string>>>;
-}
+export type { OracleEntry } from './entry.ts';
 
 export { ORACLE_CATALOG };
 

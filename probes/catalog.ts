@@ -3,7 +3,7 @@
  * tests/self/catalogs.spec.ts fails when it differs from them. It holds every probe of the suite,
  * in the order the suite runs them, as probes/described.ts describes it.
  */
-import type { ProbeEntry } from './described.ts';
+import type { ProbeEntry } from './entry.ts';
 
 export const PROBE_CATALOG: readonly ProbeEntry[] = [
   {

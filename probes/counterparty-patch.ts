@@ -92,7 +92,7 @@ export const DETAILS_PACKING: CasePacking<Labelled<PatchBody>> = {
     );
   },
   // Two cases that set a field to the same value share a PATCH: a random body of several fields
-  // carries a listed country, which an explicit case sends too (issue 24).
+  // carries a listed country, which an explicit case sends too.
   valueAt(c, slot) {
     const details = c.value.counterpartyDetails ?? {};
     const [key, sub] = slot.split('.') as [keyof PatchDetails, string | undefined];

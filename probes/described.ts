@@ -4,7 +4,7 @@
  * (`--probe`, the selection, the partial report of a stopped run), what Playwright's runner
  * needs to title and tag the suite's tests, and what a report names, and none of it loads a
  * probe's implementation, and with it the engine, the oracles, the generators and fast-check:
- * the command starts in about half the CPU (issue 20).
+ * the command starts in about half the CPU.
  *
  * The descriptions are those the probes declare themselves (engine/types.ts Probe), copied into
  * probes/catalog.ts by `npm run catalogs`; tests/self/catalogs.spec.ts fails when the
@@ -12,21 +12,11 @@
  */
 import { MODULE_EXTENSION } from '../config/layout.ts';
 import type { SelectableProbe } from '../config/selection.ts';
-import { requirement, type RequirementId } from '../spec/requirements.ts';
+import { requirement } from '../spec/requirements.ts';
 import { PROBE_CATALOG } from './catalog.ts';
+import type { ProbeEntry } from './entry.ts';
 
-/** A probe of the catalog: what it declares, apart from its run and its cost model. */
-export interface ProbeEntry {
-  readonly id: string;
-  readonly title: string;
-  /** The file that defines it, from the project's root (probes/<name>.ts). */
-  readonly file: string;
-  readonly group: string;
-  readonly access: 'read' | 'write';
-  readonly elsewhere?: boolean;
-  readonly requirements: readonly RequirementId[];
-  readonly operations: readonly string[];
-}
+export type { ProbeEntry };
 
 /** What the titles and the spec file of a probe are made of (a ProbeEntry, or a Probe). */
 export type Described = Pick<ProbeEntry, 'id' | 'title' | 'group' | 'access' | 'elsewhere' | 'requirements'>;

@@ -16,7 +16,7 @@
  * apart, down to the case that changed it. Equivalent bodies are sent once. The settle window of
  * the last PATCH is waited out once, at the end of the stream, and the counterparty read again, so
  * that a change that appears late is found too: one stream, where the finite classes and the
- * property were two probes with a window each (issue 24: 1.9 s of a 30 s run at 150 ms).
+ * property as two probes would wait a window each (1.9 s of a 30 s run at 150 ms).
  *
  * A finite-class case not refused is reported as it is: it breaks one rule, and is as small as
  * its class allows. A case of the property not refused, or changing the counterparty, sends the

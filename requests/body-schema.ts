@@ -19,7 +19,6 @@
  * fields of the identifiers and the rules between fields are relations.ts's.
  */
 import { spec, type SchemaNode } from '../spec/index.ts';
-import { isObject } from './json-text.ts';
 import { Q } from './quotes.ts';
 import { bodyWith, breakingValue, familyOfKeyword, patchRequest, sampleAt } from './samples.ts';
 import {
@@ -34,7 +33,7 @@ import {
 } from './schema-sites.ts';
 import type { OpenCase, OpenPoint, Quote, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
-import { own, ownOf } from '../exchange/own.ts';
+import { isObject, own, ownOf } from '../exchange/own.ts';
 import { operationIdOf } from '../spec/operations.ts';
 
 /** The PATCH of a counterparty, whose body schema the spec shows (§4.2). */

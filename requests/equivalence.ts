@@ -16,7 +16,7 @@ import { encodePathSegment } from '../exchange/paths.ts';
 import { isJson, isJsonSuffix, parameter } from './media-type.ts';
 import { readsAsJson } from './payloads.ts';
 import type { HttpRequest, Level, ModelOptions } from './types.ts';
-import { viewOf } from './view.ts';
+import { viewOf, type View } from './view.ts';
 import { own, ownOf } from '../exchange/own.ts';
 
 export interface Rewriting {
@@ -101,223 +101,260 @@ function hasNumbers(v: unknown): boolean {
   return false;
 }
 
-/** The rewritings of `request` that HTTP, URIs and JSON make equivalent to it. */
-export function equivalents(request: HttpRequest, options: ModelOptions = {}): Rewriting[] {
-  const view = viewOf(request, options);
-  const out: Rewriting[] = [];
-  const add = (r: Omit<Rewriting, 'request'>, change: Partial<HttpRequest>): void => {
-    const rewritten = { ...request, ...change };
-    // A rewriting that changes nothing (one member to reorder, no space to add) is none.
-    if (JSON.stringify(rewritten) !== JSON.stringify(request)) out.push({ ...r, request: rewritten });
-  };
-  const hs = lines(request.headers);
-  const mapHeaders = (f: (line: [string, string]) => [string, string]): Lines => hs.map((l) => f([...l]));
+/** Where the families put their rewritings, in the order `equivalents` returns them. */
+interface Rewritings {
+  readonly request: HttpRequest;
+  readonly view: View;
+  readonly headers: Lines;
+  /** A rewriting of the record: kept unless it changes nothing. */
+  readonly add: (r: Omit<Rewriting, 'request'>, change: Partial<HttpRequest>) => void;
+  /** The record unchanged, sent another way. */
+  readonly keep: (r: Rewriting) => void;
+}
 
-  if (hs.length > 0) {
-    add(
-      {
-        kind: 'header-name-case',
-        description: 'every field name in lower case',
-        basis: 'RFC 9110 §5.1',
-        level: 'MUST',
-      },
-      { headers: mapHeaders(([n, v]) => [n.toLowerCase(), v]) },
-    );
-    add(
-      {
-        kind: 'header-name-case',
-        description: 'every field name in upper case',
-        basis: 'RFC 9110 §5.1',
-        level: 'MUST',
-      },
-      { headers: mapHeaders(([n, v]) => [n.toUpperCase(), v]) },
-    );
-    add(
-      {
-        kind: 'header-value-whitespace',
-        description: 'spaces and a tab around every field value',
-        basis: 'RFC 9110 §5.5',
-        level: 'MUST',
-      },
-      { headers: mapHeaders(([n, v]) => [n, ` ${v}\t`]) },
-    );
-  }
+/**
+ * The rewritings of `request` that HTTP, URIs and JSON make equivalent to it: its field names and
+ * values, its media type, its scheme, its JSON text and framing, its path and its query, in that
+ * order.
+ */
+export function equivalents(request: HttpRequest, options: ModelOptions = {}): Rewriting[] {
+  const out: Rewriting[] = [];
+  const into: Rewritings = {
+    request,
+    view: viewOf(request, options),
+    headers: lines(request.headers),
+    add: (r, change) => {
+      const rewritten = { ...request, ...change };
+      // A rewriting that changes nothing (one member to reorder, no space to add) is none.
+      if (JSON.stringify(rewritten) !== JSON.stringify(request)) out.push({ ...r, request: rewritten });
+    },
+    keep: (r) => void out.push(r),
+  };
+  for (const family of [
+    fieldRewritings,
+    mediaTypeRewritings,
+    schemeRewritings,
+    bodyRewritings,
+    pathRewritings,
+    queryRewritings,
+  ])
+    family(into);
+  return out;
+}
+
+/** Field names in another case, white space around field values (RFC 9110 §5). */
+function fieldRewritings({ headers: hs, add }: Rewritings): void {
+  if (hs.length === 0) return;
+  const mapHeaders = (f: (line: [string, string]) => [string, string]): Lines => hs.map((l) => f([...l]));
+  add(
+    {
+      kind: 'header-name-case',
+      description: 'every field name in lower case',
+      basis: 'RFC 9110 §5.1',
+      level: 'MUST',
+    },
+    { headers: mapHeaders(([n, v]) => [n.toLowerCase(), v]) },
+  );
+  add(
+    {
+      kind: 'header-name-case',
+      description: 'every field name in upper case',
+      basis: 'RFC 9110 §5.1',
+      level: 'MUST',
+    },
+    { headers: mapHeaders(([n, v]) => [n.toUpperCase(), v]) },
+  );
+  add(
+    {
+      kind: 'header-value-whitespace',
+      description: 'spaces and a tab around every field value',
+      basis: 'RFC 9110 §5.5',
+      level: 'MUST',
+    },
+    { headers: mapHeaders(([n, v]) => [n, ` ${v}\t`]) },
+  );
+}
+
+/** The media type in another case; a JSON type's charset written out, and its parameters' spacing. */
+function mediaTypeRewritings({ view, headers: hs, add }: Rewritings): void {
   const type = view.mediaType;
-  const jsonType = isJson(type) || isJsonSuffix(type);
-  if (type && type.problem === undefined) {
-    const setType = (value: string): Lines => hs.map(([n, v]) => [n, isContentType(n) ? value : v]);
-    const raw = hs.find(([n]) => isContentType(n))![1].trim();
-    const head = raw.slice(0, type.essence.length);
-    add(
-      {
-        kind: 'media-type-case',
-        description: 'type and subtype in upper case',
-        basis: 'RFC 9110 §8.3.1',
-        level: 'MUST',
-      },
-      { headers: setType(head.toUpperCase() + raw.slice(head.length)) },
-    );
-    if (jsonType && parameter(type, 'charset') === undefined) {
-      add(
-        {
-          kind: 'media-type-charset',
-          description: 'a charset=utf-8 parameter',
-          basis: 'RFC 8259 §11',
-          level: 'MUST',
-        },
-        { headers: setType(`${raw}; charset=utf-8`) },
-      );
-      add(
-        {
-          kind: 'media-type-parameters',
-          description: 'a quoted charset in upper case, white space around ";"',
-          basis: 'RFC 9110 §5.6.6',
-          level: 'MUST',
-        },
-        { headers: setType(`${raw} ;\tCharset="UTF-8"`) },
-      );
-    }
-  }
+  if (!type || type.problem !== undefined) return;
+  const setType = (value: string): Lines => hs.map(([n, v]) => [n, isContentType(n) ? value : v]);
+  const raw = hs.find(([n]) => isContentType(n))![1].trim();
+  const head = raw.slice(0, type.essence.length);
+  add(
+    {
+      kind: 'media-type-case',
+      description: 'type and subtype in upper case',
+      basis: 'RFC 9110 §8.3.1',
+      level: 'MUST',
+    },
+    { headers: setType(head.toUpperCase() + raw.slice(head.length)) },
+  );
+  if (!(isJson(type) || isJsonSuffix(type)) || parameter(type, 'charset') !== undefined) return;
+  add(
+    {
+      kind: 'media-type-charset',
+      description: 'a charset=utf-8 parameter',
+      basis: 'RFC 8259 §11',
+      level: 'MUST',
+    },
+    { headers: setType(`${raw}; charset=utf-8`) },
+  );
+  add(
+    {
+      kind: 'media-type-parameters',
+      description: 'a quoted charset in upper case, white space around ";"',
+      basis: 'RFC 9110 §5.6.6',
+      level: 'MUST',
+    },
+    { headers: setType(`${raw} ;\tCharset="UTF-8"`) },
+  );
+}
+
+/** The Bearer scheme in another case, and more spaces after it. */
+function schemeRewritings({ headers: hs, add }: Rewritings): void {
   const auth = hs.find(([n]) => isAuthorization(n))?.[1].trim();
   const m = auth === undefined ? null : /^bearer +(.+)$/i.exec(auth);
-  if (m) {
-    const setAuth = (value: string): Lines => hs.map(([n, v]) => [n, isAuthorization(n) ? value : v]);
-    for (const scheme of ['bearer', 'BEARER'])
-      add(
-        {
-          kind: 'scheme-case',
-          description: `the scheme written ${scheme}`,
-          basis: 'RFC 9110 §11.1',
-          level: 'SHOULD',
-          requirement: 'auth-scheme-case-insensitive',
-        },
-        { headers: setAuth(`${scheme} ${m[1]!}`) },
-      );
+  if (!m) return;
+  const setAuth = (value: string): Lines => hs.map(([n, v]) => [n, isAuthorization(n) ? value : v]);
+  for (const scheme of ['bearer', 'BEARER'])
     add(
       {
-        kind: 'bearer-spaces',
-        description: 'three spaces after Bearer',
-        basis: 'RFC 6750 §2.1',
-        level: 'MUST',
+        kind: 'scheme-case',
+        description: `the scheme written ${scheme}`,
+        basis: 'RFC 9110 §11.1',
+        level: 'SHOULD',
+        requirement: 'auth-scheme-case-insensitive',
       },
-      { headers: setAuth(`Bearer   ${m[1]!}`) },
+      { headers: setAuth(`${scheme} ${m[1]!}`) },
     );
-  }
+  add(
+    {
+      kind: 'bearer-spaces',
+      description: 'three spaces after Bearer',
+      basis: 'RFC 6750 §2.1',
+      level: 'MUST',
+    },
+    { headers: setAuth(`Bearer   ${m[1]!}`) },
+  );
+}
 
+/** The JSON text written otherwise (white space, member order, escapes, numbers); the content chunked. */
+function bodyRewritings({ request, view, add, keep }: Rewritings): void {
+  const chunked = (description: string): void =>
+    keep({
+      kind: 'framing',
+      description,
+      basis: 'RFC 9112 §6.1',
+      level: 'MUST',
+      request,
+      framing: 'chunked',
+    });
   const json = view.hasContent && readsAsJson(view) ? view.json() : undefined;
   // A text with a byte order mark or a repeated name is not what its value would write again.
-  if (json?.state === 'json' && !json.byteOrderMark && json.repeatedNames.length === 0) {
-    const value = json.value;
-    const write = (kind: string, description: string, basis: string, text: string, level: Level = 'MUST') =>
-      add({ kind, description, basis, level }, { body: text });
-    write(
-      'json-whitespace',
-      'indented, CRLF line breaks',
-      'RFC 8259 §2',
-      writeJson(value, { indent: '\t', newline: '\r\n' }),
-    );
-    write(
-      'json-key-order',
-      'every object in reverse member order',
-      'RFC 8259 §4',
-      writeJson(value, { reverse: true }),
-    );
-    write(
-      'json-escapes',
-      'every character of every string escaped (\\u0041 for A)',
-      'RFC 8259 §7',
-      writeJson(value, { escapeAll: true }),
-    );
-    if (hasNumbers(value))
-      write(
-        'json-number-form',
-        'integers with a fraction, others with an exponent',
-        'RFC 8259 §6',
-        writeJson(value, { numbers: true }),
-        'SHOULD',
-      );
-    out.push({
-      kind: 'framing',
-      description: 'the same content sent chunked instead of with Content-Length',
-      basis: 'RFC 9112 §6.1',
-      level: 'MUST',
-      request,
-      framing: 'chunked',
-    });
-  } else if (view.hasContent) {
-    out.push({
-      kind: 'framing',
-      description: 'the same content sent chunked',
-      basis: 'RFC 9112 §6.1',
-      level: 'MUST',
-      request,
-      framing: 'chunked',
-    });
+  if (json?.state !== 'json' || json.byteOrderMark || json.repeatedNames.length > 0) {
+    if (view.hasContent) chunked('the same content sent chunked');
+    return;
   }
+  const value = json.value;
+  const write = (kind: string, description: string, basis: string, text: string, level: Level = 'MUST') =>
+    add({ kind, description, basis, level }, { body: text });
+  write(
+    'json-whitespace',
+    'indented, CRLF line breaks',
+    'RFC 8259 §2',
+    writeJson(value, { indent: '\t', newline: '\r\n' }),
+  );
+  write(
+    'json-key-order',
+    'every object in reverse member order',
+    'RFC 8259 §4',
+    writeJson(value, { reverse: true }),
+  );
+  write(
+    'json-escapes',
+    'every character of every string escaped (\\u0041 for A)',
+    'RFC 8259 §7',
+    writeJson(value, { escapeAll: true }),
+  );
+  if (hasNumbers(value))
+    write(
+      'json-number-form',
+      'integers with a fraction, others with an exponent',
+      'RFC 8259 §6',
+      writeJson(value, { numbers: true }),
+      'SHOULD',
+    );
+  chunked('the same content sent chunked instead of with Content-Length');
+}
 
+/** The path parameters percent-encoded throughout, and their percent-encodings in lower-case hex. */
+function pathRewritings({ request, view, add }: Rewritings): void {
   const t = view.target;
-  if (t.kind === 'operation' && Object.keys(t.rawParams).length > 0) {
-    const template = t.operation.path.split('/');
-    const encode = (segments: string[], how: (raw: string, name: string) => string): string[] => {
-      const offset = segments.length - template.length;
-      return segments.map((s, i) => {
-        const name = /^\{(.+)\}$/.exec(template[i - offset] ?? '')?.[1];
-        return name !== undefined && i >= offset ? how(s, name) : s;
-      });
-    };
-    const encoded = withPath(request.url, (segs) =>
-      encode(segs, (_raw, name) => encodeEveryCharacter(own(t.params, name)!)),
-    );
-    const lowered = withPath(request.url, (segs) =>
-      encode(segs, (raw) => raw.replace(/%[0-9A-F]{2}/g, (x) => x.toLowerCase())),
-    );
-    if (encoded !== undefined)
-      add(
-        {
-          kind: 'path-percent-encoding',
-          description: 'every character of the path parameters percent-encoded (%41 for A)',
-          basis: 'RFC 3986 §2.3',
-          level: 'SHOULD',
-          requirement: 'reference-percent-encoding-equivalent',
-        },
-        { url: encoded },
-      );
-    if (lowered !== undefined && lowered !== request.url)
-      add(
-        {
-          kind: 'percent-hex-case',
-          description: 'percent-encodings in lower-case hex',
-          basis: 'RFC 3986 §6.2.2.1',
-          level: 'MUST',
-        },
-        { url: lowered },
-      );
-  }
-  if (view.query.length > 0) {
-    const base = request.url.split('?')[0]!;
-    const q = (
-      pairs: readonly (readonly [string, string])[],
-      enc: (v: string) => string = encodeURIComponent,
-    ): string => `${base}?${pairs.map(([n, v]) => `${encodeURIComponent(n)}=${enc(v)}`).join('&')}`;
+  if (t.kind !== 'operation' || Object.keys(t.rawParams).length === 0) return;
+  const template = t.operation.path.split('/');
+  const encode = (segments: string[], how: (raw: string, name: string) => string): string[] => {
+    const offset = segments.length - template.length;
+    return segments.map((s, i) => {
+      const name = /^\{(.+)\}$/.exec(template[i - offset] ?? '')?.[1];
+      return name !== undefined && i >= offset ? how(s, name) : s;
+    });
+  };
+  const encoded = withPath(request.url, (segs) =>
+    encode(segs, (_raw, name) => encodeEveryCharacter(own(t.params, name)!)),
+  );
+  const lowered = withPath(request.url, (segs) =>
+    encode(segs, (raw) => raw.replace(/%[0-9A-F]{2}/g, (x) => x.toLowerCase())),
+  );
+  if (encoded !== undefined)
     add(
       {
-        kind: 'query-percent-encoding',
-        description: 'every character of the query values percent-encoded',
+        kind: 'path-percent-encoding',
+        description: 'every character of the path parameters percent-encoded (%41 for A)',
         basis: 'RFC 3986 §2.3',
         level: 'SHOULD',
+        requirement: 'reference-percent-encoding-equivalent',
       },
-      { url: q(view.query, encodeEveryCharacter) },
+      { url: encoded },
     );
-    if (new Set(view.query.map(([n]) => n)).size > 1)
-      add(
-        {
-          kind: 'query-order',
-          description: 'the query parameters in reverse order',
-          basis: 'OpenAPI 3.1 §4.8.12 (parameters are named, not placed)',
-          level: 'SHOULD',
-        },
-        { url: q([...view.query].reverse()) },
-      );
-  }
-  return out;
+  if (lowered !== undefined && lowered !== request.url)
+    add(
+      {
+        kind: 'percent-hex-case',
+        description: 'percent-encodings in lower-case hex',
+        basis: 'RFC 3986 §6.2.2.1',
+        level: 'MUST',
+      },
+      { url: lowered },
+    );
+}
+
+/** The query's values percent-encoded throughout, and its parameters in another order. */
+function queryRewritings({ request, view, add }: Rewritings): void {
+  if (view.query.length === 0) return;
+  const base = request.url.split('?')[0]!;
+  const q = (
+    pairs: readonly (readonly [string, string])[],
+    enc: (v: string) => string = encodeURIComponent,
+  ): string => `${base}?${pairs.map(([n, v]) => `${encodeURIComponent(n)}=${enc(v)}`).join('&')}`;
+  add(
+    {
+      kind: 'query-percent-encoding',
+      description: 'every character of the query values percent-encoded',
+      basis: 'RFC 3986 §2.3',
+      level: 'SHOULD',
+    },
+    { url: q(view.query, encodeEveryCharacter) },
+  );
+  if (new Set(view.query.map(([n]) => n)).size > 1)
+    add(
+      {
+        kind: 'query-order',
+        description: 'the query parameters in reverse order',
+        basis: 'OpenAPI 3.1 §4.8.12 (parameters are named, not placed)',
+        level: 'SHOULD',
+      },
+      { url: q([...view.query].reverse()) },
+    );
 }

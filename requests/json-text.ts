@@ -29,10 +29,6 @@ export interface JsonText {
   error?: string;
 }
 
-/** A JSON object (not an array, not null). */
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
-
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The content as text: undefined when bytes are not UTF-8. */

@@ -14,13 +14,13 @@
  */
 import { MAX_JSON_DEPTH, tooDeepText } from '../exchange/json-body.ts';
 import { spec } from '../spec/index.ts';
-import { isObject } from './json-text.ts';
 import { isJson, isJsonSuffix } from './media-type.ts';
 import { Q } from './quotes.ts';
 import { sampleOf, withBody, withHeader } from './samples.ts';
 import type { OpenPoint, RequestRule, RuleCase } from './types.ts';
 import type { Family, View } from './view.ts';
 import { operationIds, operationOf, operationsWhere, registered, type BodyKind } from '../spec/operations.ts';
+import { isObject } from '../exchange/own.ts';
 
 /** Every operation that takes content (what it takes: spec/operations.ts). */
 const ALL = operationIds({ content: true });

@@ -27,11 +27,10 @@
 import { spec } from '../spec/index.ts';
 import { Q } from './quotes.ts';
 import { bodyWith, patchRequest, sampleAt, SAMPLE_ACCOUNTS } from './samples.ts';
-import { isObject } from './json-text.ts';
 import { kebab, siteAt, walkInstance } from './schema-sites.ts';
 import type { KnownAccount, OpenCase, OpenPoint, RequestRule, RuleCase } from './types.ts';
 import type { Family } from './view.ts';
-import { own, ownOf } from '../exchange/own.ts';
+import { isObject, own, ownOf } from '../exchange/own.ts';
 import { operationIdOf } from '../spec/operations.ts';
 
 /** The PATCH of a counterparty, whose body schema the spec shows (§4.2). */

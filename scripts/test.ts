@@ -3,7 +3,7 @@
  * the static checks (scripts/static-checks.ts: types, ESLint, Prettier, the spec), one after
  * another. The self-tests keep both cores busy but for the moments their processes start, stop
  * or wait on a server; one check at a time beside them takes those moments, where the checks
- * took some 20 s of their own before the self-tests (issue 20: npm test within three minutes).
+ * would take some 20 s of their own before the self-tests (npm test is to take three minutes at most).
  * At the normal priority: at a lower one, a machine kept busy by other work starved them for
  * many minutes. The self-tests' output streams as it comes; the checks' is printed after it.
  * Exit status: the self-tests' if they failed, else the first failing check's, else 0. Arguments

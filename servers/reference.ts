@@ -116,6 +116,7 @@ export function formatUtcSeconds(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** Its own, not exchange/own.ts isObject: the servers import only spec/. */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -6,7 +6,7 @@
  *
  * The tests are defined from the probes' catalog (probes/described.ts); what runs a probe (its
  * implementation, the engine, the session) is loaded by the test, in the worker. So Playwright's
- * runner, which loads every spec file to list the tests, loads none of it (issue 20), but for
+ * runner, which loads every spec file to list the tests, loads none of it, but for
  * the write lanes of a run with several writable counterparties, which the probes' cost models
  * place (engine/lanes.ts).
  */

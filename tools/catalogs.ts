@@ -17,8 +17,8 @@ import { fileURLToPath } from 'node:url';
 import * as prettier from 'prettier';
 import { parse } from 'yaml';
 import { isEntryPoint } from '../bin/entry-point.ts';
-import type { OracleEntry } from '../oracles/described.ts';
-import type { ProbeEntry } from '../probes/described.ts';
+import type { OracleEntry } from '../oracles/entry.ts';
+import type { ProbeEntry } from '../probes/entry.ts';
 import { SPEC_JSON_PATH, SPEC_PATH } from '../spec/index.ts';
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -104,7 +104,7 @@ export async function renderCatalog(catalog: Catalog, root: string = PROJECT_ROO
     '/**',
     ...header.map((line) => ` * ${line}`),
     ' */',
-    `import type { ${catalog.type} } from './described.ts';`,
+    `import type { ${catalog.type} } from './entry.ts';`,
     '',
     `export const ${catalog.name}: readonly ${catalog.type}[] = ${JSON.stringify(await catalog.entries(), null, 2)};`,
     '',

@@ -33,10 +33,9 @@ export const LATENCY_SLACK_MS = 20;
 /**
  * Slow start (doubling) ends at this many in flight, or at the first back-off; growth is by one
  * per window after it. 32 is a process's share of the default cap against a deployment (64 in
- * flight, two processes), reached in three round trips. It was 16, and 32 some 16 round trips
- * more: the refused PATCHes of a write run, sent in batches of 64 with one read each (now 128),
- * went out 22 to 28 at a time, three round trips a batch where two do (issue 24's
- * one-counterparty run).
+ * flight, two processes), reached in three round trips. At 16, with 32 reached some 16 round trips
+ * later, the refused PATCHes of a one-counterparty write run, sent in batches with one read each,
+ * went out 22 to 28 at a time: three round trips a batch where two do.
  */
 export const SLOW_START_UNTIL = 32;
 

@@ -105,6 +105,61 @@ function joinHeaders(message: IncomingMessage, lower: boolean): Record<string, s
   return Object.fromEntries(out);
 }
 
+/**
+ * The field lines as sent (rawHeaders: Node's req.headers drops one named __proto__), but the
+ * proxy's own, Host, which names the upstream, and Via, which gains this proxy's token.
+ */
+function upstreamHeaders(req: IncomingMessage, host: string, via: string): string[] {
+  const headers: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!.toLowerCase();
+    if (name !== 'host' && name !== 'via' && !FOR_THE_PROXY.has(name))
+      headers.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  headers.push('host', host, 'via', via);
+  return headers;
+}
+
+/** What the proxy records of one request: the request as the client sent it, the answer as the target gave it. */
+function proxiedExchange(
+  request: Exchange['request'],
+  answer: Pick<Exchange, 'status' | 'headers' | 'text' | 'failure'>,
+  timing: Pick<Exchange, 'startedAt' | 'durationMs'>,
+  id: number,
+): Omit<Exchange, 'id'> {
+  return {
+    request,
+    status: answer.status,
+    headers: answer.headers,
+    text: answer.text,
+    ...responseBody(answer.text),
+    ...(answer.failure ? { failure: answer.failure } : {}),
+    ...timing,
+    attempts: 1,
+    origin: { proxied: id },
+  };
+}
+
+/**
+ * Writes the target's answer head to the client; false where Node refuses to write what the
+ * upstream sent (a control byte in its reason phrase or a header): the client then gets a 502
+ * saying so, and the exchange is recorded as the upstream sent it.
+ */
+function passHead(up: IncomingMessage, res: ServerResponse): boolean {
+  try {
+    res.writeHead(up.statusCode ?? 502, up.statusMessage, up.rawHeaders);
+    return true;
+  } catch (error) {
+    const reason = `the target's answer cannot be passed on: ${(error as Error).message}`;
+    if (!res.headersSent) {
+      // Its own reason phrase: the failed writeHead left the upstream's on the response.
+      res.writeHead(502, 'Bad Gateway', { 'content-type': 'text/plain', connection: 'close' });
+      res.end(`validating proxy: ${reason}\n`);
+    } else res.destroy();
+    return false;
+  }
+}
+
 export class ValidatingProxy {
   private server: Server | undefined;
   /** The proxy's own host:port, once it listens. */
@@ -270,15 +325,8 @@ export class ValidatingProxy {
     }
     const requestHeaders = joinHeaders(req, false);
     const reqKept = new Kept(this.options.maxBodyBytes);
-    // The field lines as sent (rawHeaders: Node's req.headers drops one named __proto__), but the
-    // proxy's own, Host, which names the upstream, and Via, which gains this proxy's token.
-    const headers: string[] = [];
-    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-      const name = req.rawHeaders[i]!.toLowerCase();
-      if (name !== 'host' && name !== 'via' && !FOR_THE_PROXY.has(name))
-        headers.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-    }
-    headers.push('host', this.target.host, 'via', came !== undefined ? `${came}, ${this.via}` : this.via);
+    const via = came !== undefined ? `${came}, ${this.via}` : this.via;
+    const headers = upstreamHeaders(req, this.target.host, via);
     const send = this.target.protocol === 'https:' ? httpsRequest : httpRequest;
     let recorded = false;
     let timedOut = false;
@@ -289,24 +337,13 @@ export class ValidatingProxy {
       clearTimeout(timer);
       if (recorded) return;
       recorded = true;
-      const text = partial.text;
-      const ex: Omit<Exchange, 'id'> = {
-        request: {
-          method: req.method ?? 'GET',
-          url,
-          headers: requestHeaders,
-          ...(reqKept.text() !== '' ? { body: reqKept.text() } : {}),
-        },
-        status: partial.status,
-        headers: partial.headers,
-        text,
-        ...responseBody(text),
-        ...(partial.failure ? { failure: partial.failure } : {}),
-        startedAt,
-        durationMs: performance.now() - t0,
-        attempts: 1,
-        origin: { proxied: id },
+      const request: Exchange['request'] = {
+        method: req.method ?? 'GET',
+        url,
+        headers: requestHeaders,
+        ...(reqKept.text() !== '' ? { body: reqKept.text() } : {}),
       };
+      const ex = proxiedExchange(request, partial, { startedAt, durationMs: performance.now() - t0 }, id);
       try {
         if (over || reqKept.over) this.options.onOverCap(ex);
         else this.options.onExchange(ex);
@@ -351,21 +388,8 @@ export class ValidatingProxy {
         res.destroy(error);
         failed(error);
       });
-      try {
-        res.writeHead(up.statusCode ?? 502, up.statusMessage, up.rawHeaders);
-      } catch (error) {
-        // Node refuses to write what the upstream sent (a control byte in its reason phrase or a
-        // header): the client gets a 502 saying so; the exchange is recorded as the upstream sent it.
-        const reason = `the target's answer cannot be passed on: ${(error as Error).message}`;
-        if (!res.headersSent) {
-          // Its own reason phrase: the failed writeHead left the upstream's on the response.
-          res.writeHead(502, 'Bad Gateway', { 'content-type': 'text/plain', connection: 'close' });
-          res.end(`validating proxy: ${reason}\n`);
-        } else res.destroy();
-        up.resume();
-        return;
-      }
-      up.pipe(res);
+      if (passHead(up, res)) up.pipe(res);
+      else up.resume();
     });
     upstream.on('error', (error) => {
       // Cut by the timeout, which answered the client.

@@ -2,7 +2,7 @@
  * Faults visible only on answers that no check judged before the oracles judged every exchange of
  * a run: the reads around a PATCH, the second read of a counterparty, the restore PATCH, GETs of
  * unknown references, error and 401 answers, the collection lists. Each is wrong in one way that
- * the answers the old checks looked at (the known counterparty's first read, an accepted PATCH of
+ * the answers a probe judges itself (the known counterparty's first read, an accepted PATCH of
  * a probe case, the status of a reference probe) do not show.
  */
 import type { ServerResponse } from 'node:http';
@@ -148,7 +148,7 @@ export const ANSWER_VARIANTS: Variant[] = [
   /**
    * Seen by any two reads of a counterparty. Every other comparison of reads (before and after a
    * PATCH, after a batch of refused ones) must leave createdAt out once it is seen to move by
-   * itself, or the run blames each write for it and takes every batch apart (issue 24).
+   * itself, or the run blames each write for it and takes every batch apart.
    */
   {
     id: 'answers-created-at-every-read',
@@ -251,7 +251,7 @@ export const ANSWER_VARIANTS: Variant[] = [
     }),
   },
   // ------------------------------------------------------------ authentication, JSON, media type
-  /** The old check took the word bearer anywhere in the header for a challenge, so this realm passed. */
+  /** A check that took the word bearer anywhere in the header for a challenge would pass this realm. */
   {
     id: 'answers-basic-challenge-naming-bearer',
     fault:

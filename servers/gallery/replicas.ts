@@ -1,5 +1,5 @@
 /**
- * Replicas that trail (issue 13): reads served by a replica that applies the primary's writes in
+ * Replicas that trail: reads served by a replica that applies the primary's writes in
  * order, each some time after it was made. The document does not promise that a read shows an
  * accepted PATCH at once, so a replica that trails within the settle window is conforming; a
  * change that appears only after the window, or a change a refused PATCH makes that appears late,

@@ -34,6 +34,7 @@ const ADDRESS_LINE_PATTERN = /^[ a-zA-Z0-9!@#$&()_+\-./:,?']+$/;
 const POSTAL_CODE_PATTERN = /^[A-Za-z0-9 -]*$/;
 const UPPER_PATTERN = /^[A-Z]*$/;
 
+/** Its own: the independent server imports nothing of the project. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,7 +2,8 @@
  * The one module through which the generated tables of docs/ read the code's registries: the
  * configuration variables (the list the CLI derives its flags from), the probes and the
  * operations each calls, the oracles, the requirement catalogue, the operations of the spec and
- * the report writers.
+ * the layers of the house (scripts/layers.ts, whose import rule the type check runs) and the
+ * report writers.
  * Everything else in tools/docs/ works on the plain rows this module returns, so when a registry
  * moves, only the imports and the mapping below change.
  *
@@ -25,6 +26,7 @@ import { REPORT_WRITERS, SOURCE_COMMANDS } from '../../reporter/writers.ts';
 import { compareSections, sectionTitle } from '../../reporter/sections.ts';
 import { spec } from '../../spec/index.ts';
 import { REQUIREMENTS } from '../../spec/requirements.ts';
+import { LAYERS, mayImport } from '../../scripts/layers.ts';
 import { PACE_ENV } from '../../transport/session.ts';
 import { INTERRUPTED_ENV } from '../../transport/stop.ts';
 
@@ -117,6 +119,14 @@ export function reports(): ReportRow[] {
   }));
 }
 
+export interface LayerRow {
+  floor: number;
+  room: string;
+  holds: string;
+  /** What it may import, in words (Markdown). */
+  imports: string;
+}
+
 export function configVariables(): ConfigVariableRow[] {
   const rows: ConfigVariableRow[] = CONFIG_VARIABLES.map((name) => {
     const h = VARIABLE_HELP[name];
@@ -142,13 +152,20 @@ export function configVariables(): ConfigVariableRow[] {
   return rows;
 }
 
+/** The variables the code reads besides the configuration, in the order the page lists them. */
 export function otherVariables(): OtherVariableRow[] {
-  const internal = (name: string, readBy: string, help: string): OtherVariableRow => ({
-    name,
-    kind: 'internal',
-    readBy,
-    help,
-  });
+  return [...runVariables(), ...developmentVariables()];
+}
+
+const internal = (name: string, readBy: string, help: string): OtherVariableRow => ({
+  name,
+  kind: 'internal',
+  readBy,
+  help,
+});
+
+/** What a run reads besides its configuration: the process environment, the suite's own hand-over. */
+function runVariables(): OtherVariableRow[] {
   return [
     {
       name: 'HTTPS_PROXY, HTTP_PROXY, NO_PROXY',
@@ -228,6 +245,12 @@ export function otherVariables(): OtherVariableRow[] {
       readBy: 'reporter/console.ts',
       help: 'set (not 0 or false): the console headline is coloured even when the output is not a terminal',
     },
+  ];
+}
+
+/** What the project's own tools read: the benchmark, the build, the tests. */
+function developmentVariables(): OtherVariableRow[] {
+  return [
     {
       name: 'BENCH_REMOTE_MODES',
       kind: 'development',
@@ -267,7 +290,7 @@ export function otherVariables(): OtherVariableRow[] {
     {
       name: 'V',
       kind: 'development',
-      readBy: 'bin/gallery-diff.ts',
+      readBy: 'scripts/gallery-diff.ts',
       help: '`npm run gallery:diff` also prints what each variant tripped',
     },
     {
@@ -344,4 +367,9 @@ export function operations(): OperationRow[] {
       path: o.path,
       summary: o.summary,
     }));
+}
+
+/** The rooms of the house, from the top floor down. */
+export function layers(): LayerRow[] {
+  return LAYERS.map((r) => ({ floor: r.floor, room: r.room, holds: r.holds, imports: mayImport(r) }));
 }

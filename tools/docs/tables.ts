@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import * as prettier from 'prettier';
 import {
   configVariables,
+  layers,
   operations,
   oracles,
   otherVariables,
@@ -25,6 +26,7 @@ export const GENERATED_PAGES = [
   'docs/configuration.md',
   'docs/what-is-checked.md',
   'docs/reports-and-gate.md',
+  'docs/writing-checks.md',
 ] as const;
 
 /** One cell of a Markdown table: pipes escaped, `<` outside code spans written as an entity. */
@@ -136,6 +138,19 @@ function reportsTable(): string {
   );
 }
 
+/** The layers: a floor's number on its first room only, so the floors read as bands. */
+function layersTable(): string {
+  return table(
+    ['Floor', 'Room', 'What it holds', 'It imports'],
+    layers().map((r, i, all) => [
+      i > 0 && all[i - 1]!.floor === r.floor ? '' : String(r.floor),
+      r.room === './' ? 'the root' : code(r.room),
+      cell(r.holds),
+      cell(r.imports),
+    ]),
+  );
+}
+
 /** Every generated table, by the name its markers carry. */
 export function renderTables(): Record<string, string> {
   return {
@@ -146,6 +161,7 @@ export function renderTables(): Record<string, string> {
     probes: probesTable(),
     operations: operationsTable(),
     reports: reportsTable(),
+    layers: layersTable(),
   };
 }
 

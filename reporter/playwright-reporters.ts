@@ -8,11 +8,16 @@
 import { join } from 'node:path';
 import type { ReporterDescription } from '@playwright/test';
 import { MODULE_EXTENSION } from '../config/layout.ts';
-import type { ResolvedRun } from '../run/resolve.ts';
-import { chosenWriters, PLAYWRIGHT_REPORT_DIR } from '../reporter/writers.ts';
+import { chosenWriters, PLAYWRIGHT_REPORT_DIR } from './writers.ts';
 
-/** The reporters of a run of `run` whose reports are staged in `staging`. */
-export function playwrightReporters(run: ResolvedRun, staging: string): ReporterDescription[] {
+/**
+ * The reporters of a run whose reports (`run.reports` chosen: null, every one) go to
+ * `run.reportsDir`, staged in `staging`.
+ */
+export function playwrightReporters(
+  run: { reports: readonly string[] | null; reportsDir: string },
+  staging: string,
+): ReporterDescription[] {
   const playwrights = chosenWriters(run.reports).some((w) => w.source === 'playwright');
   const own: ReporterDescription[] = playwrights
     ? [['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }]]

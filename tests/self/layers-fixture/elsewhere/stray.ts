@@ -1,0 +1,2 @@
+// flagged: room
+export const stray = 'a folder with no floor';

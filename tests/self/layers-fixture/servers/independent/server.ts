@@ -1,0 +1,3 @@
+import { spec } from '../../spec/index.ts'; // flagged: only
+
+export const server = spec;

@@ -1,0 +1,3 @@
+import { spec } from '../spec/index.ts';
+
+export const store = new Map([[spec, 1]]);

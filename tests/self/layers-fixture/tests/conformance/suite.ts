@@ -1,0 +1,3 @@
+import { probe } from '../../probes/probe.ts'; // flagged: only
+
+probe();
