@@ -346,13 +346,10 @@ function keptRow(record: ConformanceRecord): [string, string][] {
   return kept ? [['Kept in exchanges.har', kept]] : [];
 }
 
-/** The whole page. */
-export function renderHtml(record: ConformanceRecord): string {
-  const head = headline(record);
-  const groups = bySection(record.requirements);
-  const broken = record.requirements.filter((r) => r.status === 'failed' || r.status === 'warned');
+/** The run's details, as rows of the page's "The run" section: the traffic's or the target's. */
+function runRows(record: ConformanceRecord): [string, string][] {
   const t = record.traffic;
-  const run: [string, string][] = t
+  return t
     ? [
         ['Traffic', `${t.kind === 'har' ? 'HAR file' : 'validating proxy'} ${t.source}`],
         ['Interface', `version ${record.interfaceVersion}`],
@@ -385,6 +382,15 @@ export function renderHtml(record: ConformanceRecord): string {
         ['Waiver file', record.waivers.file ?? 'none'],
         ...keptRow(record),
       ];
+}
+
+/** The whole page. */
+export function renderHtml(record: ConformanceRecord): string {
+  const head = headline(record);
+  const groups = bySection(record.requirements);
+  const broken = record.requirements.filter((r) => r.status === 'failed' || r.status === 'warned');
+  const t = record.traffic;
+  const run = runRows(record);
   const body: string[] = [];
   body.push(
     `<header class="verdict ${head.tone}"><h1 id="verdict">${esc(head.text)}</h1>${head.advice ? `<p class="advice">${esc(head.advice)}</p>` : ''}<p>${t ? `${esc(t.kind === 'har' ? 'HAR file' : 'proxy')} ${esc(t.source)} · interface ${esc(record.interfaceVersion)}${record.strict ? ' · strict' : ''}` : `${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}`}</p></header>`,
