@@ -4,12 +4,14 @@
  * environment, then the .env of the directory it was run from) and validates it, the waiver file
  * too; takes the reports directory (writable, and no other run in it); checks that the target
  * can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
- * configuration and nothing else; and turns the gate's verdict into the exit status:
+ * configuration and nothing else; and turns the gate's verdict, as the reporter hands it on
+ * (reporter/outcome.ts), into the exit status:
  *   0  the gate passed: no MUST requirement failed (waived ones aside); SHOULD failures are
  *      warnings, unless in strict mode (--strict or CONFORMANCE_STRICT=1)
  *   1  the gate failed: a MUST requirement failed (or a SHOULD one in strict mode), or a check
  *      could not complete
- *   2  configuration or usage error (one line on stderr says what to fix)
+ *   2  configuration or usage error (one line on stderr says what to fix), or a report chosen
+ *      (--report) that could not be written: the others are written, one line says which and why
  *   130, 143  interrupted by SIGINT, SIGTERM: the run stopped sending, restored the writable
  *      counterparty's details and wrote a partial report (bin/interrupt.ts)
  */
