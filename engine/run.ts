@@ -13,7 +13,6 @@ import { escapeControlsIn } from '../exchange/escape.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { ExchangeLog } from '../exchange/log.ts';
 import { BodyBudget, releaseText } from '../exchange/kept.ts';
-import { redact } from '../exchange/redact.ts';
 import { basePathOf } from '../exchange/route.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
@@ -267,7 +266,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     try {
       await probe.run(ctx);
     } catch (error) {
-      outcome.incomplete = redact(incompleteReason(error), target.token);
+      outcome.incomplete = incompleteReason(error);
       if (error instanceof TargetUnavailable && error.kind === 'interrupted') outcome.interrupted = true;
       if (error instanceof TargetUnavailable && error.request) {
         outcome.notes.push(`could not complete at: ${curlCommand(error.request)}`);

@@ -7,20 +7,16 @@
  * connection) is logged too, with status 0, so that the oracles judge it. It refuses to send
  * anything but GET in a read-only run.
  */
+import { sentCredential } from '../exchange/auth-headers.ts';
 import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
-import { responseBody } from '../exchange/json-body.ts';
+import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import type { ExchangeLog } from '../exchange/log.ts';
-import {
-  MIN_SEARCHED_LENGTH,
-  REDACTED_TOKEN,
-  REDACTED_VARIANT,
-  Redactor,
-  tokenForms,
-} from '../exchange/redact.ts';
+import { MIN_SEARCHED_LENGTH, REDACTED_TOKEN, REDACTED_VARIANT, type Redactor } from '../exchange/redact.ts';
+import { redactedAnswer } from '../exchange/redact-exchange.ts';
+import { runRedactor } from '../exchange/redactors.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
 import type { Clock } from './clock.ts';
 import type { Interruption } from './stop.ts';
-import { headerSecrets, type ExtraHeader } from '../exchange/extra-headers.ts';
 
 export { TargetUnavailable } from './session.ts';
 
@@ -159,7 +155,7 @@ export class HttpClient {
     } else if (auth !== 'none') {
       headers.Authorization = auth.authorization;
       // By construction: what goes on the wire is known, whatever form the target echoes it in.
-      const credential = /^\S+[ \t]+(\S.*)$/.exec(auth.authorization)?.[1];
+      const credential = sentCredential(auth.authorization);
       if (credential !== undefined && credential !== this.options.token) {
         const everywhere = this.options.token.length >= MIN_SEARCHED_LENGTH;
         this.redactor.add({ value: credential, shownAs: REDACTED_VARIANT, everywhere });
@@ -242,57 +238,19 @@ export class HttpClient {
       if (response.status === 401) this.withToken.unauthorized++;
       if (response.status === 403) this.withToken.forbidden++;
     }
-    // A server may echo a credential (in an error message, a header), in any encoding: it is
-    // redacted on arrival (exchange/redact.ts), before the body is parsed, and what parsing
-    // decoded is redacted again, so it cannot reach a finding, a report, Playwright's own output
-    // or a log. Data that merely contains a short token is left alone.
-    const received = response.body.toString('utf8');
-    // A text with nothing encoded and no secret in it is left as it is, and parses to strings that
-    // are parts of it: walking them would find nothing (Redactor.untouched), and nearly every answer
-    // is such. Asked once, before: the question costs a pass over the whole text.
-    const untouched = this.redactor.untouched(received);
-    let text = untouched ? received : this.redactor.text(received);
-    // A body nested too deep is kept as text, without a value (exchange/json-body.ts).
-    const { body: parsed, tooDeep } = responseBody(text);
-    const answerBody = untouched ? parsed : this.redactor.value(parsed);
-    // A form only parsing revealed (escaped in a way the text rule does not read): the text is
-    // what was parsed, written again.
-    if (answerBody !== parsed) text = JSON.stringify(answerBody);
-    const responseHeaders = Object.fromEntries(
-      Object.entries(response.headers).map(([name, value]) => [
-        this.redactor.header(name),
-        this.redactor.header(value),
-      ]),
-    );
+    // What the target sent back, redacted before anything parses it (exchange/redact-exchange.ts).
+    const seen = redactedAnswer(this.redactor, response.body.toString('utf8'), response.headers);
     return this.options.log.append({
       request,
       status: response.status,
-      headers: responseHeaders,
-      text,
-      body: answerBody,
-      ...(tooDeep !== undefined ? { tooDeep } : {}),
+      headers: seen.headers,
+      text: seen.text,
+      body: seen.body,
+      ...(seen.tooDeep !== undefined ? { tooDeep: seen.tooDeep } : {}),
       startedAt,
       durationMs: clock.now() - startedAt,
       attempts: answer.attempts,
       origin,
     });
   }
-}
-
-/** One redactor per token and secret headers, made once per process (its patterns compile once). */
-const redactors = new Map<string, Redactor>();
-
-/**
- * The redaction of a run's traffic: every form of the token, and the secret extra headers'
- * values (shown as their variables, searched everywhere), as every process of the run derives it.
- * Shared by the clients of a process: what one registers as it sends it protects them all.
- */
-export function runRedactor(token: string, extraHeaders: readonly ExtraHeader[]): Redactor {
-  const key = JSON.stringify([token, headerSecrets(extraHeaders)]);
-  let redactor = redactors.get(key);
-  if (!redactor) {
-    redactor = new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)], { userinfo: false });
-    redactors.set(key, redactor);
-  }
-  return redactor;
 }
