@@ -22,7 +22,8 @@ import { checkOwnPaths, REPORT_PATHS, RESULTS_PATHS } from '../reporter/report-s
 import { PROBE_CATALOG } from '../probes/described.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { RunGuard } from './interrupt.ts';
-import { headerSecrets, secretsFromEnv, type SecretInput } from '../reporter/redact.ts';
+import { headerSecrets } from '../exchange/extra-headers.ts';
+import { secretsFromEnv, type SecretInput } from '../exchange/redactors.ts';
 import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';

@@ -11,7 +11,8 @@ import { ConfigError } from '../config/error.ts';
 import { UsageError } from './args.ts';
 import { COMPILED, PACKAGE_ROOT } from '../config/layout.ts';
 import { escapeControls } from '../exchange/escape.ts';
-import { RedactingStream, redactorOf, type SecretInput } from '../reporter/redact.ts';
+import { RedactingStream } from '../exchange/redact-stream.ts';
+import { redactorOf, type SecretInput } from '../exchange/redactors.ts';
 import { gatePassed } from '../reporter/gate.ts';
 import type { ConformanceRecord } from '../reporter/summary.ts';
 

@@ -9,7 +9,7 @@ import { buildRecord } from '../reporter/summary.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { writeReports } from '../reporter/write-reports.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';
-import type { SecretInput } from '../reporter/redact.ts';
+import type { SecretInput } from '../exchange/redactors.ts';
 import type { ResolvedRun } from '../run/resolve.ts';
 import { spec } from '../spec/index.ts';
 

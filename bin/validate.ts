@@ -23,20 +23,16 @@ import { ConfigError, type Env } from '../config/error.ts';
 import type { ConfigVariable } from '../config/flags.ts';
 import { resolveRun, type ResolvedRun } from '../run/resolve.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
-import {
-  redactExchange,
-  TrafficValidation,
-  trafficCredentials,
-  type TrafficRecord,
-} from '../engine/validate.ts';
+import { TrafficValidation, type TrafficRecord } from '../engine/validate.ts';
 import { Redactor, type Secret } from '../exchange/redact.ts';
+import { learnCredentials, redactExchange } from '../exchange/redact-exchange.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { decodeHar, exchangesOfHar, HarError, parseHar } from '../exchange/har.ts';
 import { harFileText, type HarKept } from '../exchange/har-file.ts';
 import { BodyBudget, keptExchange } from '../exchange/kept.ts';
 import { INPUT_CAPS, InputFileError, readInputFile } from '../config/input-files.ts';
 import { basePathOf } from '../exchange/route.ts';
-import { redactText, type SecretInput } from '../reporter/redact.ts';
+import { redactText, type SecretInput } from '../exchange/redactors.ts';
 import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
 import { REPORT_FILES } from '../reporter/files.ts';
 import { rmSync } from 'node:fs';
@@ -264,13 +260,6 @@ function report(run: ResolvedRun, result: ValidationResult, har?: string, input?
     ),
   );
   endWith(result.passed ? 0 : 1);
-}
-
-/** Registers the credentials an exchange carries (engine/validate.ts trafficCredentials). */
-function learnCredentials(redactor: Redactor, ex: Omit<Exchange, 'id'>): void {
-  const { tokens, secrets } = trafficCredentials(ex);
-  for (const t of tokens) redactor.addToken(t);
-  for (const s of secrets) redactor.add(s);
 }
 
 function kindOf(t: TrafficRecord): string {

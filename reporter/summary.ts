@@ -17,7 +17,7 @@ import { REQUIREMENTS, type Quote } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, type GateStatus, type JudgedWaiver, type RecordVerdict } from './gate.ts';
 import { setupHints } from './hints.ts';
 import { replayLine } from './replay.ts';
-import { redactValue, secretsFromEnv } from './redact.ts';
+import { redactValue, secretsFromEnv } from '../exchange/redactors.ts';
 import { sectionTitle } from './sections.ts';
 import type { WaiverFile } from '../config/waivers.ts';
 import type { Interruption } from '../transport/stop.ts';

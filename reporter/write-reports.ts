@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { REPORT_FILES } from './files.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
-import { redactText, type SecretInput } from './redact.ts';
+import { redactText, type SecretInput } from '../exchange/redactors.ts';
 import { commitFiles, PLAYWRIGHT_REPORT_DIR } from './report-set.ts';
 import { asDiskError, reportsOutput } from './disk-errors.ts';
 import type { ConformanceRecord } from './summary.ts';

@@ -28,8 +28,6 @@ export const EXCEPTIONS: ReadonlyMap<string, number> = new Map([
   ['engine/run.ts runProbe', 122],
   ['reporter/html.ts renderHtml', 121],
   ['reporter/summary.ts buildRecord', 151],
-  ['transport/client.ts send', 143],
-  ['transport/wire.ts transmit', 129],
 ]);
 
 export interface SizeFinding {

@@ -9,14 +9,14 @@ import { expect, test } from '@playwright/test';
 import type { Finding, ProbeOutcome } from '../../engine/types.ts';
 import { escapeControls, escapeControlsKeepingLines } from '../../exchange/escape.ts';
 import { REDACTED_TOKEN } from '../../exchange/redact.ts';
-import { LINE_HELD } from '../../exchange/redact-stream.ts';
+import { LINE_HELD, RedactingStream } from '../../exchange/redact-stream.ts';
+import { redactText, redactValue, secretsFromEnv } from '../../exchange/redactors.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { escapeHtml, renderHtml } from '../../reporter/html.ts';
 import { setupHints } from '../../reporter/hints.ts';
 import { escapeXml, renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import { replayPrefix } from '../../reporter/replay.ts';
-import { RedactingStream, redactText, redactValue, secretsFromEnv } from '../../reporter/redact.ts';
 import { compareSections } from '../../reporter/sections.ts';
 import { buildRecord, type ConformanceRecord } from '../../reporter/summary.ts';
 
