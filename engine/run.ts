@@ -242,30 +242,31 @@ export function emptyOutcome(
   };
 }
 
-/**
- * Runs one probe against the target. A probe that cannot complete (the target unreachable or
- * rate-limited, a budget spent, an error) is returned with `incomplete` set and what was judged
- * before: it never throws. The outcome is where the target's text becomes the suite's words (a
- * finding's message and evidence, a note, why the probe stopped): every string of it leaves
- * here with its control characters escaped (exchange/escape.ts), before it reaches Playwright's
- * output, the attachments, the reports or the console.
- */
-export async function runProbe(probe: Probe, target: TargetConfig, run: RunContext): Promise<ProbeOutcome> {
-  const started = performance.now();
-  const outcome = emptyOutcome(probe.id, probe.title, probe.requirements);
+/** Why `probe` is not run at all: a write probe in a read-only run, or a run already interrupted. */
+function skipped(probe: Probe, target: TargetConfig, run: RunContext, outcome: ProbeOutcome): boolean {
   if (probe.access === 'write' && !target.writableRef) {
     outcome.status = 'skipped';
     outcome.skipReason = 'read-only run: set WRITABLE_COUNTERPARTY_REF to let the suite send writes';
-    return outcome;
+    return true;
   }
   if (run.session.interruption() !== undefined) {
     // Not a check's own choice: the verdicts name the interruption as why it was not judged.
     outcome.status = 'skipped';
     outcome.skipReason = INTERRUPTED_REASON;
     outcome.interrupted = true;
-    return outcome;
+    return true;
   }
-  const scope = new ProbeScope(outcome);
+  return false;
+}
+
+/** What a probe may use of the run: its client, its judgements and findings, notes, restores. */
+function probeContext(
+  probe: Probe,
+  target: TargetConfig,
+  run: RunContext,
+  scope: ProbeScope,
+  outcome: ProbeOutcome,
+): ProbeContext {
   const http = new HttpClient(run.session, {
     baseURL: target.baseURL,
     token: target.token,
@@ -283,7 +284,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     if (!probe.judges.includes(id))
       throw new Error(`probe ${probe.id} judged ${id}, which it does not declare`);
   };
-  const ctx: ProbeContext = {
+  return {
     probe,
     target,
     http,
@@ -312,6 +313,23 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     },
     original: (ref, current) => run.baselines.capture(ref, current, probe.id),
   };
+}
+
+/**
+ * Runs one probe against the target. A probe that cannot complete (the target unreachable or
+ * rate-limited, a budget spent, an error) is returned with `incomplete` set and what was judged
+ * before: it never throws. The outcome is where the target's text becomes the suite's words (a
+ * finding's message and evidence, a note, why the probe stopped): every string of it leaves
+ * here with its control characters escaped (exchange/escape.ts), before it reaches Playwright's
+ * output, the attachments, the reports or the console.
+ */
+export async function runProbe(probe: Probe, target: TargetConfig, run: RunContext): Promise<ProbeOutcome> {
+  const started = performance.now();
+  const outcome = emptyOutcome(probe.id, probe.title, probe.requirements);
+  if (skipped(probe, target, run, outcome)) return outcome;
+  const scope = new ProbeScope(outcome);
+  const ctx = probeContext(probe, target, run, scope, outcome);
+  const http = ctx.http;
   const before = { ...run.session.stats };
   try {
     await probe.run(ctx);
