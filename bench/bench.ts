@@ -66,11 +66,12 @@ async function suiteClientRate(
   const session = new TargetSession({
     politeness: { ...EMBEDDED_POLITENESS, maxRequests: Number.MAX_SAFE_INTEGER },
   });
+  const log = new ExchangeLog();
   const http = new HttpClient(session, {
     baseURL,
     token: REFERENCE_TOKEN,
     allowWrites: false,
-    log: new ExchangeLog(),
+    record: (ex) => log.append(ex),
   });
   try {
     const started = performance.now();

@@ -17,8 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { cpuUsage } from 'node:process';
 import { Redactor } from '../exchange/redact.ts';
-import { redactorOf } from '../reporter/redact.ts';
-import { runRedactor } from '../transport/client.ts';
+import { redactorOf, runRedactor } from '../exchange/redactors.ts';
 
 interface HarEntry {
   response: { headers: { name: string; value: string }[]; content: { text?: string } };

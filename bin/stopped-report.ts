@@ -10,7 +10,7 @@ import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
 import { unwrittenLine, writeReports } from '../reporter/write-reports.ts';
 import { chosenWriters } from '../reporter/writers.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';
-import type { SecretInput } from '../reporter/redact.ts';
+import type { SecretInput } from '../exchange/redactors.ts';
 import type { ResolvedRun } from '../run/resolve.ts';
 import { spec } from '../spec/index.ts';
 

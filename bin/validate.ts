@@ -25,20 +25,16 @@ import { ConfigError, type Env } from '../config/error.ts';
 import type { ConfigVariable } from '../config/flags.ts';
 import { resolveRun, type ResolvedRun } from '../run/resolve.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
-import {
-  redactExchange,
-  TrafficValidation,
-  trafficCredentials,
-  type TrafficRecord,
-} from '../engine/validate.ts';
+import { TrafficValidation, type TrafficRecord } from '../engine/validate.ts';
 import { Redactor, type Secret } from '../exchange/redact.ts';
+import { learnCredentials, redactExchange } from '../exchange/redact-exchange.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { decodeHar, exchangesOfHar, HarError, parseHar } from '../exchange/har.ts';
 import { harFileText, type HarKept } from '../exchange/har-file.ts';
 import { BodyBudget, keptExchange } from '../exchange/kept.ts';
 import { INPUT_CAPS, InputFileError, readInputFile } from '../config/input-files.ts';
 import { basePathOf } from '../exchange/route.ts';
-import { redactText, type SecretInput } from '../reporter/redact.ts';
+import { redactText, type SecretInput } from '../exchange/redactors.ts';
 import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
 import { chosenWriters, reportPaths, type ReportSource } from '../reporter/writers.ts';
 import { rmSync } from 'node:fs';
@@ -294,13 +290,6 @@ async function report(
 /** What validation writes its reports from: the record, and with --proxy the traffic. */
 export function validationSources(flags: Pick<ValidateFlags, 'proxy'>): ReportSource[] {
   return flags.proxy ? ['record', 'traffic'] : ['record'];
-}
-
-/** Registers the credentials an exchange carries (engine/validate.ts trafficCredentials). */
-function learnCredentials(redactor: Redactor, ex: Omit<Exchange, 'id'>): void {
-  const { tokens, secrets } = trafficCredentials(ex);
-  for (const t of tokens) redactor.addToken(t);
-  for (const s of secrets) redactor.add(s);
 }
 
 function kindOf(t: TrafficRecord): string {

@@ -17,7 +17,7 @@
  * auth, password, cookie, session, signature, credential) is treated as secret however it was
  * given, so its value never reaches a report.
  */
-import { isCredentialName } from '../exchange/credentials.ts';
+import { isCredentialName } from '../exchange/auth-headers.ts';
 import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import { ConfigError, type Env } from './error.ts';
 

@@ -1,11 +1,20 @@
 /**
- * Runs probes. Every exchange a probe sends is appended to the run's log and judged there by
- * every oracle that applies (engine/judge.ts); the judgements go to the probe that was running
- * when they were made, found through an AsyncLocalStorage scope, and inside one case of a
- * property to that case, so that the property shrinks on the oracles' verdicts as well as the
- * probe's own. The same engine serves the Playwright suite (one test per probe) and the self-tests
- * (every probe against every server of the gallery), so what the gallery proves is what the suite
- * does.
+ * Runs probes. The way of one exchange through a run, every step a call a reader can follow:
+ *
+ *   probe -> ctx.http.send (transport/client.ts: sent through the session, what came back
+ *   redacted) -> the client's `record` (runProbe below) -> RunContext.record: appended to the log
+ *   (exchange/log.ts) and judged (engine/judge.ts: every exchange oracle, and the PATCH sequences
+ *   and read pairs it completes) -> the judgements, handed to ProbeScope.recorded -> counted in
+ *   the probe's outcome, a violation a finding of it, or inside one case of a property the case's
+ *   (so the property shrinks on the oracles' verdicts as well as the probe's own) -> the outcome,
+ *   returned -> attached to the check's test with the exchanges of the log (suite/define.ts,
+ *   redacted there) -> the conformance reporter (suite/conformance-reporter.ts) -> the reports.
+ *
+ * The case an exchange belongs to is found through an AsyncLocalStorage (`runningCase`): cases
+ * run concurrently (engine/cases.ts), each awaiting its own requests, and only the async context
+ * a request is sent from says which case sent it. The same engine serves the Playwright suite
+ * (one test per probe) and the self-tests (every probe against every server of the gallery), so
+ * what the gallery proves is what the suite does.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { curlCommand } from '../exchange/curl.ts';
@@ -13,7 +22,6 @@ import { escapeControlsIn } from '../exchange/escape.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { ExchangeLog } from '../exchange/log.ts';
 import { BodyBudget, releaseText } from '../exchange/kept.ts';
-import { redact } from '../exchange/redact.ts';
 import { basePathOf } from '../exchange/route.ts';
 import type { Violation } from '../oracles/types.ts';
 import type { RequirementId } from '../spec/requirements.ts';
@@ -37,12 +45,13 @@ import { INTERRUPTED_REASON } from './types.ts';
 export { INTERRUPTED_REASON };
 
 /**
- * What the probes of one process share: the session (limits, ledger), the log and its judge, and
- * the run's original state of the writable counterparties (engine/baseline.ts).
+ * What the probes of one process share: the session (limits, ledger), the log of exchanges and
+ * their judge, and the run's original state of the writable counterparties (engine/baseline.ts).
  */
 export class RunContext {
+  /** Every exchange of this process, as kept, in the order they completed. */
   readonly log: ExchangeLog;
-  readonly judge: Judge;
+  private readonly judge: Judge;
 
   constructor(
     readonly session: TargetSession,
@@ -55,39 +64,106 @@ export class RunContext {
   ) {
     this.log = new ExchangeLog(new BodyBudget(bodyShare));
     this.judge = new Judge(undefined, basePathOf(baseURL), settleMs);
-    this.log.subscribe((ex) => {
-      // The case that sent it: a case's judgements count for it only when they rest on its own
-      // exchanges (engine/property.ts).
-      scopes.getStore()?.caseExchanges?.push(ex);
-      scopes.getStore()?.caseSent?.add(ex);
-      deliver(this.judge.judge(ex));
-    });
+  }
+
+  /**
+   * Records an exchange the suite sent: appends it to the log, which numbers it, and judges it
+   * (engine/judge.ts: every exchange oracle, and any PATCH sequence or read pair it completes).
+   * Returns it whole, with what the oracles found; where the judgements go is the caller's.
+   */
+  record(exchange: Omit<Exchange, 'id'>): { exchange: Exchange; judgements: OracleJudgement[] } {
+    const recorded = this.log.append(exchange);
+    return { exchange: recorded, judgements: this.judge.judge(recorded) };
+  }
+
+  /** The sender will not read `ref` again before its next write to it (engine/judge.ts lastRead). */
+  lastRead(ref: string): OracleJudgement[] {
+    return this.judge.lastRead(ref);
+  }
+
+  /** The PATCHes still waiting for a read after them, judged with what they have. */
+  flush(): OracleJudgement[] {
+    return this.judge.flush();
   }
 }
 
-interface Scope {
-  record(finding: Finding): void;
-  count(requirement: RequirementId): void;
-  /** Set while one case of a property runs: the oracles' violations go here. */
-  caseViolations?: JudgedViolation[];
-  /** Set while one case of a property runs: the exchanges it sent, in the order they completed. */
-  caseExchanges?: Exchange[];
-  /** Set while one case of a property runs: the exchanges it sent. */
-  caseSent?: Set<Exchange>;
+/** One case of a property while it runs: what it sent, and the oracles' violations of it. */
+interface RunningCase {
+  violations: JudgedViolation[];
+  /** The exchanges it sent, in the order they completed. */
+  exchanges: Exchange[];
+  /** The exchanges it sent: a case's judgements count for it only when they rest on its own (engine/property.ts). */
+  sent: Set<Exchange>;
 }
 
-const scopes = new AsyncLocalStorage<Scope>();
+/** The case of a property whose code is running (see the header), in the async context of its requests. */
+const runningCase = new AsyncLocalStorage<RunningCase>();
 
-/** Hands judgements to the probe (or property case) running now; outside a probe they are dropped. */
-function deliver(judgements: OracleJudgement[]): void {
-  const scope = scopes.getStore();
-  if (!scope) return;
-  for (const { oracle, judgement } of judgements) {
-    scope.count(judgement.requirement);
-    if (judgement.held) continue;
-    const { held: _held, ...violation } = judgement;
-    if (scope.caseViolations) scope.caseViolations.push({ ...violation, judgedBy: oracle });
-    else scope.record(findingOf({ ...violation, judgedBy: oracle }));
+/**
+ * Where the judgements of one probe's exchanges go: counted in its outcome, a violation kept as a
+ * finding of the probe (a few per cause, engine/finding-groups.ts), or inside one case of a
+ * property returned with the case (ProbeScope.runCase).
+ */
+class ProbeScope {
+  // A few findings per cause are kept, every one counted (engine/finding-groups.ts).
+  private readonly keeper = new FindingKeeper();
+
+  constructor(private readonly outcome: ProbeOutcome) {}
+
+  addFinding(finding: Finding): void {
+    if (this.keeper.keep(finding)) this.outcome.findings.push(finding);
+  }
+
+  count(requirement: RequirementId): void {
+    this.outcome.judged[requirement] = (this.outcome.judged[requirement] ?? 0) + 1;
+  }
+
+  /** An exchange the probe sent, recorded and judged (RunContext.record): the case running keeps it. */
+  recorded(exchange: Exchange, judgements: OracleJudgement[]): void {
+    runningCase.getStore()?.exchanges.push(exchange);
+    runningCase.getStore()?.sent.add(exchange);
+    this.deliver(judgements);
+  }
+
+  /** Counts judgements for the probe; a violation goes to the case running, else it is a finding of the probe. */
+  deliver(judgements: OracleJudgement[]): void {
+    const current = runningCase.getStore();
+    for (const { oracle, judgement } of judgements) {
+      this.count(judgement.requirement);
+      if (judgement.held) continue;
+      const { held: _held, ...violation } = judgement;
+      if (current) current.violations.push({ ...violation, judgedBy: oracle });
+      else this.addFinding(findingOf({ ...violation, judgedBy: oracle }));
+    }
+  }
+
+  /** ProbeContext.runCase: `fn` runs as the running case, and what the oracles found in it is returned with it. */
+  async runCase<T>(fn: () => Promise<T>): Promise<{
+    result: T;
+    violations: JudgedViolation[];
+    exchanges: Exchange[];
+    sent: ReadonlySet<Exchange>;
+  }> {
+    const current: RunningCase = { violations: [], exchanges: [], sent: new Set() };
+    try {
+      const result = await runningCase.run(current, fn);
+      return { result, ...current };
+    } catch (error) {
+      // A case that cannot complete (no answer, the target gone) is not shrunk on, but what
+      // the oracles found in it before (a request with no answer) is still the probe's finding.
+      for (const v of current.violations) this.addFinding(findingOf(v));
+      throw error;
+    } finally {
+      // Judged, and the case is done with them: its result keeps them, not their long texts.
+      for (const ex of current.exchanges) releaseText(ex);
+    }
+  }
+
+  /** Says in the outcome how many findings of each cause were found beyond those kept. */
+  close(): void {
+    this.outcome.notes.push(...this.keeper.notes());
+    const causes = this.keeper.counts();
+    if (causes.length > 0) this.outcome.causes = causes;
   }
 }
 
@@ -166,44 +242,41 @@ export function emptyOutcome(
   };
 }
 
-/**
- * Runs one probe against the target. A probe that cannot complete (the target unreachable or
- * rate-limited, a budget spent, an error) is returned with `incomplete` set and what was judged
- * before: it never throws. The outcome is where the target's text becomes the suite's words (a
- * finding's message and evidence, a note, why the probe stopped): every string of it leaves
- * here with its control characters escaped (exchange/escape.ts), before it reaches Playwright's
- * output, the attachments, the reports or the console.
- */
-export async function runProbe(probe: Probe, target: TargetConfig, run: RunContext): Promise<ProbeOutcome> {
-  const started = performance.now();
-  const outcome = emptyOutcome(probe.id, probe.title, probe.requirements);
+/** Why `probe` is not run at all: a write probe in a read-only run, or a run already interrupted. */
+function skipped(probe: Probe, target: TargetConfig, run: RunContext, outcome: ProbeOutcome): boolean {
   if (probe.access === 'write' && !target.writableRef) {
     outcome.status = 'skipped';
     outcome.skipReason = 'read-only run: set WRITABLE_COUNTERPARTY_REF to let the suite send writes';
-    return outcome;
+    return true;
   }
   if (run.session.interruption() !== undefined) {
     // Not a check's own choice: the verdicts name the interruption as why it was not judged.
     outcome.status = 'skipped';
     outcome.skipReason = INTERRUPTED_REASON;
     outcome.interrupted = true;
-    return outcome;
+    return true;
   }
-  // A few findings per cause are kept, every one counted (engine/finding-groups.ts).
-  const keeper = new FindingKeeper();
-  const scope: Scope = {
-    record(finding) {
-      if (keeper.keep(finding)) outcome.findings.push(finding);
-    },
-    count(requirement) {
-      outcome.judged[requirement] = (outcome.judged[requirement] ?? 0) + 1;
-    },
-  };
+  return false;
+}
+
+/** What a probe may use of the run: its client, its judgements and findings, notes, restores. */
+function probeContext(
+  probe: Probe,
+  target: TargetConfig,
+  run: RunContext,
+  scope: ProbeScope,
+  outcome: ProbeOutcome,
+): ProbeContext {
   const http = new HttpClient(run.session, {
     baseURL: target.baseURL,
     token: target.token,
     allowWrites: Boolean(target.writableRef),
-    log: run.log,
+    // Where the run records the exchange and judges it; the judgements go to this probe's scope.
+    record: (sent) => {
+      const { exchange, judgements } = run.record(sent);
+      scope.recorded(exchange, judgements);
+      return exchange;
+    },
     probe: probe.id,
     ...(target.extraHeaders ? { extraHeaders: target.extraHeaders } : {}),
   });
@@ -211,7 +284,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     if (!probe.judges.includes(id))
       throw new Error(`probe ${probe.id} judged ${id}, which it does not declare`);
   };
-  const ctx: ProbeContext = {
+  return {
     probe,
     target,
     http,
@@ -222,35 +295,13 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     fail(v: Violation) {
       guard(v.requirement);
       scope.count(v.requirement);
-      scope.record(findingOf({ ...v, judgedBy: probe.id }));
+      scope.addFinding(findingOf({ ...v, judgedBy: probe.id }));
     },
     report(v, evidence) {
-      scope.record(findingOf(v, evidence));
+      scope.addFinding(findingOf(v, evidence));
     },
-    async runCase(fn) {
-      const violations: JudgedViolation[] = [];
-      const exchanges: Exchange[] = [];
-      const sent = new Set<Exchange>();
-      const caseScope: Scope = {
-        ...scope,
-        caseViolations: violations,
-        caseExchanges: exchanges,
-        caseSent: sent,
-      };
-      try {
-        const result = await scopes.run(caseScope, fn);
-        return { result, violations, exchanges, sent };
-      } catch (error) {
-        // A case that cannot complete (no answer, the target gone) is not shrunk on, but what
-        // the oracles found in it before (a request with no answer) is still the probe's finding.
-        for (const v of violations) scope.record(findingOf(v));
-        throw error;
-      } finally {
-        // Judged, and the case is done with them: its result keeps them, not their long texts.
-        for (const ex of exchanges) releaseText(ex);
-      }
-    },
-    lastRead: (ref) => deliver(run.judge.lastRead(ref)),
+    runCase: (fn) => scope.runCase(fn),
+    lastRead: (ref) => scope.deliver(run.lastRead(ref)),
     notApplicable(id, reason) {
       if (!outcome.notApplicable.some((n) => n.requirement === id))
         outcome.notApplicable.push({ requirement: id, reason });
@@ -262,23 +313,38 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     },
     original: (ref, current) => run.baselines.capture(ref, current, probe.id),
   };
+}
+
+/**
+ * Runs one probe against the target. A probe that cannot complete (the target unreachable or
+ * rate-limited, a budget spent, an error) is returned with `incomplete` set and what was judged
+ * before: it never throws. The outcome is where the target's text becomes the suite's words (a
+ * finding's message and evidence, a note, why the probe stopped): every string of it leaves
+ * here with its control characters escaped (exchange/escape.ts), before it reaches Playwright's
+ * output, the attachments, the reports or the console.
+ */
+export async function runProbe(probe: Probe, target: TargetConfig, run: RunContext): Promise<ProbeOutcome> {
+  const started = performance.now();
+  const outcome = emptyOutcome(probe.id, probe.title, probe.requirements);
+  if (skipped(probe, target, run, outcome)) return outcome;
+  const scope = new ProbeScope(outcome);
+  const ctx = probeContext(probe, target, run, scope, outcome);
+  const http = ctx.http;
   const before = { ...run.session.stats };
-  await scopes.run(scope, async () => {
-    try {
-      await probe.run(ctx);
-    } catch (error) {
-      outcome.incomplete = redact(incompleteReason(error), target.token);
-      if (error instanceof TargetUnavailable && error.kind === 'interrupted') outcome.interrupted = true;
-      if (error instanceof TargetUnavailable && error.request) {
-        outcome.notes.push(`could not complete at: ${curlCommand(error.request)}`);
-      }
-    } finally {
-      // Its restore is done (or could not be): it no longer writes the counterparty.
-      run.baselines.release(probe.id);
-      // A PATCH whose read after never came is judged on what it has.
-      deliver(run.judge.flush());
+  try {
+    await probe.run(ctx);
+  } catch (error) {
+    outcome.incomplete = incompleteReason(error);
+    if (error instanceof TargetUnavailable && error.kind === 'interrupted') outcome.interrupted = true;
+    if (error instanceof TargetUnavailable && error.request) {
+      outcome.notes.push(`could not complete at: ${curlCommand(error.request)}`);
     }
-  });
+  } finally {
+    // Its restore is done (or could not be): it no longer writes the counterparty.
+    run.baselines.release(probe.id);
+    // A PATCH whose read after never came is judged on what it has.
+    scope.deliver(run.flush());
+  }
   outcome.requests = http.requestCount;
   outcome.tokenAnswers = http.tokenAnswers;
   outcome.durationMs = performance.now() - started;
@@ -291,8 +357,6 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
       `${retries} request(s) retried after a 429/503, ${(waitedMs / 1000).toFixed(1)} s waited`,
     );
   }
-  outcome.notes.push(...keeper.notes());
-  const causes = keeper.counts();
-  if (causes.length > 0) outcome.causes = causes;
+  scope.close();
   return escapeControlsIn(outcome);
 }

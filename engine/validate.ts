@@ -13,18 +13,8 @@
  */
 import type { Exchange } from '../exchange/exchange.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
-import { readJsonBody } from '../exchange/json-body.ts';
 import { isCut } from '../exchange/kept.ts';
 import { LONG_URL_CHARS } from '../exchange/har.ts';
-import { isCredentialName } from '../exchange/credentials.ts';
-import {
-  MIN_SEARCHED_LENGTH,
-  REDACTED_CREDENTIAL,
-  REDACTED_TOKEN,
-  type Redactor,
-  type Secret,
-} from '../exchange/redact.ts';
-import { userinfoCredentials } from '../exchange/userinfo.ts';
 import { route } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import { REQUIREMENTS, type RequirementId } from '../spec/requirements.ts';
@@ -101,135 +91,6 @@ export interface TrafficRecord {
   outside: { count: number; requests: string[] };
 }
 
-/** The request headers that carry a client's credentials: every value in them is one. */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
-/** A scheme and its token68 credentials, or an auth-param, in an Authorization value (RFC 9110 §11.4). */
-const AUTH_PART =
-  /([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)([ \t]+)([A-Za-z0-9\-._~+/]+=*)(?=[ \t]*(?:,|$))|([A-Za-z0-9!#$%&'*+.^_`|~-]+)([ \t]*=[ \t]*)("(?:[^"\\]|\\.)*"|[^,\s]*)/g;
-
-/** The credentials of one Authorization (or Proxy-Authorization) value, duplicates joined by commas included. */
-function authorizationCredentials(value: string): { bearer: string[]; other: string[] } {
-  const bearer: string[] = [];
-  const other: string[] = [];
-  for (const m of value.matchAll(AUTH_PART)) {
-    if (m[3] !== undefined) {
-      if (/^bearer$/i.test(m[1]!)) {
-        if (m[3] !== REDACTED_TOKEN) bearer.push(m[3]);
-      } else {
-        other.push(m[3]);
-        // Basic: base64 of user:password; the password alone is a credential too.
-        const decoded = /^basic$/i.test(m[1]!) ? Buffer.from(m[3], 'base64').toString('utf8') : '';
-        if (decoded.includes(':')) other.push(decoded, decoded.slice(decoded.indexOf(':') + 1));
-      }
-    } else if (m[6] !== undefined) other.push(m[6].replace(/^"|"$/g, ''));
-  }
-  return { bearer, other };
-}
-
-/** The values of a Cookie header, or of a Set-Cookie's cookie. */
-function cookieValues(value: string, set: boolean): string[] {
-  const pairs = set ? [value.split(';')[0]!] : value.split(';');
-  return pairs.map((p) => p.slice(p.indexOf('=') + 1).trim()).filter((v) => v !== '');
-}
-
-/**
- * A header of validated traffic with its credentials replaced by structure: every credential of
- * an Authorization or Proxy-Authorization value (`Bearer $API_TOKEN, Basic $REDACTED`), every
- * cookie's value, the whole value of a header whose name says it holds a credential (an API key).
- */
-function sanitizedHeader(name: string, value: string, request: boolean): string {
-  const lower = name.toLowerCase();
-  if (request && CREDENTIAL_HEADERS.has(lower))
-    return value.replace(AUTH_PART, (all, scheme, space, token68, param, equals, paramValue) =>
-      token68 !== undefined
-        ? `${scheme}${space}${/^bearer$/i.test(scheme) ? REDACTED_TOKEN : REDACTED_CREDENTIAL}`
-        : paramValue !== undefined
-          ? `${param}${equals}${REDACTED_CREDENTIAL}`
-          : all,
-    );
-  if ((request && lower === 'cookie') || (!request && lower === 'set-cookie'))
-    return value
-      .split(';')
-      .map((part, i) =>
-        (request || i === 0) && part.includes('=')
-          ? `${part.slice(0, part.indexOf('=') + 1)}${REDACTED_CREDENTIAL}`
-          : part,
-      )
-      .join(';');
-  if (request && isCredentialName(name) && lower !== 'cookie') return REDACTED_CREDENTIAL;
-  return value;
-}
-
-/**
- * The credentials an exchange of validated traffic carries, to be searched wherever the target
- * may echo them: the bearer tokens (every form, exchange/redact.ts), and the other credentials
- * (Basic, other schemes and their parameters, cookies, API keys, the user and password of a URL)
- * of MIN_SEARCHED_LENGTH or more.
- * Shorter ones are replaced in their own header only (sanitizedHeader), never searched in data.
- */
-export function trafficCredentials(ex: Omit<Exchange, 'id'>): { tokens: string[]; secrets: Secret[] } {
-  const tokens: string[] = [];
-  const values: string[] = [];
-  for (const [name, value] of Object.entries(ex.request.headers)) {
-    const lower = name.toLowerCase();
-    if (CREDENTIAL_HEADERS.has(lower)) {
-      const found = authorizationCredentials(value);
-      tokens.push(...found.bearer);
-      values.push(...found.other);
-    } else if (lower === 'cookie') values.push(...cookieValues(value, false));
-    else if (isCredentialName(name)) values.push(value);
-  }
-  // The userinfo of the request's URL and of URLs in its headers (a Referer), sent as they are.
-  for (const text of [ex.request.url, ...Object.values(ex.request.headers)])
-    values.push(...userinfoCredentials(text));
-  for (const [name, value] of Object.entries(ex.headers))
-    if (name.toLowerCase() === 'set-cookie')
-      values.push(...value.split(/,(?=[^;,]*=)/).flatMap((v) => cookieValues(v, true)));
-  const secrets = values
-    .filter((v) => v.length >= MIN_SEARCHED_LENGTH && !v.startsWith('$'))
-    .map((value) => ({ value, shownAs: REDACTED_CREDENTIAL, everywhere: true }));
-  return { tokens, secrets };
-}
-
-/**
- * An exchange of validated traffic with its credentials replaced: those of the credential
- * headers by structure, then every secret of `redactor` wherever it stands (exchange/redact.ts),
- * before the body is parsed and again in what parsing decoded.
- */
-export function redactExchange<T extends Omit<Exchange, 'id'>>(ex: T, redactor: Redactor): T {
-  const headers = (h: Record<string, string>, request: boolean): Record<string, string> =>
-    Object.fromEntries(
-      Object.entries(h).map(([k, v]) => [
-        redactor.header(k),
-        redactor.header(sanitizedHeader(k, v, request)),
-      ]),
-    );
-  let responseText = redactor.text(ex.text);
-  // Read again once redacted; a body nested too deep has no value either way (exchange/json-body.ts).
-  const parsed = responseText === ex.text ? ex.body : parseOr(responseText, ex.body);
-  const body = redactor.value(parsed);
-  if (body !== parsed) responseText = JSON.stringify(body);
-  return {
-    ...ex,
-    request: {
-      ...ex.request,
-      url: redactor.text(ex.request.url),
-      headers: headers(ex.request.headers, true),
-      ...(ex.request.body !== undefined ? { body: redactor.text(ex.request.body) } : {}),
-    },
-    headers: headers(ex.headers, false),
-    text: responseText,
-    body,
-    ...(ex.failure ? { failure: { ...ex.failure, message: redactor.text(ex.failure.message) } } : {}),
-  };
-}
-
-function parseOr(text: string, fallback: unknown): unknown {
-  if (text === '') return undefined;
-  const read = readJsonBody(text);
-  return read === undefined ? fallback : read.value;
-}
-
 /** Judges traffic exchange by exchange; `finish()` returns the outcome, the coverage and the traffic. */
 export class TrafficValidation {
   private readonly judge: Judge;
@@ -260,7 +121,7 @@ export class TrafficValidation {
     );
   }
 
-  /** Judges one exchange (already redacted), in completion order. */
+  /** Judges one exchange (already redacted: exchange/redact-exchange.ts), in completion order. */
   add(exchange: Omit<Exchange, 'id'>): void {
     const ex: Exchange = { ...exchange, id: this.nextId++ };
     this.traffic.exchanges++;

@@ -73,12 +73,3 @@ export function nearMisses(token: string): NearMiss[] {
 export function basicPassword(token: string): string {
   return Buffer.from(`:${token}`).toString('base64');
 }
-
-/**
- * Whether a header's name says it carries a credential (an API key, a session cookie, a
- * signature): such a header is secret however it was given (config/headers.ts), and its value is
- * redacted in validated traffic (engine/validate.ts).
- */
-export function isCredentialName(name: string): boolean {
-  return /key|token|secret|auth|passw|cookie|session|signature|credential/i.test(name);
-}

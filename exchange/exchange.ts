@@ -1,6 +1,7 @@
 /**
- * The one record of an HTTP exchange that every layer shares: the suite's own client appends
- * one per request to the run's log, and a recorded HAR file or a proxy yields the same shape.
+ * The one record of an HTTP exchange that every layer shares: the suite's own client makes one
+ * per request, which the run appends to its log and judges (engine/run.ts RunContext.record), and
+ * a recorded HAR file or a proxy yields the same shape.
  * Oracles judge exchanges without knowing how they were produced; `origin` says who sent one
  * (which probe, in which role) only so that a report can point back to it.
  */

@@ -2,11 +2,28 @@
  * The one rule that keeps credentials out of every record: the bearer token, every credential the
  * suite derives from it and puts on the wire, and the values of secret extra headers, in every
  * form a target may echo them in, are shown as the variable they come from; and the userinfo of
- * any URL (`http://user:password@host/`) is shown as $REDACTED. The HTTP client applies it to what
- * the target sends back before anything parses it (bodies, header values and header names), and to
- * what it parsed (transport/client.ts), the validator to recorded and proxied traffic
- * (engine/validate.ts), the reporter to every string of the record and of every report file
- * (reporter/redact.ts), and the CLI to Playwright's output (exchange/redact-stream.ts).
+ * any URL (`http://user:password@host/`) is shown as $REDACTED.
+ *
+ * Where it is applied, and why there (each with the redactors of exchange/redactors.ts):
+ *   Before judging, so that no judgement, finding, log or HAR of the run ever holds a credential:
+ *   - the suite's client, to what the target sends back, before anything parses it, and to what
+ *     parsing decoded (transport/client.ts, through exchange/redact-exchange.ts redactedAnswer);
+ *     what it records of its own requests is written redacted (the token as $API_TOKEN), and so
+ *     is the message of a request that got no answer;
+ *   - the validator, to a HAR file's or the proxy's exchanges as they are read, their
+ *     credentials learnt from the headers first (bin/validate.ts, through
+ *     exchange/redact-exchange.ts learnCredentials and redactExchange).
+ *   Where text leaves the process, with the secret extra headers too and every URL's userinfo
+ *   (the checks above leave a URL's userinfo to be judged as sent):
+ *   - each report file as it is written, exchanges.har included (reporter/write-reports.ts);
+ *   - the run record, whose every string is redacted as it is built (reporter/build-record.ts
+ *     buildRecord; bin/validate.ts for the credentials of validated traffic): the one value the
+ *     files and the console summary are rendered from, so that no rendering can cut a secret in two;
+ *   - the console: the conformance reporter's lines and summary (suite/conformance-reporter.ts),
+ *     the validator's (bin/validate.ts), and the output of Playwright as the command relays it,
+ *     a stream of chunks (bin/run-support.ts, through exchange/redact-stream.ts);
+ *   - what a check hands Playwright, which writes it into its own report and output: its
+ *     attachments (suite/attachments.ts), its error and its annotations (suite/define.ts).
  *
  * Redaction goes by what was sent: the rule knows each secret and looks for its forms, rather
  * than guessing at what looks like a credential (the userinfo of a URL aside, which is one by
@@ -389,21 +406,4 @@ export class Redactor {
   value<T>(value: T): T {
     return mapJson(value, (s) => this.text(s)) as T;
   }
-}
-
-const byToken = new Map<string, Redactor>();
-
-/** The redactor of every form of `token` (none: the userinfo of URLs only), made once. */
-export function tokenRedactor(token: string): Redactor {
-  let r = byToken.get(token);
-  if (!r) {
-    r = new Redactor().addToken(token);
-    byToken.set(token, r);
-  }
-  return r;
-}
-
-/** `text` with every form of `token` replaced where it stands as the token (see the header), and every URL's userinfo. */
-export function redact(text: string, token: string): string {
-  return tokenRedactor(token).text(text);
 }

@@ -57,11 +57,13 @@ export async function recoverDeadWriters(
       );
     } else {
       const fields = Object.keys((request.json as { counterpartyDetails: object }).counterpartyDetails);
+      const log = new ExchangeLog();
       const http = new HttpClient(session, {
         baseURL: target.baseURL,
         token: target.token,
         allowWrites: true,
-        log: new ExchangeLog(),
+        // Not judged: a restore of the run's original state, outside every probe.
+        record: (ex) => log.append(ex),
         probe: 'recovery',
         ...(target.extraHeaders ? { extraHeaders: target.extraHeaders } : {}),
       });

@@ -15,7 +15,7 @@ import { spec } from '../spec/index.ts';
 import { REQUIREMENTS } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, recordVerdict, type GateResult, type GateStatus } from './gate.ts';
 import { setupHints } from './hints.ts';
-import { redactValue, secretsFromEnv } from './redact.ts';
+import { redactValue, secretsFromEnv } from '../exchange/redactors.ts';
 import { sectionTitle } from './sections.ts';
 import type {
   ConformanceRecord,

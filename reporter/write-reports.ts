@@ -16,8 +16,8 @@ import { closeSync, existsSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDirectory } from '../config/input-files.ts';
 import { escapeControls } from '../exchange/escape.ts';
+import { redactText, type SecretInput } from '../exchange/redactors.ts';
 import { asDiskError, DiskError, reportsOutput } from './disk-errors.ts';
-import { redactText, type SecretInput } from './redact.ts';
 import { commitFiles } from './report-set.ts';
 import { REPORT_WRITERS, type ReportContent, type ReportWriter } from './writers.ts';
 

@@ -107,7 +107,8 @@ export const LAYERS: readonly Room[] = [
     room: 'engine/',
     floor: 3,
     holds:
-      'runs probes, hands every exchange to every oracle, verdicts; `probe-api.ts` is what probes may use of it',
+      'runs probes, records every exchange and judges it where it records it (`run.ts`), verdicts; ' +
+      '`probe-api.ts` is what probes may use of it',
   },
   {
     room: 'config/',
@@ -142,7 +143,9 @@ export const LAYERS: readonly Room[] = [
   {
     room: 'exchange/',
     floor: 1,
-    holds: "one Exchange type, the run's log, the route matcher, curl, describe, redact",
+    holds:
+      "one Exchange type, the run's log, the route matcher, curl, describe; the credential headers read " +
+      '(`auth-headers.ts`) and the one redaction layer (`redact*.ts`)',
   },
   {
     room: 'servers/',

@@ -11,7 +11,7 @@ import type { TestInfo } from '@playwright/test';
 import type { TestResult } from '@playwright/test/reporter';
 import type { ProbeOutcome } from '../engine/types.ts';
 import type { Exchange } from '../exchange/exchange.ts';
-import { redactText, type SecretInput } from '../reporter/redact.ts';
+import { redactText, type SecretInput } from '../exchange/redactors.ts';
 
 /** The outcome of a check that completed: the reporter judges it. */
 export const OUTCOME_ATTACHMENT = 'conformance-outcome';

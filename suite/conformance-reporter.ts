@@ -38,7 +38,8 @@ import { interruptionFromEnv, requestStop, type Interruption } from '../transpor
 import { RECOVERY_ENV } from '../engine/baseline.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import { PACE_ENV } from '../transport/ledger.ts';
-import { headerSecrets, redactText, secretsFromEnv } from '../reporter/redact.ts';
+import { headerSecrets } from '../exchange/extra-headers.ts';
+import { redactText, secretsFromEnv } from '../exchange/redactors.ts';
 import { buildRecord } from '../reporter/build-record.ts';
 import type { IncompleteCheck, RecordRun } from '../reporter/record.ts';
 import { formatSummary, summaryColour } from '../reporter/console.ts';

@@ -15,7 +15,8 @@ import { assignLanes, laneRefs, laneTarget, type Lane } from '../engine/lanes.ts
 import type { Finding, Probe, ProbeOutcome, TargetConfig } from '../engine/types.ts';
 import { PROBE_CATALOG, testTags, testTitle, type ProbeEntry } from '../probes/described.ts';
 import { resolvedRun } from '../run/hand-down.ts';
-import { headerSecrets, type SecretInput } from '../reporter/redact.ts';
+import { headerSecrets } from '../exchange/extra-headers.ts';
+import { redactText, type SecretInput } from '../exchange/redactors.ts';
 import { replayLine } from '../reporter/replay.ts';
 import { provenance } from '../reporter/provenance.ts';
 import { requirement } from '../spec/requirements.ts';
@@ -97,7 +98,7 @@ export function formatFinding(f: Finding, probe?: string): string {
   return lines.join('\n');
 }
 
-/** The run's secrets, as every report redacts them (reporter/redact.ts). */
+/** The run's secrets, as every report redacts them (exchange/redactors.ts). */
 function attachmentSecrets(target: TargetConfig): SecretInput[] {
   return [target.token, ...headerSecrets(target.extraHeaders ?? [])];
 }
@@ -120,27 +121,27 @@ function defineProbe(probe: Defined, lane?: Lane): void {
       const first = run.log.size;
       running = runProbe(impl, lane ? laneTarget(target, lane, impl) : target, run);
       const outcome = await running.finally(() => (running = undefined));
+      // What leaves for Playwright (the attachments, the error, the annotations) is redacted here,
+      // as it leaves the worker: Playwright's own report and output hold every one of them.
+      const secrets = attachmentSecrets(target);
+      const shown = (f: Finding): string => redactText(formatFinding(f, probe.id), secrets);
       // What it sent, for the run's exchanges.har and coverage (one check at a time per worker).
-      // Redacted as it arrived; again here, since Playwright's own report embeds every attachment.
-      await attachExchanges(test.info(), run.log.all.slice(first), attachmentSecrets(target));
+      await attachExchanges(test.info(), run.log.all.slice(first), secrets);
       // An incomplete outcome is attached as such (suite/attachments.ts): its findings count, the check does not.
-      await attachOutcome(test.info(), outcome, attachmentSecrets(target));
+      await attachOutcome(test.info(), outcome, secrets);
       if (outcome.incomplete !== undefined) {
-        const found = outcome.findings.map((f) => formatFinding(f, probe.id));
+        const found = outcome.findings.map(shown);
         throw new Error(
-          `could not complete: ${outcome.incomplete}` +
+          redactText(`could not complete: ${outcome.incomplete}`, secrets) +
             (found.length > 0 ? `\nfound before it stopped:\n${found.join('\n\n')}` : ''),
         );
       }
       test.skip(outcome.status === 'skipped', outcome.skipReason);
       for (const f of outcome.findings.filter((f) => requirement(f.requirement).level === 'SHOULD')) {
-        test.info().annotations.push({ type: 'warning', description: formatFinding(f, probe.id) });
+        test.info().annotations.push({ type: 'warning', description: shown(f) });
       }
       const must = outcome.findings.filter((f) => requirement(f.requirement).level === 'MUST');
-      expect(
-        must.length,
-        `MUST requirement(s) broken:\n${must.map((f) => formatFinding(f, probe.id)).join('\n\n')}\n`,
-      ).toBe(0);
+      expect(must.length, `MUST requirement(s) broken:\n${must.map(shown).join('\n\n')}\n`).toBe(0);
     },
   );
 }

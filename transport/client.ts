@@ -2,25 +2,23 @@
  * The suite's HTTP client: sends a probe's requests through the run's TargetSession
  * (transport/session.ts: rate, concurrency, budget, retries of 429/503, circuit breaker) onto the
  * wire (transport/wire.ts: a deadline per exchange, a cap on the body, no redirects followed),
- * and appends every exchange to the run's log, token redacted, labelled with the probe that
- * sent it. A request that goes out and gets no complete answer (a timeout, a dropped
- * connection) is logged too, with status 0, so that the oracles judge it. It refuses to send
- * anything but GET in a read-only run.
+ * and hands every exchange, labelled with the probe that sent it, to `record` (in a run,
+ * RunContext.record of engine/run.ts, which appends it to the log and judges it). What the records
+ * show of a request is written with the token as $API_TOKEN; what the target sends back is
+ * redacted on arrival, before anything parses it (exchange/redact-exchange.ts redactedAnswer). A
+ * request that goes out and gets no complete answer (a timeout, a dropped connection) is recorded
+ * too, with status 0, so that the oracles judge it. It refuses to send anything but GET in a
+ * read-only run.
  */
+import { sentCredential } from '../exchange/auth-headers.ts';
 import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
-import { responseBody } from '../exchange/json-body.ts';
-import type { ExchangeLog } from '../exchange/log.ts';
-import {
-  MIN_SEARCHED_LENGTH,
-  REDACTED_TOKEN,
-  REDACTED_VARIANT,
-  Redactor,
-  tokenForms,
-} from '../exchange/redact.ts';
+import type { ExtraHeader } from '../exchange/extra-headers.ts';
+import { MIN_SEARCHED_LENGTH, REDACTED_TOKEN, REDACTED_VARIANT, type Redactor } from '../exchange/redact.ts';
+import { redactedAnswer } from '../exchange/redact-exchange.ts';
+import { runRedactor } from '../exchange/redactors.ts';
 import { TargetUnavailable, type SessionResponse, type TargetSession } from './session.ts';
 import type { Clock } from './clock.ts';
 import type { Interruption } from './stop.ts';
-import { headerSecrets, type ExtraHeader } from '../exchange/extra-headers.ts';
 
 export { TargetUnavailable } from './session.ts';
 
@@ -77,8 +75,12 @@ export interface HttpClientOptions {
   baseURL: string;
   token: string;
   allowWrites: boolean;
-  /** Where every exchange goes. */
-  log: ExchangeLog;
+  /**
+   * What becomes of every exchange as it completes: in a run, RunContext.record (engine/run.ts)
+   * appends it to the log and judges it; a client of its own hands it to an ExchangeLog's append.
+   * Returns it with its id.
+   */
+  record: (exchange: Omit<Exchange, 'id'>) => Exchange;
   /** The probe whose requests these are. */
   probe?: string;
   /** Sent on every request, under the probe's own headers (config/headers.ts). */
@@ -131,65 +133,20 @@ export class HttpClient {
 
   /**
    * Sends a request and returns the complete answer, whatever its status (a 3xx is an answer:
-   * redirects are never followed). Throws TargetUnavailable when no answer can be judged (see
-   * transport/session.ts), with the request filled in.
+   * redirects are never followed), as recorded. Throws TargetUnavailable when no answer can be
+   * judged (see transport/session.ts), with the request filled in.
    */
   async send(req: HttpRequest): Promise<Exchange> {
     const method = req.method.toUpperCase();
     if (!SAFE_METHODS.has(method) && !this.options.allowWrites) {
       throw new ReadOnlyViolation(`read-only run: refusing to send ${method} ${req.path}`);
     }
-    const extra = this.options.extraHeaders ?? [];
-    // Spread and Object.fromEntries define keys: a field named __proto__ is a field like any other.
-    const headers: Record<string, string> = {
-      Accept: 'application/json',
-      ...Object.fromEntries(extra.map((h) => [h.name, h.value])),
-      ...req.headers,
-    };
-    const recordedHeaders: Record<string, string> = {
-      Accept: 'application/json',
-      // A secret is recorded as the variable it is read from, as the token is ($API_TOKEN).
-      ...Object.fromEntries(extra.map((h) => [h.name, h.secret ? `$${h.variable}` : h.value])),
-      ...req.headers,
-    };
     const auth = req.auth ?? 'token';
-    if (auth === 'token') {
-      headers.Authorization = `Bearer ${this.options.token}`;
-      recordedHeaders.Authorization = `Bearer ${REDACTED_TOKEN}`;
-    } else if (auth !== 'none') {
-      headers.Authorization = auth.authorization;
-      // By construction: what goes on the wire is known, whatever form the target echoes it in.
-      const credential = /^\S+[ \t]+(\S.*)$/.exec(auth.authorization)?.[1];
-      if (credential !== undefined && credential !== this.options.token) {
-        const everywhere = this.options.token.length >= MIN_SEARCHED_LENGTH;
-        this.redactor.add({ value: credential, shownAs: REDACTED_VARIANT, everywhere });
-      }
-      recordedHeaders.Authorization = this.redactor.header(auth.recorded ?? auth.authorization);
-    }
-    let body: string | Uint8Array | undefined;
-    if (req.json !== undefined) {
-      body = JSON.stringify(req.json);
-      headers['Content-Type'] ??= 'application/json';
-      recordedHeaders['Content-Type'] ??= 'application/json';
-    } else if (req.rawBody !== undefined) {
-      body = req.rawBody;
-      if (!req.unlabelled) {
-        headers['Content-Type'] ??= 'application/json';
-        recordedHeaders['Content-Type'] ??= 'application/json';
-      }
-    }
+    const { headers, recorded } = this.headersOf(req, auth);
+    const body = bodyOf(req, headers, recorded);
     headers['User-Agent'] ??= USER_AGENT;
     const url = this.url(req.path);
-    const request: RecordedRequest = {
-      method,
-      url,
-      headers: recordedHeaders,
-      ...(typeof body === 'string' ? { body } : {}),
-      // Bytes are recorded in base64: the log, the HAR and the curl line carry them unchanged.
-      ...(body instanceof Uint8Array
-        ? { body: Buffer.from(body).toString('base64'), bodyEncoding: 'base64' as const }
-        : {}),
-    };
+    const request = recordedRequest(method, url, recorded, body);
     const origin = {
       ...(this.options.probe !== undefined ? { probe: this.options.probe } : {}),
       ...(req.role !== undefined ? { role: req.role } : {}),
@@ -213,86 +170,134 @@ export class HttpClient {
         { housekeeping: req.housekeeping === true },
       );
     } catch (error) {
-      if (error instanceof TargetUnavailable) {
-        this.sent += error.attempts;
-        error.request = request;
-        error.message = this.redactor.text(error.message);
-        if (error.attempts > 0 && UNANSWERED.has(error.kind)) {
-          this.options.log.append({
-            request,
-            status: 0,
-            headers: {},
-            text: '',
-            body: undefined,
-            failure: { kind: error.kind, message: error.message },
-            startedAt,
-            durationMs: clock.now() - startedAt,
-            attempts: error.attempts,
-            origin,
-          });
-        }
-      }
+      if (error instanceof TargetUnavailable) this.unanswered(error, request, origin, startedAt);
       throw error;
     }
     this.sent += answer.attempts;
     const { response } = answer;
-    if (auth === 'token') {
-      this.withToken.answered++;
-      if (response.status >= 200 && response.status <= 299) this.withToken.succeeded++;
-      if (response.status === 401) this.withToken.unauthorized++;
-      if (response.status === 403) this.withToken.forbidden++;
-    }
-    // A server may echo a credential (in an error message, a header), in any encoding: it is
-    // redacted on arrival (exchange/redact.ts), before the body is parsed, and what parsing
-    // decoded is redacted again, so it cannot reach a finding, a report, Playwright's own output
-    // or a log. Data that merely contains a short token is left alone.
-    const received = response.body.toString('utf8');
-    // A text with nothing encoded and no secret in it is left as it is, and parses to strings that
-    // are parts of it: walking them would find nothing (Redactor.untouched), and nearly every answer
-    // is such. Asked once, before: the question costs a pass over the whole text.
-    const untouched = this.redactor.untouched(received);
-    let text = untouched ? received : this.redactor.text(received);
-    // A body nested too deep is kept as text, without a value (exchange/json-body.ts).
-    const { body: parsed, tooDeep } = responseBody(text);
-    const answerBody = untouched ? parsed : this.redactor.value(parsed);
-    // A form only parsing revealed (escaped in a way the text rule does not read): the text is
-    // what was parsed, written again.
-    if (answerBody !== parsed) text = JSON.stringify(answerBody);
-    const responseHeaders = Object.fromEntries(
-      Object.entries(response.headers).map(([name, value]) => [
-        this.redactor.header(name),
-        this.redactor.header(value),
-      ]),
-    );
-    return this.options.log.append({
+    if (auth === 'token') this.countTokenAnswer(response.status);
+    const seen = redactedAnswer(this.redactor, response.body.toString('utf8'), response.headers);
+    return this.options.record({
       request,
       status: response.status,
-      headers: responseHeaders,
-      text,
-      body: answerBody,
-      ...(tooDeep !== undefined ? { tooDeep } : {}),
+      headers: seen.headers,
+      text: seen.text,
+      body: seen.body,
+      ...(seen.tooDeep !== undefined ? { tooDeep: seen.tooDeep } : {}),
       startedAt,
       durationMs: clock.now() - startedAt,
       attempts: answer.attempts,
       origin,
     });
   }
+
+  /**
+   * The header fields of a request (Accept, the extra headers, the probe's own, the credentials),
+   * and as the records show them: a secret extra header as its variable, the token as $API_TOKEN,
+   * another credential as the redactor shows it once it is registered.
+   */
+  private headersOf(
+    req: HttpRequest,
+    auth: Auth,
+  ): { headers: Record<string, string>; recorded: Record<string, string> } {
+    const extra = this.options.extraHeaders ?? [];
+    // Spread and Object.fromEntries define keys: a field named __proto__ is a field like any other.
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      ...Object.fromEntries(extra.map((h) => [h.name, h.value])),
+      ...req.headers,
+    };
+    const recorded: Record<string, string> = {
+      Accept: 'application/json',
+      // A secret is recorded as the variable it is read from, as the token is ($API_TOKEN).
+      ...Object.fromEntries(extra.map((h) => [h.name, h.secret ? `$${h.variable}` : h.value])),
+      ...req.headers,
+    };
+    if (auth === 'token') {
+      headers.Authorization = `Bearer ${this.options.token}`;
+      recorded.Authorization = `Bearer ${REDACTED_TOKEN}`;
+    } else if (auth !== 'none') {
+      headers.Authorization = auth.authorization;
+      // By construction: what goes on the wire is known, whatever form the target echoes it in.
+      const credential = sentCredential(auth.authorization);
+      if (credential !== undefined && credential !== this.options.token) {
+        const everywhere = this.options.token.length >= MIN_SEARCHED_LENGTH;
+        this.redactor.add({ value: credential, shownAs: REDACTED_VARIANT, everywhere });
+      }
+      recorded.Authorization = this.redactor.header(auth.recorded ?? auth.authorization);
+    }
+    return { headers, recorded };
+  }
+
+  /**
+   * A request the session could not have answered: its attempts counted, the request and the
+   * redacted message set on the error, and, where it went out and got no complete answer, an
+   * exchange with status 0 recorded for the oracles.
+   */
+  private unanswered(
+    error: TargetUnavailable,
+    request: RecordedRequest,
+    origin: Exchange['origin'],
+    startedAt: number,
+  ): void {
+    this.sent += error.attempts;
+    error.request = request;
+    error.message = this.redactor.text(error.message);
+    if (error.attempts === 0 || !UNANSWERED.has(error.kind)) return;
+    this.options.record({
+      request,
+      status: 0,
+      headers: {},
+      text: '',
+      body: undefined,
+      failure: { kind: error.kind, message: error.message },
+      startedAt,
+      durationMs: this.session.clock.now() - startedAt,
+      attempts: error.attempts,
+      origin,
+    });
+  }
+
+  private countTokenAnswer(status: number): void {
+    this.withToken.answered++;
+    if (status >= 200 && status <= 299) this.withToken.succeeded++;
+    if (status === 401) this.withToken.unauthorized++;
+    if (status === 403) this.withToken.forbidden++;
+  }
 }
 
-/** One redactor per token and secret headers, made once per process (its patterns compile once). */
-const redactors = new Map<string, Redactor>();
-
 /**
- * The redaction of a run's traffic: every form of the token, and the secret extra headers'
- * values (shown as their variables, searched everywhere), as every process of the run derives it.
- * Shared by the clients of a process: what one registers as it sends it protects them all.
+ * The body of a request (JSON serialised, or raw text or bytes as given), with its Content-Type
+ * set in both the fields sent and the fields recorded, unless it goes unlabelled.
  */
-export function runRedactor(token: string, extraHeaders: readonly ExtraHeader[]): Redactor {
-  const key = JSON.stringify([token, headerSecrets(extraHeaders)]);
-  let redactor = redactors.get(key);
-  if (!redactor) {
-    redactor = new Redactor([...tokenForms(token), ...headerSecrets(extraHeaders)], { userinfo: false });
-    redactors.set(key, redactor);
+function bodyOf(
+  req: HttpRequest,
+  headers: Record<string, string>,
+  recorded: Record<string, string>,
+): string | Uint8Array | undefined {
+  const json = req.json !== undefined;
+  const body = json ? JSON.stringify(req.json) : req.rawBody;
+  if (json || (req.rawBody !== undefined && !req.unlabelled)) {
+    headers['Content-Type'] ??= 'application/json';
+    recorded['Content-Type'] ??= 'application/json';
   }
-  return redactor;
+  return body;
+}
+
+/** The request as the records show it: bytes in base64, so the log, the HAR and the curl line carry them unchanged. */
+function recordedRequest(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array | undefined,
+): RecordedRequest {
+  return {
+    method,
+    url,
+    headers,
+    ...(typeof body === 'string' ? { body } : {}),
+    ...(body instanceof Uint8Array
+      ? { body: Buffer.from(body).toString('base64'), bodyEncoding: 'base64' as const }
+      : {}),
+  };
 }

@@ -206,6 +206,27 @@ const tooLargeWhileReading = (max: number): TransportFailure =>
     `the response body exceeds ${formatBytes(max)} (CONFORMANCE_MAX_RESPONSE_BYTES); reading stopped`,
   );
 
+const timedOut = (timeoutMs: number): TransportFailure =>
+  new TransportFailure('timeout', `no complete answer within ${timeoutMs} ms (CONFORMANCE_TIMEOUT_MS)`);
+
+/** One exchange while it is read: whether it is over, how to abort it, and the answer so far. */
+interface Reading {
+  settled: boolean;
+  abort: ((error?: Error) => void) | undefined;
+  status: number | undefined;
+  headers: Record<string, string>;
+  chunks: Buffer[];
+  size: number;
+}
+
+/** What the reading of one exchange needs to know of it. */
+interface ReadingOf {
+  origin: string;
+  pool: WirePool;
+  max: number;
+  timeoutMs: number;
+}
+
 /**
  * Sends one request and reads its complete response, or rejects with a TransportFailure. It uses
  * undici's dispatch (the handler API under its request()), which hands over the raw header
@@ -220,38 +241,33 @@ export function transmit(
 ): Promise<RawResponse> {
   const max = options.maxResponseBytes;
   const pool = options.pool ?? createPool(1, max);
-  const origin = url.origin;
+  const of: ReadingOf = { origin: url.origin, pool, max, timeoutMs: options.timeoutMs };
   return new Promise<RawResponse>((resolve, reject) => {
-    let settled = false;
-    let abort: ((error?: Error) => void) | undefined;
-    let status: number | undefined;
-    let answerHeaders: Record<string, string> = {};
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const reading: Reading = {
+      settled: false,
+      abort: undefined,
+      status: undefined,
+      headers: {},
+      chunks: [],
+      size: 0,
+    };
     const finish = (error: TransportFailure | undefined, response?: RawResponse): void => {
-      if (settled) return;
-      settled = true;
+      if (reading.settled) return;
+      reading.settled = true;
       clearTimeout(timer);
       if (error) {
-        abort?.(error);
+        reading.abort?.(error);
         reject(error);
       } else resolve(response!);
       if (options.pool === undefined) pool.close();
     };
     // The deadline of the whole exchange; undici's headersTimeout and bodyTimeout bound each wait within it.
-    const timer = setTimeout(() => {
-      finish(
-        new TransportFailure(
-          'timeout',
-          `no complete answer within ${options.timeoutMs} ms (CONFORMANCE_TIMEOUT_MS)`,
-        ),
-      );
-    }, options.timeoutMs);
+    const timer = setTimeout(() => finish(timedOut(options.timeoutMs)), options.timeoutMs);
     const sendHeaders: Record<string, string> = { ...headers };
     if (body !== undefined) sendHeaders['Content-Length'] = String(body.length);
     pool.dispatcher.dispatch(
       {
-        origin,
+        origin: of.origin,
         path: `${url.pathname}${url.search}`,
         method: method as Dispatcher.HttpMethod,
         headers: sendHeaders,
@@ -259,84 +275,88 @@ export function transmit(
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
       },
-      {
-        onConnect(abortRequest) {
-          abort = abortRequest;
-          if (settled) abortRequest();
-        },
-        onHeaders(statusCode, rawHeaders) {
-          // An informational answer (1xx) is followed by the final one.
-          if (statusCode < 200) return true;
-          status = statusCode;
-          answerHeaders = flatHeaders(rawHeaders);
-          const declared = Number(answerHeaders['content-length']);
-          if (Number.isFinite(declared) && declared > max) {
-            finish(
-              new TransportFailure(
-                'too-large',
-                `the response declares a ${declared}-byte body, more than ${formatBytes(max)} (CONFORMANCE_MAX_RESPONSE_BYTES); not read`,
-              ),
-            );
-            return false;
-          }
-          return true;
-        },
-        onData(chunk) {
-          size += chunk.length;
-          // undici's maxResponseSize stops the read on a pool created with this cap; a pool
-          // shared with another cap is held to this one here.
-          if (size > max) {
-            finish(tooLargeWhileReading(max));
-            return false;
-          }
-          chunks.push(chunk);
-          return true;
-        },
-        onComplete() {
-          pool.answered.add(origin);
-          try {
-            const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-            finish(undefined, {
-              status: status ?? 0,
-              headers: answerHeaders,
-              body: decode(answerHeaders['content-encoding'], raw, max),
-            });
-          } catch (error) {
-            finish(error as TransportFailure);
-          }
-        },
-        onError(error) {
-          if (settled) return;
-          const code = codeOf(error);
-          if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-            finish(
-              new TransportFailure(
-                'timeout',
-                `no complete answer within ${options.timeoutMs} ms (CONFORMANCE_TIMEOUT_MS)`,
-              ),
-            );
-          } else if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-            finish(tooLargeWhileReading(max));
-          } else if (status !== undefined) {
-            finish(
-              new TransportFailure(
-                'connection',
-                `the connection closed after the status line (${status}), before the body was complete`,
-              ),
-            );
-          } else {
-            // undici does not say whether a request went out on a kept-alive connection. Its
-            // socket error carries the bytes the connection had read: with no answer to this
-            // request yet, those were answers to earlier requests. A failure with no such detail
-            // (a reset) counts as on a kept-alive connection when this origin has answered on
-            // the pool before.
-            const socket = (error as { socket?: { bytesRead?: number } }).socket;
-            const reused = socket?.bytesRead !== undefined ? socket.bytesRead > 0 : pool.answered.has(origin);
-            const what = code && code !== 'UND_ERR_SOCKET' ? `${code}: ${error.message}` : error.message;
-            finish(new TransportFailure('connection', `the connection failed (${what})`, reused));
-          }
-        },
-      },
+      answerReader(reading, of, finish),
     );
   });
+}
+
+/** The handler that reads the answer of one exchange into `reading`, and ends it with `finish`. */
+function answerReader(
+  reading: Reading,
+  of: ReadingOf,
+  finish: (error: TransportFailure | undefined, response?: RawResponse) => void,
+): Dispatcher.DispatchHandlers {
+  const { max } = of;
+  return {
+    onConnect(abortRequest) {
+      reading.abort = abortRequest;
+      if (reading.settled) abortRequest();
+    },
+    onHeaders(statusCode, rawHeaders) {
+      // An informational answer (1xx) is followed by the final one.
+      if (statusCode < 200) return true;
+      reading.status = statusCode;
+      reading.headers = flatHeaders(rawHeaders);
+      const declared = Number(reading.headers['content-length']);
+      if (Number.isFinite(declared) && declared > max) {
+        finish(
+          new TransportFailure(
+            'too-large',
+            `the response declares a ${declared}-byte body, more than ${formatBytes(max)} (CONFORMANCE_MAX_RESPONSE_BYTES); not read`,
+          ),
+        );
+        return false;
+      }
+      return true;
+    },
+    onData(chunk) {
+      reading.size += chunk.length;
+      // undici's maxResponseSize stops the read on a pool created with this cap; a pool
+      // shared with another cap is held to this one here.
+      if (reading.size > max) {
+        finish(tooLargeWhileReading(max));
+        return false;
+      }
+      reading.chunks.push(chunk);
+      return true;
+    },
+    onComplete() {
+      of.pool.answered.add(of.origin);
+      try {
+        const { chunks, size } = reading;
+        const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        finish(undefined, {
+          status: reading.status ?? 0,
+          headers: reading.headers,
+          body: decode(reading.headers['content-encoding'], raw, max),
+        });
+      } catch (error) {
+        finish(error as TransportFailure);
+      }
+    },
+    onError(error) {
+      if (reading.settled) return;
+      finish(failureOf(error, reading.status, of));
+    },
+  };
+}
+
+/** What an error undici or the socket gave means for the exchange, `status` the answer's if it came. */
+function failureOf(error: Error, status: number | undefined, of: ReadingOf): TransportFailure {
+  const code = codeOf(error);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return timedOut(of.timeoutMs);
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return tooLargeWhileReading(of.max);
+  if (status !== undefined)
+    return new TransportFailure(
+      'connection',
+      `the connection closed after the status line (${status}), before the body was complete`,
+    );
+  // undici does not say whether a request went out on a kept-alive connection. Its socket error
+  // carries the bytes the connection had read: with no answer to this request yet, those were
+  // answers to earlier requests. A failure with no such detail (a reset) counts as on a
+  // kept-alive connection when this origin has answered on the pool before.
+  const socket = (error as { socket?: { bytesRead?: number } }).socket;
+  const reused = socket?.bytesRead !== undefined ? socket.bytesRead > 0 : of.pool.answered.has(of.origin);
+  const what = code && code !== 'UND_ERR_SOCKET' ? `${code}: ${error.message}` : error.message;
+  return new TransportFailure('connection', `the connection failed (${what})`, reused);
 }

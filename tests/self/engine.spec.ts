@@ -1,6 +1,6 @@
 /**
- * The engine, tested directly: the judge assembles PATCH sequences and read pairs from a log in
- * order; verdicts pass only what was judged and explain what was not; the property runner shrinks
+ * The engine, tested directly: the run records an exchange and judges it in one call; the judge
+ * assembles PATCH sequences and read pairs from a log in order; verdicts pass only what was judged and explain what was not; the property runner shrinks
  * on an oracle's verdict and reports who judged, who sent, the input and the seed.
  */
 import { createServer, type Server } from 'node:http';
@@ -14,7 +14,9 @@ import type { Probe, ProbeOutcome } from '../../engine/types.ts';
 import { verdicts } from '../../engine/verdicts.ts';
 import { counterpartyPath } from '../../exchange/paths.ts';
 import { validReference } from '../../generators/counterparty-reference.ts';
+import { ORACLES } from '../../oracles/index.ts';
 import { PATCH_REJECTED_ORACLE } from '../../oracles/patch-rejected.ts';
+import { SERVER_ERROR_ORACLE } from '../../oracles/server-error.ts';
 import type { AnswerPair, Oracle, PatchSequence } from '../../oracles/types.ts';
 import { exchangeFrom, type VectorExchange } from '../../oracles/vectors/format.ts';
 import { TargetSession } from '../../transport/session.ts';
@@ -42,6 +44,35 @@ function recorders(): { oracles: Oracle[]; sequences: PatchSequence[]; pairs: An
     ],
   };
 }
+
+test('the run records an exchange where it judges it: appended to the log, numbered, its judgements returned', () => {
+  const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
+  try {
+    const run = new RunContext(session, 'http://h');
+    const record = (v: VectorExchange) => {
+      const { id: _id, ...ex } = exchangeFrom(v);
+      return run.record(ex);
+    };
+    const failed = record(get(500));
+    expect(failed.exchange.id).toBe(1);
+    expect(run.log.all).toEqual([failed.exchange]);
+    expect(failed.judgements).toContainEqual({
+      oracle: SERVER_ERROR_ORACLE.id,
+      judgement: expect.objectContaining({ requirement: 'no-server-error', held: false }),
+    });
+    // A read, a PATCH, a read: the sequence is judged when the read after it is recorded, and
+    // its judgements come back with that read's.
+    record(get());
+    const patched = record(patch());
+    const after = record(get());
+    const sequenceOracles = new Set(ORACLES.filter((o) => o.kind === 'patch').map((o) => o.id));
+    expect(patched.judgements.filter((j) => sequenceOracles.has(j.oracle))).toEqual([]);
+    expect(after.judgements.some((j) => sequenceOracles.has(j.oracle))).toBe(true);
+    expect(run.log.all.map((ex) => ex.id)).toEqual([1, 2, 3, 4]);
+  } finally {
+    session.close();
+  }
+});
 
 test('the judge: a PATCH with the read before and after; two reads with no PATCH between are a pair', () => {
   const { oracles, sequences, pairs } = recorders();

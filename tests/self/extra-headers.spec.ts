@@ -117,7 +117,7 @@ test('the client sends them, records a secret as its variable, and redacts its e
       baseURL: gw.url,
       token: REFERENCE_TOKEN,
       allowWrites: false,
-      log,
+      record: (sent) => log.append(sent),
       extraHeaders,
     });
     const ex = await client.send({ method: 'GET', path: '/api/v1/counterparties/nope-0001' });

@@ -89,7 +89,7 @@ test('the client records the token as $API_TOKEN where it stands as the token, a
       baseURL,
       token,
       allowWrites: false,
-      log,
+      record: (sent) => log.append(sent),
     });
     const ex = await client.send({ method: 'GET', path: '/x' });
     expect(ex.request.headers.Authorization).toBe('Bearer $API_TOKEN');
@@ -110,7 +110,7 @@ test('the client records the token as $API_TOKEN where it stands as the token, a
       baseURL,
       token: 'tok-3d9f1c2b',
       allowWrites: false,
-      log,
+      record: (sent) => log.append(sent),
     });
     const echoed = await long.send({
       method: 'GET',
@@ -143,7 +143,7 @@ test("header fields named as Object.prototype's properties go out and are record
       baseURL,
       token: 'tok-5e1a9c',
       allowWrites: false,
-      log: new ExchangeLog(),
+      record: (sent) => new ExchangeLog().append(sent),
     });
     // JSON.parse, as a request's fields come from data: __proto__ is an own key.
     const headers = JSON.parse('{"constructor":"sent constructor","__proto__":"sent __proto__"}') as Record<

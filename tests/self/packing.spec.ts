@@ -127,8 +127,9 @@ async function runDetails(
       baseURL,
       target?.settleMs,
     );
-    if (log) run.log.subscribe((ex) => log.push(ex));
-    return await runProbe(patchValidDetails, { ...galleryTarget(baseURL), ...target }, run);
+    const outcome = await runProbe(patchValidDetails, { ...galleryTarget(baseURL), ...target }, run);
+    log?.push(...run.log.all);
+    return outcome;
   } finally {
     await server.stop();
   }
@@ -136,18 +137,15 @@ async function runDetails(
 
 test('on the reference server every explicit case is sent, in fewer PATCHes, and nothing is found', async () => {
   const server = new ReferenceServer();
-  const bodies: unknown[] = [];
   const baseURL = await server.start(0);
   const run = new RunContext(new TargetSession({ politeness: EMBEDDED_POLITENESS }), baseURL);
-  run.log.subscribe((ex) => {
-    if (ex.request.method === 'PATCH') bodies.push(requestJson(ex));
-  });
   let outcome: ProbeOutcome;
   try {
     outcome = await runProbe(patchValidDetails, galleryTarget(baseURL), run);
   } finally {
     await server.stop();
   }
+  const bodies = run.log.all.filter((ex) => ex.request.method === 'PATCH').map((ex) => requestJson(ex));
   expect(outcome.incomplete, outcome.incomplete).toBeUndefined();
   expect(outcome.findings).toEqual([]);
   const examples = validDetailsBodyExamples();

@@ -20,15 +20,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { redactExchange, trafficCredentials } from '../../engine/validate.ts';
 import { basicPassword, nearMisses } from '../../exchange/credentials.ts';
 import type { Exchange } from '../../exchange/exchange.ts';
 import { Redactor } from '../../exchange/redact.ts';
+import { redactExchange, trafficCredentials } from '../../exchange/redact-exchange.ts';
 import { RedactingStream } from '../../exchange/redact-stream.ts';
-import { redactText } from '../../reporter/redact.ts';
+import { redactText, runRedactor } from '../../exchange/redactors.ts';
 import type { ConformanceRecord } from '../../reporter/record.ts';
 import { REFERENCE_COUNTERPARTY } from '../../servers/reference.ts';
-import { runRedactor } from '../../transport/client.ts';
 import {
   filesBelow,
   nodeTs,
