@@ -8,7 +8,6 @@
  * directly (`npm run conformance:shard`), the runner resolves it here, on its first load, and the
  * workers inherit it.
  */
-import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { suiteLimits } from './config/config.ts';
 import { ConfigError } from './config/error.ts';
@@ -20,13 +19,13 @@ import { InputFileError } from './config/input-files.ts';
 import { MODULE_EXTENSION } from './config/layout.ts';
 import {
   checkOwnPaths,
-  PLAYWRIGHT_REPORT_DIR,
-  REPORT_PATHS,
   REPORTS_STAGING_ENV,
   RESULTS_PATHS,
   RESULTS_STAGING_ENV,
   stagingFromEnv,
 } from './reporter/report-set.ts';
+import { chosenWriters, reportPaths, RUN_SOURCES } from './reporter/writers.ts';
+import { playwrightReporters } from './reporter/playwright-reporters.ts';
 
 /**
  * The run's configuration, and where its reports and Playwright's results are written first: set
@@ -39,7 +38,11 @@ function resolved(): { run: ResolvedRun; staging: string; resultsStaging: string
   try {
     const run = resolveOnce(EMBEDDED_TARGET);
     if (!process.env[REPORTS_STAGING_ENV])
-      checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory');
+      checkOwnPaths(
+        run.reportsDir,
+        reportPaths(chosenWriters(run.reports), RUN_SOURCES),
+        'the reports directory',
+      );
     if (!process.env[RESULTS_STAGING_ENV])
       checkOwnPaths(run.resultsDir, RESULTS_PATHS, "Playwright's results directory");
     return {
@@ -87,10 +90,7 @@ export default defineConfig({
   ...(only ? { grep: only } : {}),
   // The conformance reporter prints one line per completed probe (what it sent, waited, found),
   // then the summary: Playwright's list reporter would say the same with less.
-  reporter: [
-    ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
-    [`./suite/conformance-reporter${MODULE_EXTENSION}`, { outputDir: run.reportsDir, stagingDir: staging }],
-  ],
+  reporter: playwrightReporters(run, staging),
   use: {
     trace: 'off',
   },

@@ -4,12 +4,11 @@
  * which resolves and validates the configuration first (run/resolve.ts) and turns the
  * verdict into the exit status.
  */
-import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { EMBEDDED_TARGET } from './config/embedded.ts';
-import { MODULE_EXTENSION } from './config/layout.ts';
 import { resolveOnce } from './run/hand-down.ts';
-import { PLAYWRIGHT_REPORT_DIR, REPORTS_STAGING_ENV, stagingFromEnv } from './reporter/report-set.ts';
+import { REPORTS_STAGING_ENV, stagingFromEnv } from './reporter/report-set.ts';
+import { playwrightReporters } from './reporter/playwright-reporters.ts';
 
 const run = resolveOnce(EMBEDDED_TARGET);
 // Set by bin/merge-shards.ts: the reports are written there, then moved in file by file
@@ -18,8 +17,5 @@ const staging = stagingFromEnv(REPORTS_STAGING_ENV, run.reportsDir, 'the reports
 
 export default defineConfig({
   testDir: './tests/conformance',
-  reporter: [
-    ['html', { outputFolder: join(staging, PLAYWRIGHT_REPORT_DIR), open: 'never' }],
-    [`./suite/conformance-reporter${MODULE_EXTENSION}`, { outputDir: run.reportsDir, stagingDir: staging }],
-  ],
+  reporter: playwrightReporters(run, staging),
 });

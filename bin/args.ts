@@ -10,6 +10,7 @@
  */
 import { VARIABLE_HELP, variableFlags, type ConfigVariable, type FlagGroup } from '../config/flags.ts';
 import type { Env } from '../config/error.ts';
+import { REPORT_WRITERS, SOURCE_COMMANDS } from '../reporter/writers.ts';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -139,4 +140,19 @@ export function formatFlags(flags: readonly Flag[]): string {
     }
   }
   return lines.slice(1).join('\n');
+}
+
+/**
+ * The lines of --help listing the reports `--report` chooses from (reporter/writers.ts): each
+ * name, its files, what it is and which commands write it.
+ */
+export function reportsHelp(): string {
+  const width = Math.max(...REPORT_WRITERS.map((w) => w.name.length)) + 2;
+  return [
+    'Reports (--report <name,...> or CONFORMANCE_REPORT; default: every one the command writes):',
+    ...REPORT_WRITERS.flatMap((w) => [
+      `  ${w.name.padEnd(width)}${w.files.join(', ')} (${SOURCE_COMMANDS[w.source]})`,
+      `  ${''.padEnd(width)}${w.about}`,
+    ]),
+  ].join('\n');
 }

@@ -4,12 +4,14 @@
  * environment, then the .env of the directory it was run from) and validates it, the waiver file
  * too; takes the reports directory (writable, and no other run in it); checks that the target
  * can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
- * configuration and nothing else; and turns the gate's verdict into the exit status:
+ * configuration and nothing else; and turns the gate's verdict, as the reporter hands it on
+ * (reporter/outcome.ts), into the exit status:
  *   0  the gate passed: no MUST requirement failed (waived ones aside); SHOULD failures are
  *      warnings, unless in strict mode (--strict or CONFORMANCE_STRICT=1)
  *   1  the gate failed: a MUST requirement failed (or a SHOULD one in strict mode), or a check
  *      could not complete
- *   2  configuration or usage error (one line on stderr says what to fix)
+ *   2  configuration or usage error (one line on stderr says what to fix), or a report chosen
+ *      (--report) that could not be written: the others are written, one line says which and why
  *   130, 143  interrupted by SIGINT, SIGTERM: the run stopped sending, restored the writable
  *      counterparty's details and wrote a partial report (bin/interrupt.ts)
  */
@@ -18,9 +20,9 @@ import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { resolveRun, type RunFlags } from '../run/resolve.ts';
 import { playwrightEnv } from '../run/hand-down.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
-import { checkOwnPaths, REPORT_PATHS, RESULTS_PATHS } from '../reporter/report-set.ts';
+import { checkOwnPaths, RESULTS_PATHS } from '../reporter/report-set.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';
-import { REPORT_FILES } from '../reporter/files.ts';
+import { chosenWriters, RECORD_FILE, reportPaths, RUN_SOURCES } from '../reporter/writers.ts';
 import { RunGuard } from './interrupt.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
 import { secretsFromEnv, type SecretInput } from '../exchange/redactors.ts';
@@ -28,13 +30,14 @@ import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';
 import { checkWritable, runOutputs } from './write-failure.ts';
-import { exitFromRecord, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
+import { exitWithGate, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
 import { modulePath } from '../config/layout.ts';
 import {
   configurationFlags,
   embeddedFlag,
   formatFlags,
   parseArgs,
+  reportsHelp,
   strictFlag,
   tokenHelp,
   UsageError,
@@ -101,12 +104,14 @@ ${tokenHelp()}
 
 ${formatFlags(runFlags(emptyFlags()))}
 
+${reportsHelp()}
+
 Exit status: 0 the gate passed (the headline says how many MUST requirements were not
 exercised, if any), 1 a MUST requirement failed (or, strict, a SHOULD one), a check could not
 complete, or (--require-exercised) a selected requirement was not exercised; 2 configuration or
-usage error, a token the target does not accept (401 with it as without it), or a target that is
-not the one meant (COUNTERPARTY_REF not found there, not the interface, a redirect); 130/143
-interrupted (SIGINT/SIGTERM).`;
+usage error, a token the target does not accept (401 with it as without it), a target that is
+not the one meant (COUNTERPARTY_REF not found there, not the interface, a redirect), or a
+report chosen that could not be written; 130/143 interrupted (SIGINT/SIGTERM).`;
 }
 
 /** What the command line of `run` says (parseRunArgs). */
@@ -159,7 +164,8 @@ export async function runCommand(args: readonly string[]): Promise<void> {
   // Before the first request: the reports directory must be writable, and this run's alone, and
   // neither it nor the results directory may hold, where the run writes, what it did not write.
   orFail(() => lockReportsDir(run.reportsDir));
-  orFail(() => checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory'));
+  const writes = reportPaths(chosenWriters(run.reports), RUN_SOURCES);
+  orFail(() => checkOwnPaths(run.reportsDir, writes, 'the reports directory'));
   orFail(() => checkOwnPaths(run.resultsDir, RESULTS_PATHS, "Playwright's results directory"));
   // Full, read-only or not this user's: one line now rather than an error after the run.
   orFail(() => checkWritable(runOutputs(run.reportsDir, run.resultsDir)));
@@ -217,7 +223,7 @@ export async function runCommand(args: readonly string[]): Promise<void> {
     fail(
       `the suite did not complete (playwright exited ${code}); the previous reports are left as they were`,
     );
-  exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the suite');
+  exitWithGate(guard.outcome, join(run.reportsDir, RECORD_FILE), code, 'the suite');
 }
 
 if (isEntryPoint(import.meta.url)) runMain(() => runCommand(process.argv.slice(2)));

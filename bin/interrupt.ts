@@ -26,7 +26,8 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPORT_FILES } from '../reporter/files.ts';
+import { RECORD_FILE } from '../reporter/writers.ts';
+import { OUTCOME_ENV, outcomeFile, outcomeIn, type RunOutcome } from '../reporter/outcome.ts';
 import {
   commitFiles,
   createStaging,
@@ -114,6 +115,7 @@ export class RunGuard {
       CONFORMANCE_RUN_STATE: this.stateDir,
       CONFORMANCE_CLI_PID: String(process.pid),
       [WRITE_FAILURE_ENV]: writeFailureFile(this.stateDir),
+      [OUTCOME_ENV]: outcomeFile(this.stateDir),
       [REPORTS_STAGING_ENV]: this.stagingDir,
       [RESULTS_STAGING_ENV]: this.resultsStaging,
     };
@@ -215,6 +217,7 @@ export class RunGuard {
   private removeTemporaryFiles(): void {
     rmSync(this.stateDir, { recursive: true, force: true });
     rmSync(writeFailureFile(this.stateDir), { force: true });
+    rmSync(outcomeFile(this.stateDir), { force: true });
     rmSync(this.stagingDir, { recursive: true, force: true });
     rmSync(this.resultsStaging, { recursive: true, force: true });
   }
@@ -242,6 +245,9 @@ export class RunGuard {
    */
   writeFailure: string | undefined;
 
+  /** Set by finish(): what the reporter handed on (the gate's verdict, reports not written), if it did. */
+  outcome: RunOutcome | undefined;
+
   /**
    * After Playwright ended: removes the temporary files; exits 130/143 if the run was
    * interrupted by a signal, to this process or to Playwright's alone (its runner records it in
@@ -257,8 +263,13 @@ export class RunGuard {
     this.writeFailure = written
       ? resultsFailure
       : writeFailureAfter(writeFailureFile(this.stateDir), runOutputs(reportsDir, this.resultsDir));
+    this.outcome = written ? outcomeIn(outcomeFile(this.stateDir)) : undefined;
     this.removeTemporaryFiles();
-    const recorded = written ? recordedInterruption(reportsDir) : undefined;
+    const recorded = !written
+      ? undefined
+      : this.outcome !== undefined
+        ? this.outcome.interrupted
+        : recordedInterruption(reportsDir);
     const signal = this.signal ?? SIGNALS.find((s) => s === recorded?.signal);
     if (recorded !== undefined || this.signal !== undefined) {
       say(
@@ -274,10 +285,10 @@ export class RunGuard {
   }
 }
 
-/** The interruption the run's record holds, if any. */
+/** The interruption the run's record holds, if any, when the reporter handed on no outcome. */
 function recordedInterruption(reportsDir: string): { signal: string | null; reason: string } | undefined {
   try {
-    const record = JSON.parse(readFileSync(join(reportsDir, REPORT_FILES.json), 'utf8')) as {
+    const record = JSON.parse(readFileSync(join(reportsDir, RECORD_FILE), 'utf8')) as {
       interrupted?: { signal: string | null; reason: string };
     };
     return record.interrupted;

@@ -1,10 +1,11 @@
 /**
  * payflow-conformance merge (bin/cli.ts), npm run conformance:merge [-- --strict] [-- <blob-dir>]: merges the blob reports of a
- * sharded run into the reports one machine writes (reports/conformance.json, .html, junit.xml,
- * reports/playwright/) and turns the gate's verdict into the exit status, like
+ * sharded run into the reports one machine writes (those `--report` chooses: reporter/writers.ts)
+ * and turns the gate's verdict into the exit status, like
  * `npm run conformance`:
  *   0  the gate passed, 1 the gate failed, 2 configuration or usage error (a blob directory
- *      holding a FIFO or a device among them: bin/blob-inputs.ts), 130/143 interrupted by
+ *      holding a FIFO or a device among them: bin/blob-inputs.ts) or a report chosen that could
+ *      not be written, 130/143 interrupted by
  *      SIGINT/SIGTERM (Playwright's process group ended with it: bin/child-group.ts)
  *
  * Each shard ran `npx playwright test --config playwright.config.ts --shard=i/n --reporter=blob`
@@ -19,8 +20,9 @@ import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { resolveRun } from '../run/resolve.ts';
 import { playwrightEnv } from '../run/hand-down.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
-import { REPORT_FILES } from '../reporter/files.ts';
-import { checkOwnPaths, createStaging, REPORT_PATHS } from '../reporter/report-set.ts';
+import { chosenWriters, RECORD_FILE, reportPaths, RUN_SOURCES } from '../reporter/writers.ts';
+import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
+import { OUTCOME_ENV, outcomeFile, outcomeIn } from '../reporter/outcome.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
 import { secretsFromEnv } from '../exchange/redactors.ts';
 import { lockReportsDir } from './reports-lock.ts';
@@ -28,12 +30,13 @@ import { checkBlobDirectory } from './blob-inputs.ts';
 import { GroupGuard } from './child-group.ts';
 import { checkWritable, runOutputs, writeFailureAfter, writeFailureFile } from './write-failure.ts';
 import { WRITE_FAILURE_ENV } from '../reporter/disk-errors.ts';
-import { exitFromRecord, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
+import { exitWithGate, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
 import { modulePath } from '../config/layout.ts';
 import {
   configurationFlags,
   formatFlags,
   parseArgs,
+  reportsHelp,
   strictFlag,
   tokenHelp,
   UsageError,
@@ -71,8 +74,11 @@ ${tokenHelp()}
 
 ${formatFlags(mergeFlags({ strict: false, variables: {} }))}
 
-Exit status: 0 the gate passed, 1 the gate failed, 2 configuration error, 130/143 interrupted
-(SIGINT/SIGTERM: the merge is stopped, the previous reports are left as they were).`;
+${reportsHelp()}
+
+Exit status: 0 the gate passed, 1 the gate failed, 2 configuration error or a report chosen that
+could not be written, 130/143 interrupted (SIGINT/SIGTERM: the merge is stopped, the previous
+reports are left as they were).`;
 }
 
 /** \`payflow-conformance merge\` and \`npm run conformance:merge\`: exits with the gate's status. */
@@ -102,12 +108,19 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
   const blobs = orFail(() => checkBlobDirectory(blobDir));
 
   orFail(() => lockReportsDir(run.reportsDir));
-  orFail(() => checkOwnPaths(run.reportsDir, REPORT_PATHS, 'the reports directory'));
+  const writes = reportPaths(chosenWriters(run.reports), RUN_SOURCES);
+  orFail(() => checkOwnPaths(run.reportsDir, writes, 'the reports directory'));
   const outputs = runOutputs(run.reportsDir);
   orFail(() => checkWritable(outputs));
   // Where Playwright's runner leaves the line of a write that failed (bin/write-failure.ts).
-  const handOver = writeFailureFile(join(tmpdir(), `payflow-merge-${randomBytes(8).toString('hex')}`));
-  process.on('exit', () => rmSync(handOver, { force: true }));
+  const base = join(tmpdir(), `payflow-merge-${randomBytes(8).toString('hex')}`);
+  const handOver = writeFailureFile(base);
+  // Where the reporter leaves the gate's verdict and the reports it could not write (reporter/outcome.ts).
+  const outcome = outcomeFile(base);
+  process.on('exit', () => {
+    rmSync(handOver, { force: true });
+    rmSync(outcome, { force: true });
+  });
   const made: { staging?: string } = {};
   // Playwright runs in a process group of its own, which a signal to this command ends
   // (bin/child-group.ts); the previous reports stay unless the merged set was already in place.
@@ -138,6 +151,7 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
       ...playwrightEnv({ ...run, targetKind }),
       CONFORMANCE_REPORTS_STAGING: staging,
       [WRITE_FAILURE_ENV]: handOver,
+      [OUTCOME_ENV]: outcome,
     },
     config.baseURL !== undefined
       ? [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)]
@@ -155,7 +169,7 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
     fail(
       `the merge did not complete (playwright exited ${code}); the previous reports are left as they were`,
     );
-  exitFromRecord(join(run.reportsDir, REPORT_FILES.json), code, 'the merge');
+  exitWithGate(outcomeIn(outcome), join(run.reportsDir, RECORD_FILE), code, 'the merge');
 }
 
 if (isEntryPoint(import.meta.url)) runMain(() => mergeCommand(process.argv.slice(2)));

@@ -1,7 +1,7 @@
 /**
  * What the commands (bin/conformance.ts, bin/merge-shards.ts, and bin/cli.ts, which dispatches
  * to them) share: one-line configuration errors (exit 2), Playwright run as a child whose output
- * passes through the token redaction, and the exit status derived from the written record.
+ * passes through the token redaction, and the exit status derived from the run's outcome.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -14,7 +14,8 @@ import { escapeControls } from '../exchange/escape.ts';
 import { RedactingStream } from '../exchange/redact-stream.ts';
 import { redactorOf, type SecretInput } from '../exchange/redactors.ts';
 import { gatePassed } from '../reporter/gate.ts';
-import type { ConformanceRecord } from '../reporter/summary.ts';
+import type { ConformanceRecord } from '../reporter/record.ts';
+import type { RunOutcome } from '../reporter/outcome.ts';
 
 /** The package's root: the clone, or the installed package (config/layout.ts). */
 export const ROOT = PACKAGE_ROOT;
@@ -144,8 +145,19 @@ export function endWith(code: number): void {
   setTimeout(() => process.exit(code), END_GRACE_MS).unref();
 }
 
-/** Exits with the gate's status from the written record: 0 pass, 1 fail. */
-export function exitFromRecord(reportPath: string, playwrightCode: number, what: string): never {
+/**
+ * Exits with the gate's status: 0 pass, 1 fail, from the outcome the reporter handed on
+ * (reporter/outcome.ts), else from the written record; 2 with its line when a chosen report could
+ * not be written, whatever the verdict (the gate never looks green without a report asked for).
+ */
+export function exitWithGate(
+  outcome: RunOutcome | undefined,
+  reportPath: string,
+  playwrightCode: number,
+  what: string,
+): never {
+  if (outcome?.unwritten !== undefined) fail(outcome.unwritten);
+  if (outcome !== undefined) process.exit(gatePassed(outcome) ? 0 : 1);
   if (!existsSync(reportPath))
     fail(`${what} did not complete (playwright exited ${playwrightCode}); see the output above`);
   const record = JSON.parse(readFileSync(reportPath, 'utf8')) as ConformanceRecord;

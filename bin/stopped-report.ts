@@ -5,9 +5,10 @@
  * otherwise never needs in the command's own process (Playwright's reporter writes the report).
  */
 import { harOfExchanges } from '../exchange/har.ts';
-import { buildRecord } from '../reporter/summary.ts';
+import { buildRecord } from '../reporter/build-record.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
-import { writeReports } from '../reporter/write-reports.ts';
+import { unwrittenLine, writeReports } from '../reporter/write-reports.ts';
+import { chosenWriters } from '../reporter/writers.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';
 import type { SecretInput } from '../exchange/redactors.ts';
 import type { ResolvedRun } from '../run/resolve.ts';
@@ -16,15 +17,16 @@ import { spec } from '../spec/index.ts';
 /**
  * The partial report of a run stopped by `signal` before the suite started (during the start-up
  * reachability check): nothing of the suite was sent, every requirement is not exercised
- * ('interrupted'), nothing needed restoring.
+ * ('interrupted'), nothing needed restoring. The reports chosen are written (Playwright's own
+ * aside: Playwright never ran); one that could not be written is said on stderr.
  */
-export function writeStoppedReport(
+export async function writeStoppedReport(
   run: ResolvedRun,
   staging: string,
   signal: string,
   startedAt: Date,
   secrets: readonly SecretInput[],
-): void {
+): Promise<void> {
   const { config } = run;
   const waivers = loadWaivers({ CONFORMANCE_WAIVERS: run.waivers ?? NO_WAIVERS }, run.dir);
   const record = buildRecord({
@@ -52,7 +54,11 @@ export function writeStoppedReport(
     },
     writeProbes: [],
   });
-  writeReports(record, { outputDir: run.reportsDir, stagingDir: staging, secrets, har: emptyHar() });
+  const { unwritten } = await writeReports(
+    { record, har: emptyHar() },
+    { outputDir: run.reportsDir, stagingDir: staging, secrets, writers: chosenWriters(run.reports) },
+  );
+  if (unwritten.length > 0) process.stderr.write(`conformance: ${unwrittenLine(unwritten)}\n`);
 }
 
 /** The traffic of a run that sent nothing, as HAR. */

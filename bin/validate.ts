@@ -1,6 +1,7 @@
 /**
  * payflow-conformance validate (bin/cli.ts), npm run validate: judges traffic the suite did not send, with the same oracles and the same
- * reports (conformance.json, conformance.html, junit.xml) as a run.
+ * reports as a run (those of the record, and with --proxy the traffic's exchanges.har; `--report`
+ * chooses among them: reporter/writers.ts).
  *
  *   npm run validate -- <file.har> [--base-url URL] [--strict]
  *       every entry of a HAR 1.2 file (Playwright's recordHar, a browser's devtools, mitmproxy,
@@ -15,8 +16,9 @@
  *       a target that is the proxy itself is refused (exit 2), a request that comes back 508.
  *
  * Exit status: 0 the gate passed, 1 it failed (a MUST requirement failed, or a SHOULD one in
- * strict mode), 2 configuration or usage error, a malformed HAR file, or a reports directory that
- * is full, read-only or not this user's (one line says where and why).
+ * strict mode), 2 configuration or usage error, a malformed HAR file, a reports directory that
+ * is full, read-only or not this user's (one line says where and why), or a report chosen that
+ * could not be written (the others are written; one line says which and why).
  */
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { ConfigError, type Env } from '../config/error.ts';
@@ -34,13 +36,15 @@ import { INPUT_CAPS, InputFileError, readInputFile } from '../config/input-files
 import { basePathOf } from '../exchange/route.ts';
 import { redactText, type SecretInput } from '../exchange/redactors.ts';
 import { checkOwnPaths, createStaging } from '../reporter/report-set.ts';
-import { REPORT_FILES } from '../reporter/files.ts';
+import { chosenWriters, reportPaths, type ReportSource } from '../reporter/writers.ts';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { buildRecord, gatePassed, type ConformanceRecord } from '../reporter/summary.ts';
+import { buildRecord } from '../reporter/build-record.ts';
+import { gatePassed } from '../reporter/gate.ts';
+import type { ConformanceRecord } from '../reporter/record.ts';
 import { formatSummary, summaryColour } from '../reporter/console.ts';
 import { displayPath, loadWaivers, NO_WAIVERS } from '../config/waivers.ts';
-import { writeReports } from '../reporter/write-reports.ts';
+import { unwrittenLine, writeReports, type WrittenReports } from '../reporter/write-reports.ts';
 import { asDiskError, probeWritable, reportsOutput } from '../reporter/disk-errors.ts';
 import { spec } from '../spec/index.ts';
 import { ProxyLoopError, ValidatingProxy } from '../transport/proxy.ts';
@@ -48,6 +52,7 @@ import {
   configurationFlags,
   formatFlags,
   parseArgs,
+  reportsHelp,
   strictFlag,
   tokenHelp,
   UsageError,
@@ -64,6 +69,7 @@ const orFail: OrFail = validate.orFail;
 /** The configuration variables validation reads (the rest are the suite's). */
 const VALIDATE_VARIABLES = [
   'CONFORMANCE_REPORTS_DIR',
+  'CONFORMANCE_REPORT',
   'CONFORMANCE_WAIVERS',
   'CONFORMANCE_MAX_RESPONSE_BYTES',
   // The proxy's bound on each exchange with the target.
@@ -138,7 +144,7 @@ export function validateUsage(): string {
        npm run validate -- ...                   (in the repository)
 
 Judges traffic the suite did not send with the suite's oracles, and writes the same reports
-(conformance.json, conformance.html, junit.xml) to reports/ of the directory you run it from.
+as a run (but Playwright's) to reports/ of the directory you run it from.
   <file.har>   a HAR 1.2 file (Playwright's recordHar, a browser's devtools, mitmproxy, a run's
                reports/exchanges.har): every exchange below /api/v1/ is judged, the others counted
 Requirements no exchange exercised are "not exercised", never passed; those only a probe's plan
@@ -149,8 +155,11 @@ ${tokenHelp('with --proxy: the bearer token, redacted in the reports')}
 
 ${formatFlags(validateFlags(emptyFlags()))}
 
+${reportsHelp()}
+
 Exit status: 0 the gate passed, 1 a MUST requirement failed (or, strict, a SHOULD one),
-2 configuration or usage error, or a malformed HAR file.`;
+2 configuration or usage error, a malformed HAR file, or a report chosen that could not be
+written.`;
 }
 
 /** The flags of `validate` from `args`: a UsageError, its message the line the command prints, when they are wrong. */
@@ -227,21 +236,32 @@ function validationResult(
   return { record: redacted, passed: gatePassed(record), secrets };
 }
 
-/** Writes the reports of a validation, prints the summary, ends the process with 0 or 1. */
-function report(run: ResolvedRun, result: ValidationResult, har?: string, input?: string): void {
+/**
+ * Writes the reports of a validation, prints the summary, ends the process with 0 or 1, or 2 when
+ * a report chosen could not be written.
+ */
+async function report(
+  run: ResolvedRun,
+  result: ValidationResult,
+  har?: string,
+  input?: string,
+): Promise<void> {
   const { record: redacted, secrets } = result;
-  let written: string[];
+  let reports: WrittenReports;
   let staging: string | undefined;
   try {
     staging = createStaging(run.reportsDir);
-    written = writeReports(redacted, {
-      outputDir: run.reportsDir,
-      stagingDir: staging,
-      secrets,
-      ...(har !== undefined ? { har } : {}),
-      // The HAR being validated may be a run's reports/exchanges.har: it stays, whatever replaces the rest.
-      ...(input !== undefined ? { protect: [input] } : {}),
-    });
+    reports = await writeReports(
+      { record: redacted, ...(har !== undefined ? { har } : {}) },
+      {
+        outputDir: run.reportsDir,
+        stagingDir: staging,
+        secrets,
+        writers: chosenWriters(run.reports),
+        // The HAR being validated may be a run's reports/exchanges.har: it stays, whatever replaces the rest.
+        ...(input !== undefined ? { protect: [input] } : {}),
+      },
+    );
   } catch (error) {
     // Nothing moved in: what was written of the set goes (on a full disk, it holds the space left).
     if (staging !== undefined) rmSync(staging, { recursive: true, force: true });
@@ -253,13 +273,23 @@ function report(run: ResolvedRun, result: ValidationResult, har?: string, input?
     redactText(
       formatSummary(
         redacted,
-        written.map((p) => displayPath(p, run.dir)),
-        { colour: summaryColour(process.env, process.stdout.isTTY === true) },
+        reports.written.map((p) => displayPath(p, run.dir)),
+        { colour: summaryColour(process.env, process.stdout.isTTY === true), unwritten: reports.unwritten },
       ),
       secrets,
     ),
   );
+  if (reports.unwritten.length > 0) {
+    process.stderr.write(`validate: ${oneLine(unwrittenLine(reports.unwritten))}\n`);
+    endWith(2);
+    return;
+  }
   endWith(result.passed ? 0 : 1);
+}
+
+/** What validation writes its reports from: the record, and with --proxy the traffic. */
+export function validationSources(flags: Pick<ValidateFlags, 'proxy'>): ReportSource[] {
+  return flags.proxy ? ['record', 'traffic'] : ['record'];
 }
 
 function kindOf(t: TrafficRecord): string {
@@ -299,7 +329,7 @@ export function judgeHarFile(run: ResolvedRun, flags: ValidateFlags, file: strin
 }
 
 /** Validates the HAR file `file` (as the user named it, relative to the directory they ran from). */
-function validateHar(run: ResolvedRun, flags: ValidateFlags, file: string): void {
+async function validateHar(run: ResolvedRun, flags: ValidateFlags, file: string): Promise<void> {
   let result: ValidationResult;
   try {
     result = judgeHarFile(run, flags, file);
@@ -307,7 +337,7 @@ function validateHar(run: ResolvedRun, flags: ValidateFlags, file: string): void
     if (error instanceof HarError || error instanceof InputFileError) fail(error.message);
     throw error;
   }
-  report(run, result, undefined, resolve(run.dir, file));
+  await report(run, result, undefined, resolve(run.dir, file));
 }
 
 async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<void> {
@@ -364,7 +394,7 @@ async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<vo
     stopping = true;
     await proxy.stop();
     const har = harFileText(seen, spec().version);
-    report(run, validationResult(run, validation, secrets(), startedAt, har.kept), har.text);
+    await report(run, validationResult(run, validation, secrets(), startedAt, har.kept), har.text);
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
@@ -397,14 +427,9 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
   // Full, read-only or not this user's: said now, not once the traffic is judged.
   orFail(() => probeWritable(reportsOutput(run.reportsDir)));
   console.log(`validate: ${flags.proxy ? 'proxy' : oneLine(flags.har!)}; ${dotenvLine(run)}`);
-  // Validation writes the record, the page and the JUnit file (the proxy its traffic too), never
-  // over its input nor over what the suite did not write.
-  const writes = [
-    REPORT_FILES.json,
-    REPORT_FILES.html,
-    REPORT_FILES.junit,
-    ...(flags.proxy ? [REPORT_FILES.har] : []),
-  ];
+  // Validation writes the reports of the record (the proxy its traffic too), never over its input
+  // nor over what the suite did not write.
+  const writes = reportPaths(chosenWriters(run.reports), validationSources(flags));
   orFail(() =>
     checkOwnPaths(
       run.reportsDir,
@@ -414,7 +439,7 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
     ),
   );
   if (flags.proxy) await validateProxy(run, flags);
-  else validateHar(run, flags, flags.har!);
+  else await validateHar(run, flags, flags.har!);
 }
 
 if (isEntryPoint(import.meta.url))

@@ -118,6 +118,11 @@ export const VARIABLE_HELP: Record<ConfigVariable, VariableHelp> = {
     value: '<dir>',
     help: 'where the reports go (default: reports/ of the directory you run from)',
   },
+  CONFORMANCE_REPORT: {
+    group: 'gate',
+    value: '<name,...>',
+    help: 'the reports written, by name, comma-separated (default: every one; --help lists them)',
+  },
   CONFORMANCE_RESULTS_DIR: {
     group: 'gate',
     value: '<dir>',

@@ -16,7 +16,7 @@
  *   Where text leaves the process, with the secret extra headers too and every URL's userinfo
  *   (the checks above leave a URL's userinfo to be judged as sent):
  *   - each report file as it is written, exchanges.har included (reporter/write-reports.ts);
- *   - the run record, whose every string is redacted as it is built (reporter/summary.ts
+ *   - the run record, whose every string is redacted as it is built (reporter/build-record.ts
  *     buildRecord; bin/validate.ts for the credentials of validated traffic): the one value the
  *     files and the console summary are rendered from, so that no rendering can cut a secret in two;
  *   - the console: the conformance reporter's lines and summary (suite/conformance-reporter.ts),

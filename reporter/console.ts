@@ -1,22 +1,20 @@
 /**
  * The console summary of a run or a validation: the headline, one line per requirement that did
  * not pass with a few causes and inputs each, the waivers that need attention, why the gate failed,
- * where the reports are, and the headline again as the last line (what a CI log shows last). It
- * renders the typed record (summary.ts builds it), as the HTML and JUnit renderers do.
+ * where the reports are (and which chosen ones could not be written), and the headline again as
+ * the last line (what a CI log shows last). It renders the typed record (build-record.ts builds
+ * it), as the HTML and JUnit renderers do.
  */
 import { keptComment } from '../exchange/har-file.ts';
 import type { Coverage } from '../engine/coverage.ts';
 import type { GateStatus } from './gate.ts';
-import { envAssignments, replayPrefix } from './replay.ts';
-import {
-  headline,
-  paceLine,
-  provenance,
-  replayCommand,
-  type ConformanceRecord,
-  type Headline,
-  type InterruptionRecord,
-} from './summary.ts';
+import { envAssignments, replayLine, replayPrefix } from './replay.ts';
+import { headline, type Headline } from './headline.ts';
+import { paceLine } from './pace.ts';
+import { provenance } from './provenance.ts';
+import type { ConformanceRecord, InterruptionRecord, RequirementRecord } from './record.ts';
+import type { UnwrittenReport } from './write-reports.ts';
+import { RECORD_FILE, REPORT_WRITERS } from './writers.ts';
 
 const MARK: Record<GateStatus, string> = {
   passed: 'pass',
@@ -44,13 +42,10 @@ export function interruptionLine(i: InterruptionRecord): string {
 const MAX_GROUPS_SHOWN = 3;
 const MAX_INPUTS_SHOWN = 5;
 
-/** The report files a summary points to, by default. */
-export const DEFAULT_REPORT_PATHS = [
-  'reports/conformance.html',
-  'reports/conformance.json',
-  'reports/junit.xml',
-  'reports/playwright/index.html',
-];
+/** The report files a summary points to, by default: every one, in the default reports directory. */
+export const DEFAULT_REPORT_PATHS: readonly string[] = REPORT_WRITERS.flatMap((w) =>
+  w.files.map((f) => `reports/${f}`),
+);
 
 /**
  * The console summary: the verdict, then one line per requirement that did not pass, the
@@ -59,7 +54,7 @@ export const DEFAULT_REPORT_PATHS = [
 export function formatSummary(
   record: ConformanceRecord,
   reports: readonly string[] = DEFAULT_REPORT_PATHS,
-  options: { colour?: boolean } = {},
+  options: { colour?: boolean; unwritten?: readonly UnwrittenReport[] } = {},
 ): string {
   const lines: string[] = [];
   const head = headline(record);
@@ -86,7 +81,11 @@ export function formatSummary(
   lines.push(
     `  MUST: ${c.MUST.passed} passed, ${c.MUST.failed} failed${waived(c.MUST.waived)}, ${c.MUST['not-exercised']} not exercised${notSelected(c.MUST['not-selected'])} | SHOULD: ${c.SHOULD.passed} passed, ${c.SHOULD.warned} warned${waived(c.SHOULD.waived)}, ${c.SHOULD['not-exercised']} not exercised${notSelected(c.SHOULD['not-selected'])} | ${record.requests} requests, ${(record.durationMs / 1000).toFixed(1)} s`,
   );
-  const jsonReport = reports.find((r) => r.endsWith('.json')) ?? 'reports/conformance.json';
+  // The report that lists everything the console leaves out: the record, else the page.
+  const jsonReport =
+    reports.find((r) => r.endsWith('.json')) ??
+    reports.find((r) => r.endsWith('.html')) ??
+    `reports/${RECORD_FILE}`;
   if (record.selection) {
     const outside = record.requirements.filter((v) => v.status === 'not-selected').map((v) => v.id);
     lines.push(
@@ -112,37 +111,7 @@ export function formatSummary(
     else if (v.waiver?.status === 'expired') why = ` (its waiver expired on ${v.waiver.expires})`;
     lines.push(`  [${MARK[v.status]}] ${v.level} ${v.id} (${v.section}): ${v.statement}${why}`);
     if (v.status === 'waived') continue;
-    // One cause per group (engine/finding-groups.ts): its count, a representative, the inputs.
-    const groups = v.groups ?? [];
-    for (const g of groups.slice(0, MAX_GROUPS_SHOWN)) {
-      const f = v.findings[g.representative]!;
-      lines.push(
-        `         ${g.count} finding(s) on ${g.operation}, answered ${g.status || 'nothing'}: ${f.message}`,
-      );
-      lines.push(`           ${provenance(f)}`);
-      lines.push(`           expected ${f.expected}`);
-      lines.push(`           received ${f.received.split('\n')[0]}`);
-      if (f.input !== undefined) lines.push(`           input ${JSON.stringify(f.input)}`);
-      if (f.rule) lines.push(`           rule ${f.rule.field} ${f.rule.keyword}: ${f.rule.description}`);
-      for (const c of f.context ?? []) {
-        lines.push(`           ${c.role ?? 'exchange'}: ${c.request} -> ${c.status || 'no answer'}`);
-        // A write the finding rests on (the PATCH before the read judged): its curl too, so what
-        // the console shows can be sent again, the input's body included.
-        if (!c.request.startsWith('GET ')) lines.push(`             curl: ${c.curl}`);
-      }
-      if (f.curl) lines.push(`           curl (API_TOKEN must be set): ${f.curl}`);
-      const replay = replayCommand(record, f);
-      if (replay) lines.push(`           replay: ${replay}`);
-      const distinct = g.inputs.length + g.moreInputs;
-      if (distinct > 1) {
-        const shown = g.inputs.slice(0, MAX_INPUTS_SHOWN);
-        lines.push(
-          `           ${distinct} distinct inputs: ${shown.join(', ')}${distinct > shown.length ? `, … ${distinct - shown.length} more in ${jsonReport}` : ''}`,
-        );
-      }
-    }
-    if (groups.length > MAX_GROUPS_SHOWN)
-      lines.push(`         … ${groups.length - MAX_GROUPS_SHOWN} more cause(s) in ${jsonReport}`);
+    lines.push(...causeLines(record, v, jsonReport));
   }
   for (const i of record.incomplete) lines.push(`  [ERR ] ${i.test}: ${i.error}`);
   const entries = record.waivers.entries;
@@ -167,10 +136,52 @@ export function formatSummary(
     lines.push(
       `  Seed ${record.seed}: replay the run with ${record.settings ? `${envAssignments(record.settings)} ${replayPrefix()}` : `payflow-conformance run --seed ${record.seed}`}`,
     );
-  lines.push(`  Reports: ${reports.join(', ')}`);
+  lines.push(`  Reports: ${reports.length > 0 ? reports.join(', ') : 'none'}`);
+  for (const u of options.unwritten ?? [])
+    lines.push(`  Not written: the ${u.name} report (${u.files.join(', ')}): ${u.error}`);
   // The last line repeats the headline: it is what a CI log shows last.
   lines.push(`${paint(`Verdict: ${head.text}`)}${head.advice ? `. ${head.advice}` : ''}`);
   return lines.join('\n');
+}
+
+/**
+ * The causes of a requirement that did not pass, one group of findings each (engine/finding-groups.ts):
+ * its count, a representative with its evidence, curl and replay lines, and the distinct inputs;
+ * `full` is the report that holds what is left out.
+ */
+function causeLines(record: ConformanceRecord, v: RequirementRecord, full: string): string[] {
+  const lines: string[] = [];
+  const groups = v.groups ?? [];
+  for (const g of groups.slice(0, MAX_GROUPS_SHOWN)) {
+    const f = v.findings[g.representative]!;
+    lines.push(
+      `         ${g.count} finding(s) on ${g.operation}, answered ${g.status || 'nothing'}: ${f.message}`,
+    );
+    lines.push(`           ${provenance(f)}`);
+    lines.push(`           expected ${f.expected}`);
+    lines.push(`           received ${f.received.split('\n')[0]}`);
+    if (f.input !== undefined) lines.push(`           input ${JSON.stringify(f.input)}`);
+    if (f.rule) lines.push(`           rule ${f.rule.field} ${f.rule.keyword}: ${f.rule.description}`);
+    for (const c of f.context ?? []) {
+      lines.push(`           ${c.role ?? 'exchange'}: ${c.request} -> ${c.status || 'no answer'}`);
+      // A write the finding rests on (the PATCH before the read judged): its curl too, so what
+      // the console shows can be sent again, the input's body included.
+      if (!c.request.startsWith('GET ')) lines.push(`             curl: ${c.curl}`);
+    }
+    if (f.curl) lines.push(`           curl (API_TOKEN must be set): ${f.curl}`);
+    const replay = replayLine(record, f);
+    if (replay) lines.push(`           replay: ${replay}`);
+    const distinct = g.inputs.length + g.moreInputs;
+    if (distinct > 1) {
+      const shown = g.inputs.slice(0, MAX_INPUTS_SHOWN);
+      lines.push(
+        `           ${distinct} distinct inputs: ${shown.join(', ')}${distinct > shown.length ? `, … ${distinct - shown.length} more in ${full}` : ''}`,
+      );
+    }
+  }
+  if (groups.length > MAX_GROUPS_SHOWN)
+    lines.push(`         … ${groups.length - MAX_GROUPS_SHOWN} more cause(s) in ${full}`);
+  return lines;
 }
 
 /** The headline's colour on a terminal: green, amber (yellow), red; bold. */

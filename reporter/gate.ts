@@ -4,7 +4,9 @@
  *   - a warned SHOULD requirement fails the gate only in strict mode, unless waived;
  *   - a check that did not complete always fails the gate;
  *   - with --require-exercised must (or all), a selected MUST requirement (or any selected one)
- *     that was not exercised fails the gate, with its reasons; one not selected is not required.
+ *     that was not exercised fails the gate, with its reasons; one not selected is not required;
+ *   - an interrupted run fails the gate (its report is partial), and so does traffic that held no
+ *     exchange of the interface (nothing was judged).
  * Waivers are also judged, so the file is kept clean: applied, expired (the failure counts
  * again), stale (the requirement now passes: remove the waiver) or unused (the requirement was
  * not exercised in this run).
@@ -19,8 +21,8 @@ export type RecordVerdict = 'pass' | 'pass-unexercised' | 'fail';
 
 /**
  * Whether a record's gate passed: a qualified pass is a pass (exit status 0). Here rather than
- * with the record (reporter/summary.ts), so that a command reading a record's verdict loads none
- * of what builds one.
+ * with the record (reporter/build-record.ts), so that a command reading a record's verdict loads
+ * none of what builds one.
  */
 export function gatePassed(record: { verdict: RecordVerdict }): boolean {
   return record.verdict !== 'fail';
@@ -102,8 +104,18 @@ export function gateReasons(input: {
   incomplete: readonly { test: string }[];
   strict: boolean;
   requireExercised?: 'must' | 'all';
+  /** The traffic judged, when the record is of traffic the suite did not send. */
+  traffic?: { exchanges: number; judged: number };
+  /** Set when the run was interrupted. */
+  interrupted?: { signal: string | null; reason: string };
 }): string[] {
   const reasons: string[] = [];
+  if (input.interrupted) {
+    const by = input.interrupted.signal ? ` by ${input.interrupted.signal}` : '';
+    reasons.push(
+      `the run was interrupted${by} (${input.interrupted.reason}): this report is partial, the checks after the stop were not run`,
+    );
+  }
   const failed = input.requirements.filter((r) => r.status === 'failed');
   if (failed.length > 0)
     reasons.push(`${failed.length} MUST requirement(s) failed: ${failed.map((r) => r.id).join(', ')}`);
@@ -125,5 +137,19 @@ export function gateReasons(input: {
     reasons.push(
       `${input.incomplete.length} check(s) did not complete: ${input.incomplete.map((i) => i.test).join(', ')}`,
     );
+  // A gate over traffic that held nothing to judge (a client pointed elsewhere) must not pass.
+  if (input.traffic && input.traffic.judged === 0)
+    reasons.push(
+      `the traffic held no exchange of the interface (${input.traffic.exchanges} exchange(s), none below /api/v1/): nothing was judged`,
+    );
   return reasons;
+}
+
+/**
+ * The gate's verdict from its reasons (gateReasons): a failure when there is any, else a pass,
+ * qualified when selected MUST requirements were not exercised.
+ */
+export function recordVerdict(reasons: readonly string[], mustNotExercised: number): RecordVerdict {
+  if (reasons.length > 0) return 'fail';
+  return mustNotExercised > 0 ? 'pass-unexercised' : 'pass';
 }

@@ -9,15 +9,12 @@
 import { keptComment } from '../exchange/har-file.ts';
 import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
+import { replayLine } from './replay.ts';
 import { bySection } from './sections.ts';
-import {
-  headline,
-  paceLine,
-  provenance,
-  replayCommand,
-  type ConformanceRecord,
-  type RequirementRecord,
-} from './summary.ts';
+import { headline } from './headline.ts';
+import { paceLine } from './pace.ts';
+import { provenance } from './provenance.ts';
+import type { ConformanceRecord, RequirementRecord } from './record.ts';
 
 /** Escapes text for HTML element content and attribute values; drops control characters. */
 export function escapeHtml(value: unknown): string {
@@ -116,7 +113,7 @@ function renderFinding(record: ConformanceRecord, f: Finding & { probe?: string 
   if (f.input !== undefined)
     parts.push(`<h5>Input (shrunk)</h5><pre class="input">${esc(json(f.input))}</pre>`);
   if (f.rule !== undefined) parts.push(`<h5>Rule</h5><p class="rule">${esc(ruleText(f.rule))}</p>`);
-  const replay = replayCommand(record, f);
+  const replay = replayLine(record, f);
   if (replay)
     parts.push(
       `<p class="replay">Replay: <code>${esc(replay)}</code>${f.path ? ` (fast-check path <code>${esc(f.path)}</code>)` : ''}</p>`,
@@ -349,13 +346,10 @@ function keptRow(record: ConformanceRecord): [string, string][] {
   return kept ? [['Kept in exchanges.har', kept]] : [];
 }
 
-/** The whole page. */
-export function renderHtml(record: ConformanceRecord): string {
-  const head = headline(record);
-  const groups = bySection(record.requirements);
-  const broken = record.requirements.filter((r) => r.status === 'failed' || r.status === 'warned');
+/** The run's details, as rows of the page's "The run" section: the traffic's or the target's. */
+function runRows(record: ConformanceRecord): [string, string][] {
   const t = record.traffic;
-  const run: [string, string][] = t
+  return t
     ? [
         ['Traffic', `${t.kind === 'har' ? 'HAR file' : 'validating proxy'} ${t.source}`],
         ['Interface', `version ${record.interfaceVersion}`],
@@ -388,6 +382,15 @@ export function renderHtml(record: ConformanceRecord): string {
         ['Waiver file', record.waivers.file ?? 'none'],
         ...keptRow(record),
       ];
+}
+
+/** The whole page. */
+export function renderHtml(record: ConformanceRecord): string {
+  const head = headline(record);
+  const groups = bySection(record.requirements);
+  const broken = record.requirements.filter((r) => r.status === 'failed' || r.status === 'warned');
+  const t = record.traffic;
+  const run = runRows(record);
   const body: string[] = [];
   body.push(
     `<header class="verdict ${head.tone}"><h1 id="verdict">${esc(head.text)}</h1>${head.advice ? `<p class="advice">${esc(head.advice)}</p>` : ''}<p>${t ? `${esc(t.kind === 'har' ? 'HAR file' : 'proxy')} ${esc(t.source)} · interface ${esc(record.interfaceVersion)}${record.strict ? ' · strict' : ''}` : `${esc(record.target.baseURL || record.target.kind)} · interface ${esc(record.interfaceVersion)} · ${esc(record.mode)} run${record.strict ? ' · strict' : ''} · seed ${esc(record.seed)}`}</p></header>`,

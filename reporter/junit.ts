@@ -5,13 +5,14 @@
  * of the requirement (the words it rests on) and its text starts with all of them. Warnings
  * outside strict mode pass with the evidence in system-out; waived, skipped and not-run
  * requirements are skipped with the reason. Checks that did not complete are errors in a suite
- * of their own. Every suite carries the run's headline (reporter/summary.ts headline) in its
+ * of their own. Every suite carries the run's headline (reporter/headline.ts) in its
  * properties (verdict, verdict.headline, verdict.advice, must.notExercised) and its system-out,
  * so a pass that left MUST requirements unexercised says so with the count.
  */
 import { replayLine } from './replay.ts';
 import { bySection } from './sections.ts';
-import { headline, type ConformanceRecord, type RequirementRecord } from './summary.ts';
+import { headline } from './headline.ts';
+import type { ConformanceRecord, RequirementRecord } from './record.ts';
 
 /** Escapes text for XML content and attributes; drops characters XML 1.0 cannot hold. */
 export function escapeXml(value: unknown): string {

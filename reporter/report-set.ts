@@ -32,7 +32,6 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config/error.ts';
 import { ensureDirectory, shownPath } from '../config/input-files.ts';
-import { REPORT_FILES } from './files.ts';
 import {
   digestOf,
   readManifest,
@@ -45,18 +44,6 @@ import {
 } from './manifest.ts';
 
 export { MANIFEST, STAGING_PREFIX } from './manifest.ts';
-
-/** Playwright's HTML report, a directory of the set. */
-export const PLAYWRIGHT_REPORT_DIR = 'playwright';
-
-/** The files a report set always holds (Playwright's HTML report adds what it needs below playwright/). */
-export const REPORT_PATHS: readonly string[] = [
-  REPORT_FILES.json,
-  REPORT_FILES.html,
-  REPORT_FILES.junit,
-  REPORT_FILES.har,
-  `${PLAYWRIGHT_REPORT_DIR}/index.html`,
-];
 
 /** The files Playwright's runner writes into its output directory whatever the tests do. */
 export const RESULTS_PATHS: readonly string[] = ['.last-run.json'];

@@ -33,6 +33,7 @@ import {
 import { SELECTABLE } from '../probes/described.ts';
 import { itemFixturesJson } from '../generators/item-fixtures.ts';
 import { own } from '../exchange/own.ts';
+import { chosenWriters, parseReportNames } from '../reporter/writers.ts';
 
 export interface ResolvedRun {
   /** The directory the run was started from: its .env was read, relative paths resolve against it. */
@@ -53,6 +54,8 @@ export interface ResolvedRun {
   strict: boolean;
   /** Where the reports go, and Playwright's own results (absolute). */
   reportsDir: string;
+  /** The reports chosen by name (CONFORMANCE_REPORT, --report: reporter/writers.ts); null: every one. */
+  reports: string[] | null;
   resultsDir: string;
   /** The probes the run is limited to (the selection's); null: every probe. */
   probes: string[] | null;
@@ -185,6 +188,9 @@ export function resolveRun(
     flags.requireExercised !== undefined
       ? parseRequireExercised(flags.requireExercised)
       : parseRequireExercised(inputs.CONFORMANCE_REQUIRE_EXERCISED);
+  const reports = parseReportNames(inputs.CONFORMANCE_REPORT);
+  // An unknown name is exit 2 now, before anything is sent, not a report missing at the end.
+  chosenWriters(reports);
   const path = (name: string, fallback: string): string => {
     const value = own(inputs, name)?.trim();
     return value ? resolve(dir, value) : fallback;
@@ -201,6 +207,7 @@ export function resolveRun(
     // project's reports/).
     reportsDir: path('CONFORMANCE_REPORTS_DIR', join(dir, 'reports')),
     resultsDir: path('CONFORMANCE_RESULTS_DIR', join(dir, 'test-results', 'conformance')),
+    reports,
     probes: selection ? selection.probes : null,
     selection,
     requireExercised,

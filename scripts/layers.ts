@@ -84,12 +84,16 @@ export const LAYERS: readonly Room[] = [
     floor: 5,
     holds:
       'the run composed: the configuration resolved once, the probe registry handed to the selection, ' +
-      "the hand-down to Playwright's processes",
+      "the report writers' names to `--report`, the hand-down to Playwright's processes",
+    // The names --report chooses from are the writers' (reporter/writers.ts, which loads no renderer).
+    also: ['reporter/'],
   },
   {
     room: 'reporter/',
     floor: 5,
-    holds: 'renderers of the typed run record: conformance.json, HTML, JUnit, console, the gate',
+    holds:
+      'the typed run record and the gate; the report writers, listed once (`writers.ts`) and written ' +
+      'through one path (`write-reports.ts`); the console summary',
   },
   {
     room: 'probes/',

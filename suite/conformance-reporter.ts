@@ -1,7 +1,7 @@
 /**
  * A Playwright reporter that folds each check's outcome (attached to its test as JSON) into
- * requirement verdicts, applies the waivers and strict mode of the gate, writes the reports
- * (conformance.json, conformance.html, junit.xml) and prints the summary. It reads only
+ * requirement verdicts, applies the waivers and strict mode of the gate, writes the reports the
+ * run chose (reporter/writers.ts, `--report`) and prints the summary. It reads only
  * attachments (suite/attachments.ts), so it works the same on merged shard reports (npx
  * playwright merge-reports).
  *
@@ -12,7 +12,9 @@
  * With a staging directory (CONFORMANCE_REPORTS_STAGING, set by bin/conformance.ts), the reports
  * are written there, Playwright's HTML report too, and moved into the output directory as one
  * set (reporter/report-set.ts). An interrupted run (transport/stop.ts, or Playwright's own
- * SIGINT) gets a partial record that says so and what was restored.
+ * SIGINT) gets a partial record that says so and what was restored. The command that started the
+ * run is told the gate's verdict and the reports that could not be written (reporter/outcome.ts);
+ * run without it, a report that could not be written fails Playwright's run.
  */
 import { resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -38,10 +40,13 @@ import type { PolitenessReport } from '../transport/limiter.ts';
 import { PACE_ENV } from '../transport/ledger.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
 import { redactText, secretsFromEnv } from '../exchange/redactors.ts';
-import { buildRecord, type IncompleteCheck, type RecordRun } from '../reporter/summary.ts';
+import { buildRecord } from '../reporter/build-record.ts';
+import type { IncompleteCheck, RecordRun } from '../reporter/record.ts';
 import { formatSummary, summaryColour } from '../reporter/console.ts';
 import { displayPath, loadWaivers, NO_WAIVERS, type WaiverFile } from '../config/waivers.ts';
-import { writeReports } from '../reporter/write-reports.ts';
+import { unwrittenLine, writeReports, type WrittenReports } from '../reporter/write-reports.ts';
+import { chosenWriters } from '../reporter/writers.ts';
+import { handOnOutcome, outcomeOf } from '../reporter/outcome.ts';
 import { DiskError, handOnWriteFailure } from '../reporter/disk-errors.ts';
 import { readAttachments } from './attachments.ts';
 
@@ -81,7 +86,7 @@ export function progressLine(
 }
 
 export interface ConformanceReporterOptions {
-  /** Where conformance.json, conformance.html and junit.xml go (default: reports). */
+  /** Where the reports go (default: reports). */
   outputDir?: string;
   /**
    * Where they are written first, with Playwright's HTML report (its outputFolder must be
@@ -175,7 +180,7 @@ export default class ConformanceReporter implements Reporter {
     );
   }
 
-  onEnd(result: FullResult): void {
+  async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
     // As global setup completed it (the embedded server's URL, the kind of target).
     const run = resolvedRun();
     const recordRun: RecordRun = {
@@ -235,30 +240,40 @@ export default class ConformanceReporter implements Reporter {
       ...secretsFromEnv({ API_TOKEN: run.config.token }),
       ...headerSecrets(run.config.extraHeaders),
     ];
-    let written: string[];
+    let reports: WrittenReports;
     try {
-      written = writeReports(record, {
-        outputDir: this.outputDir,
-        ...(this.stagingDir ? { stagingDir: this.stagingDir } : {}),
-        secrets,
-        har: har.text,
-      });
+      reports = await writeReports(
+        { record, har: har.text },
+        {
+          outputDir: this.outputDir,
+          ...(this.stagingDir ? { stagingDir: this.stagingDir, playwright: true } : {}),
+          secrets,
+          writers: chosenWriters(run.reports),
+        },
+      );
     } catch (error) {
       // A full or read-only disk: one line, said by the command (reporter/disk-errors.ts).
       if (!(error instanceof DiskError)) throw error;
       handOnWriteFailure(error);
-      return;
+      return undefined;
     }
     console.log(
       redactText(
         formatSummary(
           record,
-          written.map((p) => displayPath(p, run.dir)),
-          { colour: summaryColour(process.env, process.stdout.isTTY === true) },
+          reports.written.map((p) => displayPath(p, run.dir)),
+          {
+            colour: summaryColour(process.env, process.stdout.isTTY === true),
+            unwritten: reports.unwritten,
+          },
         ),
         secrets,
       ),
     );
+    const unwritten = reports.unwritten.length > 0 ? unwrittenLine(reports.unwritten) : undefined;
+    if (!handOnOutcome(outcomeOf(record, unwritten)) && unwritten !== undefined)
+      process.stderr.write(`conformance: ${unwritten}\n`);
+    return unwritten !== undefined ? { status: 'failed' } : undefined;
   }
 
   printsToStdio(): boolean {

@@ -18,7 +18,7 @@ import { resolvedRun } from '../run/hand-down.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
 import { redactText, type SecretInput } from '../exchange/redactors.ts';
 import { replayLine } from '../reporter/replay.ts';
-import { provenance } from '../reporter/summary.ts';
+import { provenance } from '../reporter/provenance.ts';
 import { requirement } from '../spec/requirements.ts';
 import { attachExchanges, attachOutcome } from './attachments.ts';
 

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { actionOutputs, outputLines } from '../../bin/action.ts';
+import { actionOutputs, actionReports, argsRefusal, outputLines } from '../../bin/action.ts';
 import { shellWords, ShellWordsError } from '../../bin/shell-words.ts';
 import { removeTemporaryDirectories, temporaryDirectory } from './cli-fixtures.ts';
 
@@ -102,5 +102,24 @@ test.describe('actionOutputs', () => {
 
   test('as $GITHUB_OUTPUT lines, one per output, no value breaking its line', () => {
     expect(outputLines({ 'exit-status': '0', report: 'a\nb' })).toBe('exit-status=0\nreport=a b\n');
+  });
+});
+
+test.describe('the report input', () => {
+  test('is passed as --report with json added, which the outputs are read from; empty is every report', () => {
+    expect(actionReports('')).toBe('');
+    expect(actionReports('  ')).toBe('');
+    expect(actionReports('html')).toBe('html,json');
+    expect(actionReports('junit,har')).toBe('junit,har,json');
+    expect(actionReports('html, JSON')).toBe('html, JSON');
+    // A name the command does not know is the command's to refuse (exit 2, naming the known ones).
+    expect(actionReports('pdf')).toBe('pdf,json');
+  });
+
+  test('args may not choose the reports: a --report there is refused', () => {
+    expect(argsRefusal(['--probe', 'known-counterparty'])).toBeUndefined();
+    expect(argsRefusal(['--header', 'X-Report: --report'])).toBeUndefined();
+    for (const words of [['--report', 'html'], ['--report=html']])
+      expect(argsRefusal(words), words.join(' ')).toContain('the args input may not hold --report');
   });
 });

@@ -82,11 +82,19 @@ test("the command's process loads no probe, oracle, generator or engine module",
     (f) =>
       /^(oracles\/|generators\/(?!account-fixture|item-fixtures)|requests\/|engine\/)/.test(f) ||
       (f.startsWith('probes/') && !['probes/described.ts', 'probes/catalog.ts'].includes(f)) ||
-      ['reporter/summary.ts', 'servers/reference.ts', 'transport/session.ts'].includes(f),
+      [
+        'reporter/build-record.ts',
+        // The report writers' list is read, their renderers are loaded only to write (reporter/writers.ts).
+        'reporter/html.ts',
+        'reporter/junit.ts',
+        'servers/reference.ts',
+        'transport/session.ts',
+      ].includes(f),
   );
+  expect(loaded).toContain('reporter/writers.ts');
   expect(heavy, 'modules bin/conformance.ts loads at start').toEqual([]);
   // The partial report of a run stopped before its start is the one place that needs them.
-  expect(staticImports('bin/stopped-report.ts')).toContain('reporter/summary.ts');
+  expect(staticImports('bin/stopped-report.ts')).toContain('reporter/build-record.ts');
 });
 
 test("Playwright's runner loads no probe, oracle, generator, engine run or session", () => {
@@ -101,7 +109,7 @@ test("Playwright's runner loads no probe, oracle, generator, engine run or sessi
     ].flatMap((entry) => [...staticImports(entry)]),
   );
   expect(loaded).toContain('suite/define.ts');
-  expect(loaded).toContain('reporter/summary.ts');
+  expect(loaded).toContain('reporter/build-record.ts');
   const heavy = [...loaded].filter(
     (f) =>
       /^(oracles\/(?!described|catalog)|generators\/(?!account-fixture|item-fixtures)|requests\/)/.test(f) ||

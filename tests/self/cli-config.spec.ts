@@ -34,7 +34,7 @@ import { LOCK_FILE, lockReportsDir } from '../../bin/reports-lock.ts';
 import { preflight, type PreflightTarget } from '../../bin/preflight.ts';
 import { parseRunArgs, runUsage } from '../../bin/conformance.ts';
 import { UsageError } from '../../bin/args.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import {
   playwrightCli,
   projectCopy,

@@ -380,7 +380,7 @@ export interface InProcessValidation {
   /** On exit 2: the one line the command prints after `validate: `. */
   line?: string;
   /** The record the command writes as conformance.json (secrets redacted). */
-  record?: import('../../reporter/summary.ts').ConformanceRecord;
+  record?: import('../../reporter/record.ts').ConformanceRecord;
   /** The summary the command prints (no report paths, no colour). */
   summary?: string;
 }

@@ -32,7 +32,7 @@ import {
 import { requirement } from '../../spec/requirements.ts';
 import { ORACLES } from '../../oracles/index.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { resolveSelection } from '../../config/selection.ts';
 import { SELECTABLE } from '../../probes/index.ts';
 import { UsageError } from '../../bin/args.ts';

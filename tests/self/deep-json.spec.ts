@@ -17,7 +17,7 @@ import { MAX_JSON_DEPTH, readJsonBody, responseBody, tooDeepText } from '../../e
 import { Redactor } from '../../exchange/redact.ts';
 import { modelRequest } from '../../requests/index.ts';
 import { sampleRequest, withBody } from '../../requests/samples.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { deepJson, DEEP_ANSWER_LEVELS } from '../../servers/gallery/hostile-bodies.ts';
 import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN } from '../../servers/reference.ts';

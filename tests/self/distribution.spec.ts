@@ -36,6 +36,7 @@ import {
 import { dirname, join, normalize } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parse } from 'yaml';
+import { actionReports } from '../../bin/action.ts';
 import { ConfigError } from '../../config/error.ts';
 import { WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
 import { action, actionRunStep, runStepOfAction, type ActionStep } from './action-fixtures.ts';
@@ -355,6 +356,8 @@ function commandLine(settings: Record<string, string>, extra: string[] = []): st
       'runs',
       'reports-dir',
     ].flatMap((name) => [`--${name}`, input(name)]),
+    '--report',
+    actionReports(input('report')),
     ...(settings.embedded === 'true' ? ['--embedded'] : []),
     ...extra,
   ];

@@ -11,7 +11,7 @@ import type { Finding } from '../../engine/types.ts';
 import { renderHtml } from '../../reporter/html.ts';
 import { renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import { buildRecord } from '../../reporter/summary.ts';
+import { buildRecord } from '../../reporter/build-record.ts';
 import { formatSummary } from '../../reporter/console.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { ReferenceServer, type Counterparty } from '../../servers/reference.ts';

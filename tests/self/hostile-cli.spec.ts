@@ -24,8 +24,8 @@ import { expect, test } from '@playwright/test';
 import { preflight } from '../../bin/preflight.ts';
 import { INPUT_CAPS } from '../../config/input-files.ts';
 import type { Har } from '../../exchange/har.ts';
-import { REPORT_FILES } from '../../reporter/files.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import { RECORD_FILE, REPORT_WRITERS } from '../../reporter/writers.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { HOSTILE_VARIANTS } from '../../servers/gallery/index.ts';
 import { hangsAfter } from '../../servers/gallery/hostile.ts';
 import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN, ReferenceServer } from '../../servers/reference.ts';
@@ -334,9 +334,9 @@ test('every answer 4 MB: every report written, each process of the run under 1 G
       'known-counterparty',
     ]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    for (const name of [...Object.values(REPORT_FILES), 'playwright/index.html'])
+    for (const name of REPORT_WRITERS.flatMap((w) => w.files))
       expect(existsSync(join(r.reports, name)), name).toBe(true);
-    const rec = JSON.parse(readFileSync(join(r.reports, REPORT_FILES.json), 'utf8')) as ConformanceRecord;
+    const rec = JSON.parse(readFileSync(join(r.reports, RECORD_FILE), 'utf8')) as ConformanceRecord;
     // Conforming, only large: the verdicts of the reference server's.
     expect(rec.requirements.filter((q) => q.status === 'failed' || q.status === 'warned')).toEqual([]);
     expect(rec.incomplete).toEqual([]);
@@ -348,7 +348,7 @@ test('every answer 4 MB: every report written, each process of the run under 1 G
     expect(processes.length, processes.map((p) => p.line).join('\n')).toBeGreaterThanOrEqual(3);
     for (const p of processes) expect(p.kib, p.line).toBeLessThan(GiB_KIB);
     // Its own exchanges.har: within what validate reads, read and judged by it (exit 0).
-    const har = join(r.reports, REPORT_FILES.har);
+    const har = join(r.reports, 'exchanges.har');
     expect(statSync(har).size).toBeLessThan(INPUT_CAPS.har);
     const entries = (JSON.parse(readFileSync(har, 'utf8')) as Har).log.entries;
     expect(entries.length).toBe(rec.requests);

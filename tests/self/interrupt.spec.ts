@@ -38,7 +38,7 @@ import { expect, test } from '@playwright/test';
 import { commitFiles, createStaging, MANIFEST } from '../../reporter/report-set.ts';
 import { RunGuard, SIGNAL_REPEAT_MS, signalStatus } from '../../bin/interrupt.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { processAlive, readStop } from '../../transport/stop.ts';
 import { WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
 import { counterpartyPath } from '../../exchange/paths.ts';

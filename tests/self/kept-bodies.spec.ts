@@ -25,7 +25,7 @@ import {
 import { ExchangeLog } from '../../exchange/log.ts';
 import { formatSummary } from '../../reporter/console.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import { buildRecord } from '../../reporter/summary.ts';
+import { buildRecord } from '../../reporter/build-record.ts';
 
 const MiB = 1024 * 1024;
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');

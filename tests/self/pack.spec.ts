@@ -21,7 +21,7 @@
 import { readFileSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { removeTemporaryDirectories, temporaryDirectory } from './cli-fixtures.ts';
 import { REFERENCE_COUNTERPARTY } from '../../servers/reference.ts';
 import { installedApp, runWithPath, timedSteps } from './pack-fixtures.ts';

@@ -1,13 +1,13 @@
 /**
  * The progress line the conformance reporter prints per completed probe
  * (suite/conformance-reporter.ts: how it ended, what it sent and waited, what it found), and
- * the summary's pace line (reporter/summary.ts: the rate, what was in flight, the back-offs).
+ * the summary's pace line (reporter/pace.ts: the rate, what was in flight, the back-offs).
  */
 import { expect, test } from '@playwright/test';
 import { emptyOutcome } from '../../engine/run.ts';
 import type { Finding } from '../../engine/types.ts';
 import { progressLine } from '../../suite/conformance-reporter.ts';
-import { paceLine } from '../../reporter/summary.ts';
+import { paceLine } from '../../reporter/pace.ts';
 
 const outcome = () => ({ ...emptyOutcome('patch-valid-details', 'valid bodies', []), requests: 388 });
 

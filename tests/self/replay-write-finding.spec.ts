@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Finding } from '../../engine/types.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { REFERENCE_TOKEN } from '../../servers/reference.ts';
 import {

@@ -10,7 +10,8 @@ import { coverageOf } from '../../engine/coverage.ts';
 import type { Exchange } from '../../exchange/exchange.ts';
 import type { Finding, ProbeOutcome } from '../../engine/types.ts';
 import { renderHtml } from '../../reporter/html.ts';
-import { buildRecord, type ConformanceRecord } from '../../reporter/summary.ts';
+import { buildRecord } from '../../reporter/build-record.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

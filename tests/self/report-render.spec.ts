@@ -18,7 +18,8 @@ import { escapeXml, renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import { replayPrefix } from '../../reporter/replay.ts';
 import { compareSections } from '../../reporter/sections.ts';
-import { buildRecord, type ConformanceRecord } from '../../reporter/summary.ts';
+import { buildRecord } from '../../reporter/build-record.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 
 const TOKEN = 'tok-unit-7f3a9c1e5b';
 const NOW = new Date('2026-03-15T12:00:00Z');

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { preflight } from '../../bin/preflight.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import {
   REFERENCE_COUNTERPARTY,
   REFERENCE_TOKEN,

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { chromium, expect, test, type Browser } from '@playwright/test';
 import { escapeXml } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import {
   filesBelow,
   playwrightCli,

@@ -7,7 +7,7 @@
  *
  * How each failure is made, and why that way (these tests run as root on CI, where chmod stops no
  * write):
- *   - the writing of the reports fails through an injected writer (writeReports' `writeFile`):
+ *   - the writing of the reports fails through an injected file writer (writeReports' `writeFile`):
  *     ENOSPC, EROFS, EACCES at will, on any machine, for the line and for what stays in place;
  *   - a directory no write reaches, root's included: /sys/kernel (sysfs refuses a new file with
  *     EACCES, or EROFS where /sys is mounted read-only, as in a container), Linux only;
@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ConfigError } from '../../config/error.ts';
-import { buildRecord } from '../../reporter/summary.ts';
+import { buildRecord } from '../../reporter/build-record.ts';
 import { createStaging, commitFiles } from '../../reporter/report-set.ts';
 import { writeReports } from '../../reporter/write-reports.ts';
 import { DiskError, probeWritable, reportsOutput, resultsOutput } from '../../reporter/disk-errors.ts';
@@ -37,6 +37,16 @@ function thrown(fn: () => unknown): Error {
     return error as Error;
   }
   throw new Error('did not throw');
+}
+
+/** What `promise` rejects with (it must reject). */
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('did not reject');
 }
 
 /** An error as the file system gives it. */
@@ -67,7 +77,7 @@ function unwritableDirectory(): string | undefined {
 }
 
 test.describe('a full, read-only or forbidden directory is one line naming it', () => {
-  test('the reports fail to be written (injected): the line says which disk and what to do, and the previous reports stay', () => {
+  test('the reports fail to be written (injected): the line says which disk and what to do, and the previous reports stay', async () => {
     const dir = join(temporaryDirectory('payflow-disk-'), 'reports');
     const previous = createStaging(dir);
     writeFileSync(join(previous, 'conformance.json'), 'previous');
@@ -88,33 +98,41 @@ test.describe('a full, read-only or forbidden directory is one line naming it', 
     ];
     for (const [code, line] of lines) {
       let calls = 0;
-      const error = thrown(() =>
-        writeReports(record(), {
-          outputDir: dir,
-          stagingDir: createStaging(dir),
-          secrets: [],
-          // The record is written; the page is not.
-          writeFile: (path, text) => {
-            if (++calls > 1) throw fsError(code);
-            writeFileSync(path, text);
+      const error = await rejection(
+        writeReports(
+          { record: record() },
+          {
+            outputDir: dir,
+            stagingDir: createStaging(dir),
+            secrets: [],
+            // The page is written; the record is not.
+            writeFile: (path, pieces) => {
+              if (++calls > 1) throw fsError(code);
+              writeFileSync(path, [...pieces].join(''));
+            },
           },
-        }),
+        ),
       );
       expect(error, code).toBeInstanceOf(DiskError);
       expect(error.message, code).toBe(line);
       expect(readFileSync(join(dir, 'conformance.json'), 'utf8'), code).toBe('previous');
     }
-    // An error that is not the disk's is not dressed up as one.
-    const other = thrown(() =>
-      writeReports(record(), {
+    // An error that is not the disk's is not dressed up as one: each report it struck is said not
+    // written, with why (tests/self/report-writers.spec.ts: the others are written).
+    const other = await writeReports(
+      { record: record() },
+      {
         outputDir: dir,
         secrets: [],
         writeFile: () => {
           throw fsError('EIO');
         },
-      }),
+      },
     );
-    expect(other).not.toBeInstanceOf(ConfigError);
+    expect(other.unwritten.map((u) => [u.name, u.error])).toEqual(
+      ['html', 'json', 'junit'].map((name) => [name, 'Error: EIO: failed, write']),
+    );
+    expect(other.written).toEqual([]);
   });
 
   test('before the first request: a directory no write reaches, and one below a file', () => {

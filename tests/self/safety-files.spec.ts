@@ -26,8 +26,11 @@ import {
   ForeignFilesError,
   MANIFEST,
   ownFiles,
-  REPORT_PATHS,
 } from '../../reporter/report-set.ts';
+import { REPORT_WRITERS, reportPaths, RUN_SOURCES } from '../../reporter/writers.ts';
+
+/** Every file a run writes into the reports directory. */
+const REPORT_PATHS = reportPaths(REPORT_WRITERS, RUN_SOURCES);
 import { nodeTs, removeTemporaryDirectories, runCli, runNode, temporaryDirectory } from './cli-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);

@@ -22,7 +22,7 @@ import { deadWriters, FileBaselines, MemoryBaselines, storedBaseline } from '../
 import { counterpartyPath } from '../../exchange/paths.ts';
 import { recoverDeadWriters } from '../../probes/recovery.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { REFERENCE_TOKEN, ReferenceServer, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
 import { FileLedger } from '../../transport/ledger.ts';
 import { TargetSession } from '../../transport/session.ts';

@@ -14,7 +14,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Exchange } from '../../exchange/exchange.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { ValidatingProxy, type Refusal } from '../../transport/proxy.ts';
 import { forward } from '../../servers/forward.ts';
 import {

@@ -26,7 +26,7 @@ import { Redactor } from '../../exchange/redact.ts';
 import { redactExchange, trafficCredentials } from '../../exchange/redact-exchange.ts';
 import { RedactingStream } from '../../exchange/redact-stream.ts';
 import { redactText, runRedactor } from '../../exchange/redactors.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { REFERENCE_COUNTERPARTY } from '../../servers/reference.ts';
 import {
   filesBelow,

@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { gateReasons } from '../../reporter/gate.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { REFERENCE_TOKEN } from '../../servers/reference.ts';

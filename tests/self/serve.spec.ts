@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { DEFAULT_SERVE_PORT, parseServeFlags, serveBanner, startServing } from '../../bin/serve.ts';
 import { UsageError } from '../../bin/args.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { REFERENCE_COUNTERPARTY, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
 import {
   readJson,

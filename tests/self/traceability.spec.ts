@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ORACLES, oracleFile } from '../../oracles/index.ts';
 import { PROBES, probeFile, specFileOf } from '../../probes/index.ts';
-import { judgeName, provenance } from '../../reporter/summary.ts';
+import { judgeName, provenance } from '../../reporter/provenance.ts';
 import { REQUIREMENTS } from '../../spec/requirements.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');

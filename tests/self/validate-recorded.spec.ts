@@ -18,7 +18,7 @@ import { expect, test } from '@playwright/test';
 import { PROBE_ONLY_REASONS } from '../../engine/validate.ts';
 import { ORACLES } from '../../oracles/index.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import {
   INDEPENDENT_COUNTERPARTY,

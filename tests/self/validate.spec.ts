@@ -42,7 +42,7 @@ import {
 import { exchangesOfHar, parseHar } from '../../exchange/har.ts';
 import { ORACLES } from '../../oracles/index.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
-import type { ConformanceRecord } from '../../reporter/summary.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import {
   filesBelow,
   nodeTs,

@@ -12,7 +12,7 @@ import { ConfigError } from '../../config/error.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { parseStrict } from '../../config/gate.ts';
 import { applyWaivers, isExpired } from '../../reporter/gate.ts';
-import { buildRecord } from '../../reporter/summary.ts';
+import { buildRecord } from '../../reporter/build-record.ts';
 import { formatSummary } from '../../reporter/console.ts';
 import {
   DEFAULT_WAIVER_FILE,

@@ -2,7 +2,8 @@
  * The one module through which the generated tables of docs/ read the code's registries: the
  * configuration variables (the list the CLI derives its flags from), the probes and the
  * operations each calls, the oracles, the requirement catalogue, the operations of the spec and
- * the layers of the house (scripts/layers.ts, whose import rule the type check runs).
+ * the layers of the house (scripts/layers.ts, whose import rule the type check runs) and the
+ * report writers.
  * Everything else in tools/docs/ works on the plain rows this module returns, so when a registry
  * moves, only the imports and the mapping below change.
  *
@@ -20,6 +21,8 @@ import { PROBES, probeFile } from '../../probes/index.ts';
 import { RECOVERY_ENV } from '../../probes/recovery.ts';
 import { REPORTS_STAGING_ENV, RESULTS_STAGING_ENV } from '../../reporter/report-set.ts';
 import { WRITE_FAILURE_ENV } from '../../reporter/disk-errors.ts';
+import { OUTCOME_ENV } from '../../reporter/outcome.ts';
+import { REPORT_WRITERS, SOURCE_COMMANDS } from '../../reporter/writers.ts';
 import { compareSections, sectionTitle } from '../../reporter/sections.ts';
 import { spec } from '../../spec/index.ts';
 import { REQUIREMENTS } from '../../spec/requirements.ts';
@@ -96,6 +99,24 @@ export interface OperationRow {
   method: string;
   path: string;
   summary: string;
+}
+
+/** A report format (reporter/writers.ts): what `--report` names, the files it writes, who writes it. */
+export interface ReportRow {
+  name: string;
+  files: readonly string[];
+  about: string;
+  /** The commands that write it. */
+  commands: string;
+}
+
+export function reports(): ReportRow[] {
+  return REPORT_WRITERS.map((w) => ({
+    name: w.name,
+    files: w.files,
+    about: w.about,
+    commands: SOURCE_COMMANDS[w.source],
+  }));
 }
 
 export interface LayerRow {
@@ -191,6 +212,11 @@ function runVariables(): OtherVariableRow[] {
       WRITE_FAILURE_ENV,
       'reporter/disk-errors.ts',
       'where the reporter leaves the line of a report it could not write (full or read-only disk)',
+    ),
+    internal(
+      OUTCOME_ENV,
+      'reporter/outcome.ts',
+      "where the reporter leaves the gate's verdict and the reports it could not write, for the command",
     ),
     internal(RECOVERY_ENV, 'suite/conformance-reporter.ts', "global teardown's restores of a dead worker"),
     internal(PACE_ENV, 'suite/conformance-reporter.ts', "the run's pace, for the report"),

@@ -15,6 +15,7 @@ import {
   oracles,
   otherVariables,
   probes,
+  reports,
   requirements,
   type OtherVariableKind,
 } from './sources.ts';
@@ -24,6 +25,7 @@ import { own } from '../../exchange/own.ts';
 export const GENERATED_PAGES = [
   'docs/configuration.md',
   'docs/what-is-checked.md',
+  'docs/reports-and-gate.md',
   'docs/writing-checks.md',
 ] as const;
 
@@ -129,6 +131,13 @@ function operationsTable(): string {
   );
 }
 
+function reportsTable(): string {
+  return table(
+    ['Report', 'Files', 'Written by', 'What it is'],
+    reports().map((r) => [code(r.name), r.files.map(code).join(', '), r.commands, cell(r.about)]),
+  );
+}
+
 /** The layers: a floor's number on its first room only, so the floors read as bands. */
 function layersTable(): string {
   return table(
@@ -151,6 +160,7 @@ export function renderTables(): Record<string, string> {
     oracles: oraclesTable(),
     probes: probesTable(),
     operations: operationsTable(),
+    reports: reportsTable(),
     layers: layersTable(),
   };
 }
