@@ -8,16 +8,50 @@
 import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
 import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
-import { comparable, differences, isObj, without } from '../oracles/compare.ts';
+import { comparable, differences, isObj, same, without, type Obj } from '../oracles/compare.ts';
+import { modelled } from '../oracles/modelled.ts';
 import type { Judgement, Oracle, PatchSequence } from '../oracles/types.ts';
+import { breaksMust } from '../requests/index.ts';
 import { own } from '../exchange/own.ts';
 import { registered } from '../spec/operations.ts';
+
+/** How many accepted PATCHes (of all counterparties) the judge remembers for the pair oracles. */
+const WRITES_KEPT = 256;
 
 /** A PATCH that was answered and not accepted. */
 const refused = (ex: Exchange): boolean => ex.status > 0 && !is2xx(ex.status);
 
 /** When an exchange's answer was complete: the settle window of a PATCH starts there. */
 const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
+
+/**
+ * Whether two exchanges overlapped in time: one started before the other's answer was complete,
+ * beyond what the timestamps can tell. The suite's own client records them to a fraction of a
+ * millisecond, so one sent after the other's answer never overlaps it; a HAR file of another tool
+ * may hold whole milliseconds, where two requests one after another can seem to overlap by less
+ * than one.
+ */
+export function overlapped(a: Exchange, b: Exchange): boolean {
+  const coarse = Number.isInteger(a.startedAt) && Number.isInteger(b.startedAt);
+  const slack = coarse ? 1 : 0;
+  return a.startedAt < endOf(b) - slack && b.startedAt < endOf(a) - slack;
+}
+
+/**
+ * A chain's accepted PATCHes in groups that overlapped in time (concurrent clients), in the order
+ * they completed: a PATCH that overlapped one of the group before it joins that group. A PATCH
+ * that overlapped none is a group of its own, as every PATCH of a sender that waits for each
+ * answer is.
+ */
+export function concurrentGroups(patches: readonly Exchange[]): Exchange[][] {
+  const out: Exchange[][] = [];
+  for (const p of patches) {
+    const last = out.at(-1);
+    if (last && last.some((q) => overlapped(q, p))) last.push(p);
+    else out.push([p]);
+  }
+  return out;
+}
 
 /** Whether a read shows a counterparty as an answer carried it, on what the document settles. */
 export const showsState = (read: Exchange, state: Exchange): boolean =>
@@ -61,6 +95,49 @@ function requestDetails(patch: Exchange): Set<string> {
   return new Set(Object.keys(details));
 }
 
+/** The details a PATCH sent, or an empty object. */
+function sentDetails(patch: Exchange): Obj {
+  const body = requestJson(patch);
+  return isObj(body) && isObj(body.counterpartyDetails) ? body.counterpartyDetails : {};
+}
+
+/**
+ * The top-level fields where `to` differs from `from` only by what a refused PATCH sent: each
+ * differing value (for the address, each differing address field) is one of `refused` sent. A
+ * refused PATCH's change is patch-rejected-unchanged's finding, not an accepted PATCH's.
+ */
+export function refusedShows(from: Obj, to: Obj, refused: readonly Exchange[]): string[] {
+  if (refused.length === 0) return [];
+  const sent = refused.map(sentDetails);
+  const a = comparable(from);
+  const b = comparable(to);
+  return Object.keys(b).filter((key) => {
+    const was = own(a, key);
+    const is = own(b, key);
+    if (same(was, is)) return false;
+    if (key !== 'address') return sent.some((d) => Object.hasOwn(d, key) && same(own(d, key), is));
+    if (!isObj(is)) return false;
+    const fields = new Set([...Object.keys(is), ...(isObj(was) ? Object.keys(was) : [])]);
+    return [...fields].every((f) => {
+      const v = own(is, f);
+      if (same(isObj(was) ? own(was, f) : undefined, v)) return true;
+      return sent.some((d) => isObj(d.address) && Object.hasOwn(d.address, f) && same(own(d.address, f), v));
+    });
+  });
+}
+
+/** `ex` with the fields `keys` as `source` has them: the state as it would be without those changes. */
+function withFieldsOf(ex: Exchange, source: Exchange, keys: readonly string[]): Exchange {
+  if (keys.length === 0 || !isObj(ex.body) || !isObj(source.body)) return ex;
+  const body: Obj = Object.create(null) as Obj;
+  for (const [k, v] of Object.entries(ex.body)) body[k] = v;
+  for (const k of keys) {
+    if (Object.hasOwn(source.body, k)) body[k] = own(source.body, k);
+    else delete body[k];
+  }
+  return { ...ex, body: { ...body } };
+}
+
 export interface OracleJudgement {
   oracle: string;
   judgement: Judgement;
@@ -76,6 +153,11 @@ interface Chain {
   patches: Exchange[];
   /** A read within the settle window that did not show the last one yet (a replica trailing). */
   stale: Exchange | undefined;
+  /**
+   * Refused PATCHes whose window had not passed when an accepted PATCH of the chain was sent: a
+   * change of theirs may show in its answer (a replica or a store that applies them late).
+   */
+  unsettled: Map<Exchange, Exchange[]>;
 }
 
 /**
@@ -119,6 +201,17 @@ interface CounterpartyState {
  */
 export class Judge {
   private readonly states = new Map<string, CounterpartyState>();
+  /**
+   * The latest accepted PATCHes of every counterparty, in the order they completed: what a write
+   * to one counterparty sent must not show in another's reads (the pair oracles get those that
+   * ran between two reads). Kept for the last WRITES_KEPT writes: a read pair spans a few.
+   */
+  private readonly writes: { reference: string; patch: Exchange }[] = [];
+  /**
+   * Accepted PATCHes whose request breaks a MUST rule of the request model: what they do to the
+   * state is not settled (request-body reports them), so a group they overlap is not judged whole.
+   */
+  private readonly acceptedInvalid = new WeakSet<Exchange>();
 
   constructor(
     private readonly oracles: readonly Oracle[] = ORACLES,
@@ -172,6 +265,7 @@ export class Judge {
     }
     // An accepted PATCH (or one not answered): the refused ones before it are judged with what
     // was read since; a chain with a stale read is judged with it.
+    const unsettled = state.refused.flatMap((g) => g.patches);
     out.push(...this.closeRefused(reference, state));
     if (state.chain?.stale) out.push(...this.resolve(reference, state, state.chain.stale));
     if (ex.status === 0) {
@@ -179,9 +273,21 @@ export class Judge {
       state.lastRead = undefined;
       return out;
     }
+    if (is2xx(ex.status)) {
+      // What was sent is what the pair oracles need: the answer's body is not kept with it.
+      this.writes.push({ reference, patch: { ...ex, body: undefined, text: '' } });
+      if (this.writes.length > WRITES_KEPT) this.writes.shift();
+      if (breaksMust(modelled(routed))) this.acceptedInvalid.add(ex);
+    }
     if (state.chain) state.chain.patches.push(ex);
     else
-      state.chain = { base: state.unconfirmed ? undefined : state.lastRead, patches: [ex], stale: undefined };
+      state.chain = {
+        base: state.unconfirmed ? undefined : state.lastRead,
+        patches: [ex],
+        stale: undefined,
+        unsettled: new Map(),
+      };
+    if (unsettled.length > 0) state.chain.unsettled.set(ex, unsettled);
     state.lastRead = undefined;
     return out;
   }
@@ -192,6 +298,33 @@ export class Judge {
     if (!isObj(shown.body)) return true;
     if (!isObj(read.body)) return false;
     return differences(without(shown.body, state.moving), without(read.body, state.moving), 1).length === 0;
+  }
+
+  /**
+   * Whether a read shows the state after a chain: the answer of its last PATCH, or, where the last
+   * PATCHes overlapped, the answer of any of them (the one the deployment applied last).
+   */
+  private showsLastGroup(state: CounterpartyState, read: Exchange, chain: Chain): boolean {
+    return concurrentGroups(chain.patches)
+      .at(-1)!
+      .some((p) => this.shows(state, this.withoutRefused(state, chain, read, p), p));
+  }
+
+  /** The refused PATCHes sent after the chain's last accepted one, not yet judged. */
+  private refusedAfter(state: CounterpartyState, chain: Chain): Exchange[] {
+    const last = chain.patches.at(-1)!;
+    return state.refused.filter((g) => g.before === last).flatMap((g) => g.patches);
+  }
+
+  /**
+   * A read after a chain with the fields a refused PATCH since changed as the answer of `patch`
+   * has them: that change is the refused PATCH's finding (readAfterRefused), not a PATCH of the
+   * chain unpersisted.
+   */
+  private withoutRefused(state: CounterpartyState, chain: Chain, read: Exchange, patch: Exchange): Exchange {
+    if (!isObj(read.body) || !isObj(patch.body)) return read;
+    const keys = refusedShows(patch.body, read.body, this.refusedAfter(state, chain));
+    return withFieldsOf(read, patch, keys);
   }
 
   /** Whether a read started within the settle window of a PATCH (never, with no window). */
@@ -205,7 +338,7 @@ export class Judge {
     const chain = state.chain;
     if (chain) {
       const last = chain.patches.at(-1)!;
-      if (!this.shows(state, ex, last) && this.within(ex, last)) {
+      if (!this.showsLastGroup(state, ex, chain) && this.within(ex, last)) {
         // Not yet: a later read within the window may show it.
         chain.stale = ex;
         return out;
@@ -216,7 +349,9 @@ export class Judge {
     out.push(...this.readAfterRefused(reference, state, ex));
     if (state.unconfirmed && this.shows(state, ex, state.unconfirmed)) state.unconfirmed = undefined;
     if (!chain && !pending && state.lastRead) {
-      out.push(...this.pair(reference, state.lastRead, ex));
+      out.push(
+        ...this.pair(reference, state.lastRead, ex, this.writesBetween(reference, state.lastRead, ex)),
+      );
       if (isObj(state.lastRead.body) && isObj(ex.body)) {
         const a = comparable(state.lastRead.body);
         const b = comparable(ex.body);
@@ -239,17 +374,52 @@ export class Judge {
     after: Exchange | undefined,
   ): OracleJudgement[] {
     const chain = state.chain!;
-    state.chain = undefined;
     const last = chain.patches.at(-1)!;
-    const confirmed = after === undefined || this.shows(state, after, last);
-    const out = chain.patches.flatMap((patch, i) =>
-      this.sequence({
-        reference,
-        before: i === 0 ? chain.base : confirmed ? chain.patches[i - 1] : undefined,
-        patch,
-        after: patch === last ? after : undefined,
-      }),
-    );
+    const confirmed = after === undefined || this.showsLastGroup(state, after, chain);
+    const shown = after && this.withoutRefused(state, chain, after, last);
+    state.chain = undefined;
+    const groups = concurrentGroups(chain.patches);
+    const out = groups.flatMap((group, g) => {
+      // The state before a group: the read before the chain, or the answer the group before it
+      // ended with, when a read confirmed the chain (of overlapping PATCHes, the last answered).
+      const previous = groups[g - 1];
+      const before =
+        previous === undefined
+          ? chain.base
+          : confirmed && previous.length === 1
+            ? previous[0]
+            : // After overlapping PATCHes the state is whichever was applied last: not known.
+              undefined;
+      // A group with an accepted PATCH that broke a MUST rule: what it stored is not settled.
+      const whole = group.length === 1 || !group.some((p) => this.acceptedInvalid.has(p));
+      return group.flatMap((patch) => {
+        const refusedNear = chain.unsettled.get(group[0]!) ?? [];
+        const seenBefore =
+          before && isObj(before.body) && isObj(patch.body)
+            ? withFieldsOf(
+                before,
+                patch,
+                refusedShows(before.body, patch.body, refusedNear).filter(
+                  (k) => !Object.hasOwn(sentDetails(patch), k),
+                ),
+              )
+            : before;
+        const seenAfter = patch === last && whole ? shown : undefined;
+        const copies = new Map<Exchange, Exchange>();
+        if (seenBefore && before && seenBefore !== before) copies.set(seenBefore, before);
+        if (seenAfter && after && seenAfter !== after) copies.set(seenAfter, after);
+        return this.sequence(
+          {
+            reference,
+            before: seenBefore,
+            patch,
+            after: seenAfter,
+            ...(group.length > 1 ? { concurrent: group.filter((p) => p !== patch) } : {}),
+          },
+          copies,
+        );
+      });
+    });
     if (after !== undefined) state.unconfirmed = confirmed ? undefined : last;
     // Refused PATCHes sent after the chain started from its last answer: unknown if contradicted.
     for (const group of state.refused) {
@@ -333,14 +503,24 @@ export class Judge {
     return out;
   }
 
-  private sequence(s: PatchSequence): OracleJudgement[] {
+  /**
+   * Judges a sequence with every patch oracle; `copies` maps an exchange of it the judge made (a
+   * state with some fields as another had them) back to the one logged.
+   */
+  private sequence(s: PatchSequence, copies: ReadonlyMap<Exchange, Exchange> = new Map()): OracleJudgement[] {
     const moving = this.states.get(s.reference)?.moving;
     const seen = moving && moving.size > 0 ? withoutMoving(s, moving) : { sequence: s, original: undefined };
     const out: OracleJudgement[] = [];
     for (const o of this.oracles) {
       if (o.kind !== 'patch') continue;
       for (const judgement of o.judge(seen.sequence)) {
-        const back = seen.original;
+        const back =
+          seen.original || copies.size > 0
+            ? (ex: Exchange): Exchange => {
+                const logged = seen.original ? seen.original(ex) : ex;
+                return copies.get(logged) ?? logged;
+              }
+            : undefined;
         out.push({
           oracle: o.id,
           judgement:
@@ -357,11 +537,22 @@ export class Judge {
     return out;
   }
 
-  private pair(reference: string, first: Exchange, later: Exchange): OracleJudgement[] {
+  /** The accepted PATCHes of other counterparties that ran between two reads of `reference`. */
+  private writesBetween(reference: string, first: Exchange, later: Exchange): Exchange[] {
+    return this.writes
+      .filter(
+        (w) =>
+          w.reference !== reference && endOf(w.patch) > first.startedAt && w.patch.startedAt < endOf(later),
+      )
+      .map((w) => w.patch);
+  }
+
+  private pair(reference: string, first: Exchange, later: Exchange, others: Exchange[]): OracleJudgement[] {
     const out: OracleJudgement[] = [];
+    const pair = { reference, first, later, ...(others.length > 0 ? { others } : {}) };
     for (const o of this.oracles) {
       if (o.kind !== 'pair') continue;
-      for (const judgement of o.judge({ reference, first, later })) out.push({ oracle: o.id, judgement });
+      for (const judgement of o.judge(pair)) out.push({ oracle: o.id, judgement });
     }
     return out;
   }

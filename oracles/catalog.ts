@@ -146,6 +146,14 @@ export const ORACLE_CATALOG: readonly OracleEntry[] = [
     },
   },
   {
+    id: 'patch-concurrent',
+    requirements: ['patch-concurrent-serializable'],
+    unexercised: {
+      'patch-concurrent-serializable':
+        'no accepted PATCHes of one counterparty overlapped in time and were read after',
+    },
+  },
+  {
     id: 'patch-rejected',
     requirements: ['patch-rejected-unchanged'],
     unexercised: {
@@ -165,6 +173,14 @@ export const ORACLE_CATALOG: readonly OracleEntry[] = [
     requirements: ['immutable-fields-stable'],
     unexercised: {
       'immutable-fields-stable': 'no counterparty was read twice',
+    },
+  },
+  {
+    id: 'write-isolation',
+    requirements: ['patch-other-counterparty-unchanged'],
+    unexercised: {
+      'patch-other-counterparty-unchanged':
+        'no counterparty was read before and after an accepted PATCH of another (set WRITABLE_COUNTERPARTY_REF)',
     },
   },
 ];

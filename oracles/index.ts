@@ -6,6 +6,7 @@ import { LIFECYCLE_HEADERS_ORACLE } from './lifecycle-headers.ts';
 import { MEDIA_TYPE_ORACLE } from './media-type.ts';
 import { METHOD_NOT_ALLOWED_ORACLE } from './method-not-allowed.ts';
 import { PATCH_LIFECYCLE_HEADERS_ORACLE } from './patch-lifecycle-headers.ts';
+import { PATCH_CONCURRENT_ORACLE } from './patch-concurrent.ts';
 import { PATCH_REJECTED_ORACLE } from './patch-rejected.ts';
 import { PATCH_UPDATE_ORACLE } from './patch-update.ts';
 import { READ_STABILITY_ORACLE } from './read-stability.ts';
@@ -15,6 +16,7 @@ import { REQUEST_BODY_ORACLE } from './request-body.ts';
 import { REQUEST_CREDENTIALS_ORACLE } from './request-credentials.ts';
 import { REQUEST_PATH_ORACLE } from './request-path.ts';
 import { SERVER_ERROR_ORACLE } from './server-error.ts';
+import { WRITE_ISOLATION_ORACLE } from './write-isolation.ts';
 import type { Oracle } from './types.ts';
 
 export const ORACLES: Oracle[] = [
@@ -31,9 +33,11 @@ export const ORACLES: Oracle[] = [
   AUTH_ERROR_CODE_ORACLE,
   METHOD_NOT_ALLOWED_ORACLE,
   PATCH_UPDATE_ORACLE,
+  PATCH_CONCURRENT_ORACLE,
   PATCH_REJECTED_ORACLE,
   PATCH_LIFECYCLE_HEADERS_ORACLE,
   READ_STABILITY_ORACLE,
+  WRITE_ISOLATION_ORACLE,
 ];
 
 export function oracle(id: string): Oracle {

@@ -20,7 +20,7 @@
  */
 import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
 import { accountsOf, isObj, same, show, truncate, unmatched, type Obj } from './compare.ts';
-import { sentAccountMatch } from './patch-update.ts';
+import { anyShows, sentAccountMatch } from './patch-update.ts';
 import { held, violated, type Judgement, type PatchOracle } from './types.ts';
 import { own } from '../exchange/own.ts';
 
@@ -32,8 +32,27 @@ const MAX_ORDERED = 5;
 
 interface Member {
   patch: Exchange;
+  sent: Obj;
   details: Obj;
   accounts: Obj[];
+}
+
+/**
+ * Whether a member's own answer already changed `key`, which it did not send, to a value neither
+ * stored before the group nor sent by any member: patch-unsent-fields-unchanged's finding on that
+ * PATCH, not a change lost between them. Needs the state before the group.
+ */
+function brokenAlone(members: readonly Member[], key: string, before: Obj): boolean {
+  const sentValues = members.flatMap((m) =>
+    valueAt(m.details, key) === undefined ? [] : [valueAt(m.details, key)],
+  );
+  return members.some((m) => {
+    if (valueAt(m.details, key) !== undefined || !isObj(m.patch.body)) return false;
+    const is = valueAt(m.patch.body, key);
+    if (same(is, valueAt(before, key)) || sentValues.some((v) => same(is, v))) return false;
+    // A partial address may replace the stored one: a field of it gone is no finding.
+    return !(key.startsWith('address.') && is === undefined && isObj(m.details.address));
+  });
 }
 
 /** The detail keys a member sent: top-level fields, and `address.<field>` for an address. */
@@ -93,10 +112,21 @@ export const PATCH_CONCURRENT_ORACLE: PatchOracle = {
       const accounts = Array.isArray(sent.counterpartyAccounts)
         ? sent.counterpartyAccounts.filter(isObj)
         : [];
-      return [{ patch, details, accounts }];
+      return [{ patch, sent, details, accounts }];
     });
     if (members.length < 2) return [];
-    const keys = [...new Set(members.flatMap(keysOf))];
+    // Nothing of the group shows: patch-persisted's finding (oracles/patch-update.ts).
+    if (
+      !anyShows(
+        members.map((m) => m.sent),
+        after,
+      )
+    )
+      return [];
+    const before = s.before && is2xx(s.before.status) && isObj(s.before.body) ? s.before.body : undefined;
+    const keys = [...new Set(members.flatMap(keysOf))].filter(
+      (k) => before === undefined || !brokenAlone(members, k, before),
+    );
     const problems: string[] = [];
     // A large group is tried in the order it completed and in each member last, field by field.
     const tried =

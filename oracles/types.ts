@@ -68,6 +68,14 @@ export interface PatchSequence {
    * sent together); absent when the PATCH was alone between them.
    */
   batch?: Exchange[];
+  /**
+   * The other accepted PATCHes of the same counterparty that overlapped this one in time (sent by
+   * concurrent clients): the deployment may have applied them in either order, so `before` is the
+   * state before all of them, and what they sent may show in this one's answer. Absent when it
+   * overlapped none. In a group, `after` is given to one of them only, which the group is judged
+   * on as a whole (oracles/patch-concurrent.ts).
+   */
+  concurrent?: Exchange[];
 }
 
 /** Judges a PATCH with the reads around it. */
@@ -81,6 +89,12 @@ export interface AnswerPair {
   reference: string;
   first: Exchange;
   later: Exchange;
+  /**
+   * The accepted PATCHes of other counterparties that ran between the two answers (ended after
+   * the first started, started before the later ended): what they sent must not show here
+   * (oracles/write-isolation.ts). Absent: none.
+   */
+  others?: Exchange[];
 }
 
 /** Judges what must not change between two answers about the same counterparty. */

@@ -746,6 +746,47 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'patch-concurrent-serializable',
+    section: 'RFC 5789 §2; interface.md §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'Accepted PATCHes of one counterparty that overlap in time (concurrent clients) leave it as some serial order of them makes it: every change answered 2xx is kept, or overwritten by a later accepted PATCH of the same field; no update is lost.',
+    rationale:
+      'The order the deployment applies them in is its own (any order passes); a partial address may be merged or may replace the stored one, so an address field a later PATCH of the group did not send may be gone. Fields none of them sent are judged per PATCH (patch-unsent-fields-unchanged).',
+    quotes: [
+      {
+        source: 'RFC 5789 §2',
+        text: 'The server MUST apply the entire set of changes atomically and never provide (e.g., in response to a GET during this operation) a partially modified representation.',
+      },
+      {
+        source: 'interface.md §4.2',
+        text: 'Changes the details of an existing counterparty, adds accounts to it, or both.',
+      },
+      { source: 'interface.md §4.2', text: 'Success response: the updated counterparty object as in 2.1' },
+    ],
+  },
+  {
+    id: 'patch-other-counterparty-unchanged',
+    section: 'interface.md §4.2; RFC 5789 §2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'A PATCH changes the counterparty of its path only: the details and accounts it sends never appear on another counterparty.',
+    rationale:
+      "RFC 5789 lets a PATCH have side effects on other resources, but the document names none for a counterparty, whose details are its own legal name, contacts and accounts. Only a value the PATCH sent, appearing on another counterparty read before and after it where it was not before, is a finding: any other change between two reads may be another client's.",
+    quotes: [
+      {
+        source: 'interface.md §4.2',
+        text: 'Changes the details of an existing counterparty, adds accounts to it, or both.',
+      },
+      {
+        source: 'RFC 5789 §2',
+        text: 'The PATCH method requests that a set of changes described in the request entity be applied to the resource identified by the Request-URI.',
+      },
+    ],
+  },
+  {
     id: 'patch-unknown-not-created',
     section: 'interface.md §4.2',
     group: '4.2',

@@ -27,8 +27,19 @@ export interface VectorExchange {
 export interface VectorCase {
   description: string;
   exchange?: VectorExchange;
-  sequence?: { before: VectorExchange | null; patch: VectorExchange; after: VectorExchange | null };
-  pair?: { first: VectorExchange; later: VectorExchange };
+  sequence?: {
+    before: VectorExchange | null;
+    patch: VectorExchange;
+    after: VectorExchange | null;
+    /** Accepted PATCHes of the same counterparty that overlapped this one in time. */
+    concurrent?: VectorExchange[];
+  };
+  pair?: {
+    first: VectorExchange;
+    later: VectorExchange;
+    /** Accepted PATCHes of other counterparties between the two. */
+    others?: VectorExchange[];
+  };
   /** requirement id → true (judged, holds) or false (judged, violated). */
   valid: Partial<Record<RequirementId, boolean>>;
 }
@@ -96,6 +107,7 @@ export function judgeCase(oracle: Oracle, c: VectorCase): Judgement[] {
       before: c.sequence.before ? exchangeFrom(c.sequence.before) : undefined,
       patch,
       after: c.sequence.after ? exchangeFrom(c.sequence.after) : undefined,
+      ...(c.sequence.concurrent ? { concurrent: c.sequence.concurrent.map(exchangeFrom) } : {}),
     });
   }
   if (!c.pair) throw new Error(`${c.description}: a pair oracle needs "pair"`);
@@ -103,7 +115,12 @@ export function judgeCase(oracle: Oracle, c: VectorCase): Judgement[] {
   const later = exchangeFrom(c.pair.later);
   const route = matchRoute(first.request.method, first.request.url);
   const reference = route?.kind === 'operation' ? (route.params.counterpartyReference ?? '') : '';
-  return oracle.judge({ reference, first, later });
+  return oracle.judge({
+    reference,
+    first,
+    later,
+    ...(c.pair.others ? { others: c.pair.others.map(exchangeFrom) } : {}),
+  });
 }
 
 /** The verdict per requirement of a list of judgements: false wins over true. */

@@ -121,6 +121,73 @@ test.describe('the judge', () => {
     expect(verdicts(log)['patch-concurrent-serializable']).toBe(false);
   });
 
+  test('two PATCHes that overlapped, the read after shows neither: patch-persisted, not a lost update', () => {
+    const log = [
+      get(cp({}), 0),
+      patch(A, cp({ remarks: 'alpha' }), 10.25, 6),
+      patch(B, cp({ emailAddress: 'bravo@example.org' }), 10.5, 7),
+      get(cp({}), 30.25),
+    ];
+    const v = verdicts(log);
+    expect(v['patch-persisted']).toBe(false);
+    expect(v['patch-concurrent-serializable']).toBeUndefined();
+  });
+
+  test('an accepted PATCH that breaks a MUST rule in a group: the group is not judged whole', () => {
+    const invalid = { counterpartyDetails: { emailAddress: 'bravo@example.org', unknownField: 1 } };
+    const log = [
+      get(cp({}), 0),
+      patch(A, cp({ remarks: 'alpha' }), 10.25, 6),
+      patch(invalid, cp({ emailAddress: 'bravo@example.org' }), 10.5, 7),
+      get(cp({ emailAddress: 'bravo@example.org' }), 30.25),
+    ];
+    expect(verdicts(log)['patch-concurrent-serializable']).toBeUndefined();
+  });
+
+  const refusedPatch = (sent: unknown, t: number): Exchange =>
+    at(
+      exchangeFrom({
+        request: { method: 'PATCH', url: URL_W, headers: JSON_AUTH, json: sent },
+        status: 400,
+        json: { error: { code: 'VALIDATION_ERROR', message: 'invalid' } },
+      }),
+      t,
+      2,
+    );
+  // Valid details beside an invalid account: the whole PATCH must be refused.
+  const R = { counterpartyDetails: { remarks: 'refused' }, counterpartyAccounts: [{ name: 'x' }] };
+
+  test('a refused PATCH between an accepted one and the read, whose change the read shows: blamed on the refused one only', () => {
+    const log = [
+      get(cp({}), 0),
+      patch(A, cp({ remarks: 'alpha' }), 10.25, 6),
+      refusedPatch(R, 20.25),
+      get(cp({ remarks: 'refused' }), 30.25),
+    ];
+    const v = verdicts(log);
+    expect(v['patch-rejected-unchanged']).toBe(false);
+    expect(v['patch-persisted']).toBe(true);
+    // Without the refused PATCH the same read contradicts the accepted one.
+    const alone = verdicts([log[0]!, log[1]!, log[3]!]);
+    expect(alone['patch-persisted']).toBe(false);
+  });
+
+  test('a refused PATCH whose change shows late, in the answer of the next accepted PATCH: not blamed on that one', () => {
+    const log = [
+      get(cp({}), 0),
+      patch(A, cp({ remarks: 'alpha' }), 10.25, 6),
+      refusedPatch(R, 20.25),
+      patch(B, cp({ remarks: 'refused', emailAddress: 'bravo@example.org' }), 30.25, 5),
+      get(cp({ remarks: 'refused', emailAddress: 'bravo@example.org' }), 40.25),
+    ];
+    expect(verdicts(log)['patch-unsent-fields-unchanged']).toBe(true);
+    // A change to a value nobody sent is still the accepted PATCH's.
+    const other = [...log];
+    other[3] = patch(B, cp({ remarks: 'nobody', emailAddress: 'bravo@example.org' }), 30.25, 5);
+    other[4] = get(cp({ remarks: 'nobody', emailAddress: 'bravo@example.org' }), 40.25);
+    expect(verdicts(other)['patch-unsent-fields-unchanged']).toBe(false);
+  });
+
   test('a PATCH of one counterparty showing on another read before and after it: patch-other-counterparty-unchanged', () => {
     const other = 'http://127.0.0.1:9/api/v1/counterparties/ACME-Supplies_0001';
     const read = (remarks: string, t: number): Exchange =>
@@ -150,11 +217,14 @@ test.describe('the judge', () => {
  * one after another, answering each client as its answer comes; anything else goes straight on.
  * With `order` undefined, both are forwarded at once.
  */
+const HOLD_MS = 20;
+
 async function sequencingFront(
   upstream: string,
   order: [number, number] | undefined,
 ): Promise<{ url: string; close: () => Promise<void> }> {
   const held: { req: IncomingMessage; res: ServerResponse; body: Buffer }[] = [];
+  const HOLD = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, HOLD_MS));
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> =>
     new Promise((resolve) => {
       const out = request(new URL(req.url!, upstream), { method: req.method, headers: req.headers }, (up) => {
@@ -173,13 +243,18 @@ async function sequencingFront(
       held.push({ req, res, body });
       if (held.length < 2) return;
       const pair = held.splice(0, 2);
-      if (order === undefined) for (const p of pair) void forward(p.req, p.res, p.body);
-      else
-        void (async () => {
-          for (const i of order) await forward(pair[i]!.req, pair[i]!.res, pair[i]!.body);
-        })();
+      // Both are held a while: their exchanges overlap by more than a HAR's whole milliseconds
+      // can blur, however late a loaded machine lets the client note the second one's start.
+      void HOLD().then(() => release(pair));
     });
   });
+  const release = (pair: { req: IncomingMessage; res: ServerResponse; body: Buffer }[]): void => {
+    if (order === undefined) for (const p of pair) void forward(p.req, p.res, p.body);
+    else
+      void (async () => {
+        for (const i of order) await forward(pair[i]!.req, pair[i]!.res, pair[i]!.body);
+      })();
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
