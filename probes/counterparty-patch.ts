@@ -160,7 +160,7 @@ export const patchValidDetails: Probe = {
         probe: async (input, shrinking) =>
           probeValid(ctx, await writer.patch(patchRequest(ref, input), shrinking), input),
         // The explicit cases of different fields go side by side, several to a PATCH.
-        packing: { ...DETAILS_PACKING, settle: () => writer.settle() },
+        packing: { ...DETAILS_PACKING, settle: async () => void (await writer.settle()) },
       });
       await writer.settle();
     } finally {

@@ -24,6 +24,7 @@ import { OTHER_OPERATION_PROBES } from './other-operations.ts';
 import { PATCH_OTHER_REFERENCE_PROBES } from './patch-other-references.ts';
 import { REFERENCE_VARIANT_PROBES } from './reference-variants.ts';
 import { ROUTING_PROBES } from './routing.ts';
+import { SYSTEM_PROBES } from './system.ts';
 
 export {
   grepTitle,
@@ -43,6 +44,7 @@ const FAMILIES: readonly ProbeFamily[] = [
   AUTHENTICATION_PROBES,
   ROUTING_PROBES,
   COUNTERPARTY_PATCH_PROBES,
+  SYSTEM_PROBES,
   OTHER_OPERATION_PROBES,
   INVALID_BODY_PROBES,
   REFERENCE_VARIANT_PROBES,

@@ -321,7 +321,8 @@ export const NETWORK_VARIANTS: HostileVariant[] = [
     id: 'drops-mid-body',
     fault: 'Answers the known counterparty with 200 and half its declared body, then closes the connection.',
     trips: ['request-answered'],
-    incomplete: ['known-counterparty', 'reference-variants', 'undocumented-methods'],
+    // patch-sequences reads the known counterparty between its writes (another resource).
+    incomplete: ['known-counterparty', 'patch-sequences', 'reference-variants', 'undocumented-methods'],
     reason: /before the body was complete/,
     maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>
@@ -335,7 +336,8 @@ export const NETWORK_VARIANTS: HostileVariant[] = [
     id: 'endless-body',
     fault: 'Answers the known counterparty with an endless JSON body (no Content-Length).',
     trips: [],
-    incomplete: ['known-counterparty', 'reference-variants', 'undocumented-methods'],
+    // patch-sequences reads the known counterparty between its writes (another resource).
+    incomplete: ['known-counterparty', 'patch-sequences', 'reference-variants', 'undocumented-methods'],
     reason: /body exceeds 4 MiB/,
     maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>

@@ -5,6 +5,7 @@
 import { ANSWER_VARIANTS } from './answers.ts';
 import { AUTH_VARIANTS } from './auth.ts';
 import { AUTH_OPERATION_VARIANTS } from './auth-operations.ts';
+import { CONCURRENCY_VARIANTS } from './concurrency.ts';
 import { EQUIVALENT_REQUEST_VARIANTS } from './equivalent-requests.ts';
 import { CREDENTIAL_VARIANTS, FINITE_CLASS_VARIANTS, REFERENCE_VARIANT_VARIANTS } from './finite-classes.ts';
 import { HEADER_VARIANTS } from './headers.ts';
@@ -55,4 +56,5 @@ export const GALLERY: Variant[] = [
   ...AUTH_OPERATION_VARIANTS,
   ...EQUIVALENT_REQUEST_VARIANTS,
   ...ITEM_VARIANTS,
+  ...CONCURRENCY_VARIANTS,
 ];
