@@ -1,7 +1,7 @@
 /**
  * The judge: hands every exchange of a log to every oracle that applies to it, and assembles
  * the sequences the sequence oracles judge (a PATCH with the reads around it, two reads of one
- * counterparty). It is fed exchanges in the order they completed, from the suite's own client,
+ * counterparty, a HEAD or a 304 of one with the latest answer that carried it). It is fed exchanges in the order they completed, from the suite's own client,
  * a HAR file or a proxy alike, and returns what the oracles found; where the judgements go is
  * the caller's business (engine/run.ts, the validator).
  */
@@ -9,7 +9,7 @@ import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
 import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import { comparable, differences, isObj, without } from '../oracles/compare.ts';
-import type { Judgement, Oracle, PatchSequence } from '../oracles/types.ts';
+import type { Judgement, MetadataAnswer, Oracle, PatchSequence } from '../oracles/types.ts';
 import { own } from '../exchange/own.ts';
 import { registered } from '../spec/operations.ts';
 
@@ -105,6 +105,12 @@ interface CounterpartyState {
    * confirmed), what is stored is not known, so no read is the state before anything.
    */
   unconfirmed: Exchange | undefined;
+  /**
+   * The latest answer that carried the counterparty (a settled read, or an accepted PATCH's
+   * answer), for the answers that carry none (a HEAD, a 304); undefined after a PATCH with no
+   * such answer.
+   */
+  latest: Exchange | undefined;
 }
 
 /**
@@ -137,10 +143,13 @@ export class Judge {
       if (o.kind !== 'exchange') continue;
       for (const judgement of o.judge(routed)) out.push({ oracle: o.id, judgement });
     }
-    if (route?.kind !== 'operation') return out;
+    // A HEAD stands for the GET it mirrors (RFC 9110 §9.3.2).
+    const head = ex.request.method.toUpperCase() === 'HEAD';
+    const target = head ? routeOf('GET', ex.request.url, this.basePath).route : route;
+    if (target?.kind !== 'operation') return out;
     // The reads and PATCHes of a counterparty (spec/operations.ts) make its sequences.
-    const op = registered(route.operation.operationId);
-    const reference = route.params.counterpartyReference;
+    const op = registered(target.operation.operationId);
+    const reference = target.params.counterpartyReference;
     if (op?.resource !== 'counterparty' || reference === undefined) return out;
     if (reference.includes('/')) return out;
     const state: CounterpartyState = this.states.get(reference) ?? {
@@ -149,8 +158,11 @@ export class Judge {
       chain: undefined,
       refused: [],
       unconfirmed: undefined,
+      latest: undefined,
     };
     this.states.set(reference, state);
+    if (head || (op.action === 'read' && ex.status === 304))
+      return [...out, ...this.metadata(reference, state, ex)];
     if (op.action === 'read') {
       if (!is2xx(ex.status) || !isObj(ex.body)) return out;
       out.push(...this.read(reference, state, ex));
@@ -174,6 +186,7 @@ export class Judge {
     // was read since; a chain with a stale read is judged with it.
     out.push(...this.closeRefused(reference, state));
     if (state.chain?.stale) out.push(...this.resolve(reference, state, state.chain.stale));
+    state.latest = isObj(ex.body) ? ex : undefined;
     if (ex.status === 0) {
       if (state.chain) out.push(...this.resolve(reference, state, undefined));
       state.lastRead = undefined;
@@ -225,6 +238,24 @@ export class Judge {
       }
     }
     state.lastRead = state.unconfirmed ? undefined : ex;
+    state.latest = ex;
+    return out;
+  }
+
+  /**
+   * An answer that carries no representation of the counterparty (a HEAD, a 304), with the latest
+   * that did: not judged while a replica may still trail an accepted PATCH that answer was.
+   */
+  private metadata(reference: string, state: CounterpartyState, ex: Exchange): OracleJudgement[] {
+    const latest = state.latest;
+    if (latest === undefined || ex.status === 0) return [];
+    if (latest.request.method.toUpperCase() !== 'GET' && this.within(ex, latest)) return [];
+    const answer: MetadataAnswer = { reference, latest, exchange: ex };
+    const out: OracleJudgement[] = [];
+    for (const o of this.oracles) {
+      if (o.kind !== 'metadata') continue;
+      for (const judgement of o.judge(answer)) out.push({ oracle: o.id, judgement });
+    }
     return out;
   }
 
