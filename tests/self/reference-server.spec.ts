@@ -293,11 +293,12 @@ test.describe('HEAD and conditional requests (RFC 9110 §9.3.2, §13)', () => {
     await withServer({}, async (b) => {
       const read = await call(b, 'GET', cpPath(WRITABLE_COUNTERPARTY), { headers: AUTH });
       const tag = read.headers.get('etag')!;
-      for (const condition of [
+      const conditions: Record<string, string>[] = [
         { 'If-Match': '"stale"' },
         { 'If-Match': `W/${tag}` },
         { 'If-None-Match': tag },
-      ]) {
+      ];
+      for (const condition of conditions) {
         const r = await call(b, 'PATCH', cpPath(WRITABLE_COUNTERPARTY), {
           headers: { ...JSON_HEADERS, ...condition },
           body: JSON.stringify({ counterpartyDetails: { remarks: 'lost' } }),
