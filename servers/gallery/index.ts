@@ -8,6 +8,7 @@ import { AUTH_OPERATION_VARIANTS } from './auth-operations.ts';
 import { EQUIVALENT_REQUEST_VARIANTS } from './equivalent-requests.ts';
 import { CREDENTIAL_VARIANTS, FINITE_CLASS_VARIANTS, REFERENCE_VARIANT_VARIANTS } from './finite-classes.ts';
 import { HEADER_VARIANTS } from './headers.ts';
+import { HTTP_SEMANTICS_VARIANTS } from './http-semantics.ts';
 import { ITEM_VARIANTS } from './items.ts';
 import { OPERATION_VARIANTS } from './operations.ts';
 import { duplicateRefusingServer, PATCH_VARIANTS } from './patch.ts';
@@ -55,4 +56,5 @@ export const GALLERY: Variant[] = [
   ...AUTH_OPERATION_VARIANTS,
   ...EQUIVALENT_REQUEST_VARIANTS,
   ...ITEM_VARIANTS,
+  ...HTTP_SEMANTICS_VARIANTS,
 ];
