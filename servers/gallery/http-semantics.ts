@@ -34,23 +34,19 @@ const headWithContent = headServer((ctx, send) => {
   const { res } = ctx;
   const chunks: Buffer[] = [];
   // What the GET handler writes: the header fields, then the content, kept instead of sent.
-  const headers: Record<string, string> = {};
+  const headers = new Map<string, string>();
   let status = 200;
   res.writeHead = ((code: number, fields?: Record<string, string | number>) => {
     status = code;
-    for (const [k, v] of Object.entries(fields ?? {})) headers[k] = String(v);
+    for (const [k, v] of Object.entries(fields ?? {})) headers.set(k, String(v));
     return res;
   }) as typeof res.writeHead;
   res.end = ((chunk?: string) => {
     if (chunk !== undefined) chunks.push(Buffer.from(chunk));
     const content = Buffer.concat(chunks);
-    const lines = Object.entries({
-      ...headers,
-      'Content-Length': String(content.length),
-      Connection: 'close',
-    })
-      .map(([k, v]) => `${k}: ${v}\r\n`)
-      .join('');
+    headers.set('Content-Length', String(content.length));
+    headers.set('Connection', 'close');
+    const lines = [...headers].map(([k, v]) => `${k}: ${v}\r\n`).join('');
     res.socket?.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status} OK\r\n${lines}\r\n`, 'latin1'), content]));
     return res;
   }) as typeof res.end;
