@@ -1,9 +1,10 @@
 /**
  * The judge: hands every exchange of a log to every oracle that applies to it, and assembles
  * the sequences the sequence oracles judge (a PATCH with the reads around it, two reads of one
- * counterparty, a HEAD or a 304 of one with the latest answer that carried it). It is fed exchanges in the order they completed, from the suite's own client,
- * a HAR file or a proxy alike, and returns what the oracles found; where the judgements go is
- * the caller's business (engine/run.ts, the validator).
+ * counterparty, a HEAD or a 304 of one with the latest answer that carried it). It is fed
+ * exchanges in the order they completed, from the suite's own client, a HAR file or a proxy alike,
+ * and returns what the oracles found; where the judgements go is the caller's business
+ * (engine/run.ts, the validator).
  */
 import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
 import { route as routeOf } from '../exchange/route.ts';
