@@ -112,6 +112,8 @@ interface CounterpartyState {
    * such answer.
    */
   latest: Exchange | undefined;
+  /** The last PATCH answered with success or not answered: a replica may trail it. */
+  written: Exchange | undefined;
 }
 
 /**
@@ -160,6 +162,7 @@ export class Judge {
       refused: [],
       unconfirmed: undefined,
       latest: undefined,
+      written: undefined,
     };
     this.states.set(reference, state);
     if (head || (op.action === 'read' && ex.status === 304))
@@ -188,6 +191,7 @@ export class Judge {
     out.push(...this.closeRefused(reference, state));
     if (state.chain?.stale) out.push(...this.resolve(reference, state, state.chain.stale));
     state.latest = isObj(ex.body) ? ex : undefined;
+    state.written = ex;
     if (ex.status === 0) {
       if (state.chain) out.push(...this.resolve(reference, state, undefined));
       state.lastRead = undefined;
@@ -245,12 +249,13 @@ export class Judge {
 
   /**
    * An answer that carries no representation of the counterparty (a HEAD, a 304), with the latest
-   * that did: not judged while a replica may still trail an accepted PATCH that answer was.
+   * that did: not judged while a replica may still trail the last PATCH (within its settle
+   * window, even after a read showed it: another replica may answer next).
    */
   private metadata(reference: string, state: CounterpartyState, ex: Exchange): OracleJudgement[] {
     const latest = state.latest;
     if (latest === undefined || ex.status === 0) return [];
-    if (latest.request.method.toUpperCase() !== 'GET' && this.within(ex, latest)) return [];
+    if (state.written !== undefined && this.within(ex, state.written)) return [];
     const answer: MetadataAnswer = { reference, latest, exchange: ex };
     const out: OracleJudgement[] = [];
     for (const o of this.oracles) {
