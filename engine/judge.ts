@@ -1,18 +1,28 @@
 /**
  * The judge: hands every exchange of a log to every oracle that applies to it, and assembles
  * the sequences the sequence oracles judge (a PATCH with the reads around it, two reads of one
- * counterparty). It is fed exchanges in the order they completed, from the suite's own client,
- * a HAR file or a proxy alike, and returns what the oracles found; where the judgements go is
- * the caller's business (engine/run.ts, the validator).
+ * counterparty, a HEAD or a 304 of one with the latest answer that carried it). It is fed
+ * exchanges in the order they completed, from the suite's own client, a HAR file or a proxy alike,
+ * and returns what the oracles found; where the judgements go is the caller's business
+ * (engine/run.ts, the validator).
  */
-import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
+import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
-import { comparable, differences, isObj, same, without, type Obj } from '../oracles/compare.ts';
+import { comparable, differences, isObj, without } from '../oracles/compare.ts';
 import { modelled } from '../oracles/modelled.ts';
-import type { Judgement, Oracle, PatchSequence } from '../oracles/types.ts';
+import type { Judgement, MetadataAnswer, Oracle, PatchSequence } from '../oracles/types.ts';
 import { breaksMust } from '../requests/index.ts';
 import { own } from '../exchange/own.ts';
+import {
+  concurrentGroups,
+  endOf,
+  refusedShows,
+  sentDetails,
+  showsState,
+  withFieldsOf,
+  withoutMoving,
+} from './judge-states.ts';
 import { registered } from '../spec/operations.ts';
 
 /** How many accepted PATCHes (of all counterparties) the judge remembers for the pair oracles. */
@@ -20,123 +30,6 @@ const WRITES_KEPT = 256;
 
 /** A PATCH that was answered and not accepted. */
 const refused = (ex: Exchange): boolean => ex.status > 0 && !is2xx(ex.status);
-
-/** When an exchange's answer was complete: the settle window of a PATCH starts there. */
-const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
-
-/**
- * Whether two exchanges overlapped in time: one started before the other's answer was complete,
- * beyond what the timestamps can tell. The suite's own client records them to a fraction of a
- * millisecond, so one sent after the other's answer never overlaps it; a HAR file of another tool
- * may hold whole milliseconds, where two requests one after another can seem to overlap by less
- * than one.
- */
-export function overlapped(a: Exchange, b: Exchange): boolean {
-  const coarse = Number.isInteger(a.startedAt) && Number.isInteger(b.startedAt);
-  const slack = coarse ? 1 : 0;
-  return a.startedAt < endOf(b) - slack && b.startedAt < endOf(a) - slack;
-}
-
-/**
- * A chain's accepted PATCHes in groups that overlapped in time (concurrent clients), in the order
- * they completed: a PATCH that overlapped one of the group before it joins that group. A PATCH
- * that overlapped none is a group of its own, as every PATCH of a sender that waits for each
- * answer is.
- */
-export function concurrentGroups(patches: readonly Exchange[]): Exchange[][] {
-  const out: Exchange[][] = [];
-  for (const p of patches) {
-    const last = out.at(-1);
-    if (last && last.some((q) => overlapped(q, p))) last.push(p);
-    else out.push([p]);
-  }
-  return out;
-}
-
-/** Whether a read shows a counterparty as an answer carried it, on what the document settles. */
-export const showsState = (read: Exchange, state: Exchange): boolean =>
-  !isObj(state.body) ||
-  (isObj(read.body) && differences(comparable(state.body), comparable(read.body)).length === 0);
-
-/**
- * The sequence as the oracles see it when some fields move by themselves: the reads around the
- * PATCH, and its answer, without those fields (a field the PATCH sent stays, so what was sent is
- * still judged as applied); `original` maps an exchange of it back to the one logged.
- */
-function withoutMoving(
-  s: PatchSequence,
-  moving: ReadonlySet<string>,
-): { sequence: PatchSequence; original: (ex: Exchange) => Exchange } {
-  const sent = requestDetails(s.patch);
-  const copies = new Map<Exchange, Exchange>();
-  const strip = (ex: Exchange | undefined): Exchange | undefined => {
-    if (ex === undefined || !isObj(ex.body)) return ex;
-    const body = Object.fromEntries(Object.entries(ex.body).filter(([k]) => !moving.has(k) || sent.has(k)));
-    const copy = { ...ex, body };
-    copies.set(copy, ex);
-    return copy;
-  };
-  return {
-    sequence: {
-      ...s,
-      before: strip(s.before),
-      patch: strip(s.patch)!,
-      after: strip(s.after),
-      ...(s.batch ? { batch: s.batch.map((b) => strip(b)!) } : {}),
-    },
-    original: (ex) => copies.get(ex) ?? ex,
-  };
-}
-
-/** The detail fields a PATCH sent. */
-function requestDetails(patch: Exchange): Set<string> {
-  const body = requestJson(patch);
-  const details = isObj(body) && isObj(body.counterpartyDetails) ? body.counterpartyDetails : {};
-  return new Set(Object.keys(details));
-}
-
-/** The details a PATCH sent, or an empty object. */
-function sentDetails(patch: Exchange): Obj {
-  const body = requestJson(patch);
-  return isObj(body) && isObj(body.counterpartyDetails) ? body.counterpartyDetails : {};
-}
-
-/**
- * The top-level fields where `to` differs from `from` only by what a refused PATCH sent: each
- * differing value (for the address, each differing address field) is one of `refused` sent. A
- * refused PATCH's change is patch-rejected-unchanged's finding, not an accepted PATCH's.
- */
-export function refusedShows(from: Obj, to: Obj, refused: readonly Exchange[]): string[] {
-  if (refused.length === 0) return [];
-  const sent = refused.map(sentDetails);
-  const a = comparable(from);
-  const b = comparable(to);
-  return Object.keys(b).filter((key) => {
-    const was = own(a, key);
-    const is = own(b, key);
-    if (same(was, is)) return false;
-    if (key !== 'address') return sent.some((d) => Object.hasOwn(d, key) && same(own(d, key), is));
-    if (!isObj(is)) return false;
-    const fields = new Set([...Object.keys(is), ...(isObj(was) ? Object.keys(was) : [])]);
-    return [...fields].every((f) => {
-      const v = own(is, f);
-      if (same(isObj(was) ? own(was, f) : undefined, v)) return true;
-      return sent.some((d) => isObj(d.address) && Object.hasOwn(d.address, f) && same(own(d.address, f), v));
-    });
-  });
-}
-
-/** `ex` with the fields `keys` as `source` has them: the state as it would be without those changes. */
-function withFieldsOf(ex: Exchange, source: Exchange, keys: readonly string[]): Exchange {
-  if (keys.length === 0 || !isObj(ex.body) || !isObj(source.body)) return ex;
-  const body: Obj = Object.create(null) as Obj;
-  for (const [k, v] of Object.entries(ex.body)) body[k] = v;
-  for (const k of keys) {
-    if (Object.hasOwn(source.body, k)) body[k] = own(source.body, k);
-    else delete body[k];
-  }
-  return { ...ex, body: { ...body } };
-}
 
 export interface OracleJudgement {
   oracle: string;
@@ -187,6 +80,14 @@ interface CounterpartyState {
    * confirmed), what is stored is not known, so no read is the state before anything.
    */
   unconfirmed: Exchange | undefined;
+  /**
+   * The latest answer that carried the counterparty (a settled read, or an accepted PATCH's
+   * answer), for the answers that carry none (a HEAD, a 304); undefined after a PATCH with no
+   * such answer.
+   */
+  latest: Exchange | undefined;
+  /** The last PATCH answered with success or not answered: a replica may trail it. */
+  written: Exchange | undefined;
 }
 
 /**
@@ -230,10 +131,13 @@ export class Judge {
       if (o.kind !== 'exchange') continue;
       for (const judgement of o.judge(routed)) out.push({ oracle: o.id, judgement });
     }
-    if (route?.kind !== 'operation') return out;
+    // A HEAD stands for the GET it mirrors (RFC 9110 §9.3.2).
+    const head = ex.request.method.toUpperCase() === 'HEAD';
+    const target = head ? routeOf('GET', ex.request.url, this.basePath).route : route;
+    if (target?.kind !== 'operation') return out;
     // The reads and PATCHes of a counterparty (spec/operations.ts) make its sequences.
-    const op = registered(route.operation.operationId);
-    const reference = route.params.counterpartyReference;
+    const op = registered(target.operation.operationId);
+    const reference = target.params.counterpartyReference;
     if (op?.resource !== 'counterparty' || reference === undefined) return out;
     if (reference.includes('/')) return out;
     const state: CounterpartyState = this.states.get(reference) ?? {
@@ -242,8 +146,12 @@ export class Judge {
       chain: undefined,
       refused: [],
       unconfirmed: undefined,
+      latest: undefined,
+      written: undefined,
     };
     this.states.set(reference, state);
+    if (head || (op.action === 'read' && ex.status === 304))
+      return [...out, ...this.metadata(reference, state, ex)];
     if (op.action === 'read') {
       if (!is2xx(ex.status) || !isObj(ex.body)) return out;
       out.push(...this.read(reference, state, ex));
@@ -268,6 +176,8 @@ export class Judge {
     const unsettled = state.refused.flatMap((g) => g.patches);
     out.push(...this.closeRefused(reference, state));
     if (state.chain?.stale) out.push(...this.resolve(reference, state, state.chain.stale));
+    state.latest = isObj(ex.body) ? ex : undefined;
+    state.written = ex;
     if (ex.status === 0) {
       if (state.chain) out.push(...this.resolve(reference, state, undefined));
       state.lastRead = undefined;
@@ -360,6 +270,25 @@ export class Judge {
       }
     }
     state.lastRead = state.unconfirmed ? undefined : ex;
+    state.latest = ex;
+    return out;
+  }
+
+  /**
+   * An answer that carries no representation of the counterparty (a HEAD, a 304), with the latest
+   * that did: not judged while a replica may still trail the last PATCH (within its settle
+   * window, even after a read showed it: another replica may answer next).
+   */
+  private metadata(reference: string, state: CounterpartyState, ex: Exchange): OracleJudgement[] {
+    const latest = state.latest;
+    if (latest === undefined || ex.status === 0) return [];
+    if (state.written !== undefined && this.within(ex, state.written)) return [];
+    const answer: MetadataAnswer = { reference, latest, exchange: ex };
+    const out: OracleJudgement[] = [];
+    for (const o of this.oracles) {
+      if (o.kind !== 'metadata') continue;
+      for (const judgement of o.judge(answer)) out.push({ oracle: o.id, judgement });
+    }
     return out;
   }
 

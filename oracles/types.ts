@@ -1,6 +1,7 @@
 /**
  * The vocabulary of oracles. An oracle is a pure function of one exchange, or of a sequence of
- * exchanges on the same counterparty, that returns a judgement for each of its requirements it
+ * exchanges on the same counterparty (a PATCH with its reads, two reads, an answer without the
+ * representation with the latest that had it), that returns a judgement for each of its requirements it
  * could judge: held, or violated with evidence. It knows nothing of how the exchanges were
  * produced (the suite, a HAR file, a proxy) and imports no probe and no transport.
  */
@@ -103,7 +104,25 @@ export interface PairOracle extends OracleBase {
   judge(pair: AnswerPair): Judgement[];
 }
 
-export type Oracle = ExchangeOracle | PatchOracle | PairOracle;
+/**
+ * An answer about a counterparty that carries no representation of it (an answer to HEAD, a
+ * 304), with the latest answer before it that did: a successful read, or an accepted PATCH's
+ * answer (engine/judge.ts). Handed only where no replica may still trail that answer (outside
+ * the settle window of a PATCH) and no PATCH since went unanswered.
+ */
+export interface MetadataAnswer {
+  reference: string;
+  latest: Exchange;
+  exchange: Exchange;
+}
+
+/** Judges what an answer without the representation says of it, against the latest that had it. */
+export interface MetadataOracle extends OracleBase {
+  kind: 'metadata';
+  judge(answer: MetadataAnswer): Judgement[];
+}
+
+export type Oracle = ExchangeOracle | PatchOracle | PairOracle | MetadataOracle;
 
 /** Builds judgements: `held(id)` and `violated({...})`. */
 export const held = (requirement: RequirementId): Judgement => ({ requirement, held: true });

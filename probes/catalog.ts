@@ -434,4 +434,43 @@ export const PROBE_CATALOG: readonly ProbeEntry[] = [
     requirements: ['no-server-error', 'request-answered', 'method-not-allowed-allow'],
     operations: [],
   },
+  {
+    id: 'head-requests',
+    title:
+      'HEAD of the counterparty after a GET of it, and of every path a GET reads: no content, the headers of GET',
+    file: 'probes/http-semantics.ts',
+    group: 'routing',
+    access: 'write',
+    elsewhere: true,
+    requirements: ['head-no-content', 'head-headers-as-get'],
+    operations: ['getCounterparty'],
+  },
+  {
+    id: 'conditional-reads',
+    title: 'GET of the counterparty with If-None-Match of the ETag it carries: 304',
+    file: 'probes/http-semantics.ts',
+    group: 'counterparty-get',
+    access: 'read',
+    requirements: [
+      'not-modified-condition-false',
+      'if-none-match-current-not-modified',
+      'strong-etag-changes',
+    ],
+    operations: ['getCounterparty'],
+  },
+  {
+    id: 'conditional-writes',
+    title:
+      'conditional requests around a PATCH: no 304 to the tag from before it, 412 to a stale If-Match (a lost update prevented)',
+    file: 'probes/http-semantics.ts',
+    group: 'counterparty-patch',
+    access: 'write',
+    requirements: [
+      'strong-etag-changes',
+      'not-modified-condition-false',
+      'if-none-match-current-not-modified',
+      'patch-preconditions',
+    ],
+    operations: ['getCounterparty', 'patchCounterparty'],
+  },
 ];

@@ -15,6 +15,7 @@ import { AUTHENTICATION_PROBES } from './authentication.ts';
 import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
 import { EQUIVALENT_REQUEST_PROBES } from './equivalent-requests.ts';
+import { HTTP_SEMANTICS_PROBES } from './http-semantics.ts';
 import { INVALID_BODY_PROBES } from './invalid-bodies.ts';
 import { ITEM_WRITE_PROBES } from './item-writes.ts';
 import { ITEM_PROBES } from './items.ts';
@@ -52,6 +53,7 @@ const FAMILIES: readonly ProbeFamily[] = [
   ITEM_WRITE_PROBES,
   ITEM_PROBES,
   UNDOCUMENTED_METHOD_PROBES,
+  HTTP_SEMANTICS_PROBES,
 ];
 
 export const PROBES: Probe[] = FAMILIES.flatMap((f) => f.probes);

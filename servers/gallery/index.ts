@@ -9,6 +9,7 @@ import { CONCURRENCY_VARIANTS } from './concurrency.ts';
 import { EQUIVALENT_REQUEST_VARIANTS } from './equivalent-requests.ts';
 import { CREDENTIAL_VARIANTS, FINITE_CLASS_VARIANTS, REFERENCE_VARIANT_VARIANTS } from './finite-classes.ts';
 import { HEADER_VARIANTS } from './headers.ts';
+import { HTTP_SEMANTICS_VARIANTS } from './http-semantics.ts';
 import { ITEM_VARIANTS } from './items.ts';
 import { OPERATION_VARIANTS } from './operations.ts';
 import { duplicateRefusingServer, PATCH_VARIANTS } from './patch.ts';
@@ -57,4 +58,5 @@ export const GALLERY: Variant[] = [
   ...EQUIVALENT_REQUEST_VARIANTS,
   ...ITEM_VARIANTS,
   ...CONCURRENCY_VARIANTS,
+  ...HTTP_SEMANTICS_VARIANTS,
 ];

@@ -11,7 +11,8 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { concurrentGroups, Judge, overlapped } from '../../engine/judge.ts';
+import { Judge } from '../../engine/judge.ts';
+import { concurrentGroups, overlapped } from '../../engine/judge-states.ts';
 import { TrafficValidation } from '../../engine/validate.ts';
 import type { Exchange } from '../../exchange/exchange.ts';
 import { exchangesOfHar, parseHar } from '../../exchange/har.ts';
