@@ -10,6 +10,7 @@ import { CREDENTIAL_VARIANTS, FINITE_CLASS_VARIANTS, REFERENCE_VARIANT_VARIANTS 
 import { HEADER_VARIANTS } from './headers.ts';
 import { ITEM_VARIANTS } from './items.ts';
 import { OPERATION_VARIANTS } from './operations.ts';
+import { PAIR_VARIANTS } from './pairs.ts';
 import { duplicateRefusingServer, PATCH_VARIANTS } from './patch.ts';
 import { REFERENCE_VARIANTS } from './references.ts';
 import { CLEAN_REPLICA, REPLICA_VARIANTS } from './replicas.ts';
@@ -55,4 +56,5 @@ export const GALLERY: Variant[] = [
   ...AUTH_OPERATION_VARIANTS,
   ...EQUIVALENT_REQUEST_VARIANTS,
   ...ITEM_VARIANTS,
+  ...PAIR_VARIANTS,
 ];
