@@ -102,7 +102,7 @@ export const DETAILS_ROW_SLOTS: readonly string[] = [...DETAIL_SLOTS.map((s) => 
 /**
  * What a details row gives a part: a field it leaves out, nothing (no case may add it); a field
  * it carries whatever its string, any value (one case may give it its own); an enumerated field,
- * its value.
+ * its value (a case of that value joins it).
  */
 export function detailsRowValue(details: PatchDetails, slot: string): PackValue {
   const s = DETAIL_SLOTS.find((d) => d.slot === slot);
@@ -110,5 +110,5 @@ export function detailsRowValue(details: PatchDetails, slot: string): PackValue 
   const [key, sub] = s.path;
   const value = sub === undefined ? ownOf(details, key) : ownOf(ownOf(details, key), sub);
   if (value === undefined) return NO_VALUE;
-  return s.kind === 'presence' ? ANY_VALUE : canonicalJson(value);
+  return s.kind === 'presence' && s.members === undefined ? ANY_VALUE : canonicalJson(value);
 }

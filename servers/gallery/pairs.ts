@@ -21,14 +21,14 @@ export const PAIR_VARIANTS: Variant[] = [
     ),
   },
   {
-    id: 'patch-gb-address-without-postal-code-refused',
+    id: 'patch-postal-code-without-address-line-refused',
     fault:
-      'An address in GB sent without a postalCode is refused (the document makes every address field optional, whatever the country).',
+      'An address sent with a postalCode and no addressLine is refused (the document makes every address field optional, and a patch carries only the fields to change).',
     trips: ['patch-valid-accepted'],
     create: refusing((b) => {
       const address = b.counterpartyDetails?.address;
-      return address?.country === 'GB' && address.postalCode === undefined
-        ? 'a UK address needs a postcode'
+      return address?.postalCode !== undefined && address.addressLine === undefined
+        ? 'a postal code needs an address line'
         : undefined;
     }),
   },
