@@ -30,7 +30,13 @@ import {
   identifierKey,
   withAccountFixture,
 } from '../generators/account-fixture.ts';
-import { accountPairArray, accountPairBodies, NO_BRANCH } from '../generators/account-pairs.ts';
+import {
+  accountPairArray,
+  accountPairBodies,
+  NO_BRANCH,
+  type PairValue,
+} from '../generators/account-pairs.ts';
+import type { CoveringArray } from '../generators/covering-array.ts';
 import { detailsPairBodies } from '../generators/details-pairs.ts';
 import { keeps, labelled, type Labelled } from '../generators/labelled.ts';
 import {
@@ -217,6 +223,20 @@ export interface AccountPlan {
   runs: number;
 }
 
+/** The covering array of the last fixtures asked for: every run of a process gives the same. */
+let pairsMemo: { key: string; array: CoveringArray<PairValue>; bodies: Labelled<PatchBody>[] } | undefined;
+
+/** The account covering array and its bodies for `fixtures` (some 50 ms: the model judges each row). */
+function accountPairs(fixtures: readonly AccountFixture[]): NonNullable<typeof pairsMemo> {
+  const key = canonicalJson(fixtures);
+  if (pairsMemo?.key !== key) {
+    const options = accountPairOptions(fixtures);
+    const array = accountPairArray(options);
+    pairsMemo = { key, array, bodies: accountPairBodies(options, array) };
+  }
+  return pairsMemo;
+}
+
 /**
  * The account probe's plan for a target: the covering array over the fixtures
  * (generators/account-pairs.ts), cut to the account budget less RANDOM_ACCOUNT_RESERVE (a row is
@@ -226,9 +246,8 @@ export interface AccountPlan {
 export function accountPlan(target: TargetConfig, fixture: AccountFixture): AccountPlan {
   const fixtures = target.accountFixtures ?? [fixture];
   const budget = target.accountBudget ?? DEFAULT_ACCOUNT_BUDGET;
-  const options = accountPairOptions(fixtures);
-  const array = accountPairArray(options);
-  const rows = accountPairBodies(options, array).slice(0, Math.max(0, budget - RANDOM_ACCOUNT_RESERVE));
+  const { array, bodies } = accountPairs(fixtures);
+  const rows = structuredClone(bodies.slice(0, Math.max(0, budget - RANDOM_ACCOUNT_RESERVE)));
   const wanted = Math.min(target.runs, fixtures.length > 1 ? ACCOUNT_RUNS : ACCOUNT_RUNS_ONE_FIXTURE);
   return {
     rows,
