@@ -182,7 +182,8 @@ export const PROBE_CATALOG: readonly ProbeEntry[] = [
   },
   {
     id: 'patch-valid-accounts',
-    title: 'valid account patches, built from ACCOUNT_FIXTURE, alone and with details',
+    title:
+      'valid account patches, built from ACCOUNT_FIXTURE: every pair of values, several to a PATCH, and with details',
     file: 'probes/counterparty-patch.ts',
     group: 'counterparty-patch',
     access: 'write',

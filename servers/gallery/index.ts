@@ -12,6 +12,7 @@ import { HEADER_VARIANTS } from './headers.ts';
 import { HTTP_SEMANTICS_VARIANTS } from './http-semantics.ts';
 import { ITEM_VARIANTS } from './items.ts';
 import { OPERATION_VARIANTS } from './operations.ts';
+import { PAIR_VARIANTS } from './pairs.ts';
 import { duplicateRefusingServer, PATCH_VARIANTS } from './patch.ts';
 import { REFERENCE_VARIANTS } from './references.ts';
 import { CLEAN_REPLICA, REPLICA_VARIANTS } from './replicas.ts';
@@ -59,4 +60,5 @@ export const GALLERY: Variant[] = [
   ...ITEM_VARIANTS,
   ...CONCURRENCY_VARIANTS,
   ...HTTP_SEMANTICS_VARIANTS,
+  ...PAIR_VARIANTS,
 ];

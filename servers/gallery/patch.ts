@@ -48,7 +48,7 @@ function ignoring(ignored: (p: SchemaProblem, body: unknown) => boolean): () => 
 }
 
 /** A server whose validation adds a problem for every valid body that `refuses` matches. */
-function refusing(refuses: (body: CounterpartyPatch) => string | undefined): () => ReferenceServer {
+export function refusing(refuses: (body: CounterpartyPatch) => string | undefined): () => ReferenceServer {
   return () =>
     new (class extends ReferenceServer {
       protected override validatePatch(body: unknown): SchemaProblem[] {
