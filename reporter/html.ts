@@ -287,7 +287,7 @@ function renderProbes(record: ConformanceRecord): string {
 const CSS = `
 :root{--pass:#1a7f37;--partial:#9a6700;--fail:#cf222e;--warn:#9a6700;--waive:#6f42c1;--skip:#6e7781;--bg:#f6f8fa;--line:#d0d7de}
 *{box-sizing:border-box}
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff;overflow-wrap:break-word}
 main{max-width:1100px;margin:0 auto;padding:0 20px 40px}
 code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all;margin:4px 0 10px}
@@ -301,6 +301,7 @@ h4{margin:6px 0;font-size:14px;font-weight:600;overflow-wrap:anywhere}h5{margin:
 dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0 0 12px}dl.run dt{color:#57606a}dl.run dd{margin:0}
 table{border-collapse:collapse;margin:8px 0 12px}th,td{border:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 table.counts td{text-align:right;min-width:64px;font-weight:600}table.counts td.zero{color:#8c959f;font-weight:400}
+table.counts th,table.counts td{overflow-wrap:normal;word-break:normal;hyphens:none}table.counts th[scope=row]{white-space:nowrap}
 caption{text-align:left;font-weight:600;padding-bottom:4px}
 td.passed{color:var(--pass)}td.failed{color:var(--fail)}td.warned{color:var(--warn)}td.waived{color:var(--waive)}td.not-exercised,td.not-selected{color:var(--skip)}
 .badge{display:inline-block;min-width:64px;text-align:center;border-radius:12px;padding:0 8px;font-size:12px;font-weight:700;color:#fff}
@@ -323,8 +324,12 @@ pre.curl{user-select:all;background:#1f2328;color:#e6edf3;border-color:#1f2328}
 figure.quote{margin:6px 0 8px;padding:4px 10px;border-left:3px solid #8c959f;background:var(--bg);border-radius:0 6px 6px 0}
 figure.quote blockquote{margin:0;overflow-wrap:anywhere}figure.quote figcaption{color:#57606a;font-size:12px;margin-top:2px}
 ul.reasons{margin:4px 0 12px}p.moved{margin:6px 0;padding:4px 10px}
-th,td{overflow-wrap:anywhere}table.checks{width:100%}code{overflow-wrap:anywhere}nav.toc ul{columns:2;margin:4px 0}
-@media (max-width:760px){.evidence{grid-template-columns:1fr}nav.toc ul{columns:1}}
+th,td{overflow-wrap:anywhere}th{overflow-wrap:normal;word-break:normal}table.checks{width:100%}code{overflow-wrap:anywhere}nav.toc ul{columns:2;margin:4px 0}
+@media (max-width:760px){.evidence{grid-template-columns:1fr}nav.toc ul{columns:1}main{padding:0 12px 32px}header.verdict{padding:14px 12px}header.verdict h1{font-size:24px}
+th,td{padding:3px 5px}table.counts td{min-width:0}
+table.counts,table.checks,table.waivers,table.coverage{display:block;overflow-x:auto;max-width:100%}
+table.checks th,table.checks td,table.waivers th,table.waivers td,table.coverage th,table.coverage td{overflow-wrap:normal;min-width:6em}}
+@media (max-width:520px){table.counts thead th{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;text-align:left;vertical-align:top;padding:6px 3px}table.counts td{min-width:2.2em}}
 `;
 
 /** What an interrupted run says first: that the report is partial, and what was restored. */
