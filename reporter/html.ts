@@ -7,6 +7,7 @@
  * text is escaped: findings carry what the server sent.
  */
 import { keptComment } from '../exchange/har-file.ts';
+import { escapeHtml } from './escape-html.ts';
 import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
 import { replayLine } from './replay.ts';
@@ -16,19 +17,7 @@ import { paceLine } from './pace.ts';
 import { provenance } from './provenance.ts';
 import type { ConformanceRecord, RequirementRecord } from './record.ts';
 
-/** Escapes text for HTML element content and attribute values; drops control characters. */
-export function escapeHtml(value: unknown): string {
-  return (
-    String(value)
-      // eslint-disable-next-line no-control-regex -- matching control characters is the point
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '\ufffd')
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/"/g, '&quot;')
-      .replace(/'/g, '&#39;')
-  );
-}
+export { escapeHtml };
 
 const esc = escapeHtml;
 
