@@ -8,6 +8,7 @@
  */
 import { keptComment } from '../exchange/har-file.ts';
 import { escapeHtml } from './escape-html.ts';
+import { GRID_CSS, renderCoverageGrid } from './coverage-grid.ts';
 import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
 import { replayLine } from './replay.ts';
@@ -214,26 +215,6 @@ function renderTraffic(record: ConformanceRecord): string {
       ? `<details><summary>${t.outside.count} exchange(s) outside the interface, not judged${t.outside.requests.length < t.outside.count ? ` (the first ${t.outside.requests.length} listed)` : ''}</summary><ul>${t.outside.requests.map((r) => `<li><code>${esc(r)}</code></li>`).join('')}</ul></details>`
       : '';
   return `<section id="traffic"><h2>Traffic judged</h2><p>${esc(what)}: ${t.exchanges} exchange(s), ${t.judged} judged, ${t.outside.count} outside the interface${t.overCap ? `, ${t.overCap} over the body cap (not judged)` : ''}${t.cut ? `, ${t.cut} with a body recorded only as its head (not judged)` : ''}. Requirements only a probe's plan judges are not exercised in validation.</p>${outside}</section>`;
-}
-
-/** Interface coverage: exchanges per operation, and judgements per requirement. */
-function renderCoverage(record: ConformanceRecord): string {
-  const c = record.coverage;
-  if (!c) return '';
-  const ops = c.operations
-    .map(
-      (o) =>
-        `<tr class="${o.exchanges > 0 ? 'passed' : 'not-exercised'}"><td><code>${esc(o.operationId)}</code></td><td><code>${esc(o.method)} ${esc(o.path)}</code></td><td>${o.exchanges}</td><td>${o.answered}</td></tr>`,
-    )
-    .join('');
-  const reqs = record.requirements
-    .map(
-      (r) =>
-        `<tr class="${r.judged > 0 ? 'passed' : 'not-exercised'}"><td><a href="#${anchor('req', r.id)}"><code>${esc(r.id)}</code></a></td><td>${esc(r.level)}</td><td>${r.judged}</td></tr>`,
-    )
-    .join('');
-  const hit = c.operations.filter((o) => o.exchanges > 0).length;
-  return `<section id="coverage"><h2>Interface coverage</h2><p>${hit} of ${c.operations.length} operations exercised; ${c.unmatched} exchange(s) below /api/v1/ called no operation (judged); ${c.outside} outside the interface (not judged).</p><table class="coverage"><caption>Exchanges per operation</caption><thead><tr><th scope="col">Operation</th><th scope="col">Method and path</th><th scope="col">Exchanges</th><th scope="col">Answered</th></tr></thead><tbody>${ops}</tbody></table><details><summary>Judgements per requirement</summary><table class="coverage"><thead><tr><th scope="col">Requirement</th><th scope="col">Level</th><th scope="col">Judgements</th></tr></thead><tbody>${reqs}</tbody></table></details></section>`;
 }
 
 function renderWaivers(record: ConformanceRecord): string {
@@ -446,7 +427,7 @@ export function renderHtml(record: ConformanceRecord): string {
     body.push('</section>');
   }
   // Coverage after the requirements: the first evidence is not pushed below a table of counts.
-  body.push(renderCoverage(record));
+  body.push(renderCoverageGrid(record));
   body.push(renderProbes(record));
   body.push(renderPace(record));
   body.push(
@@ -460,7 +441,7 @@ export function renderHtml(record: ConformanceRecord): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>${esc(head.text)}: ${esc(record.target.baseURL || record.target.kind)}</title>
-<style>${CSS}</style>
+<style>${CSS}${GRID_CSS}</style>
 </head>
 <body>
 ${body.join('\n')}

@@ -17,10 +17,20 @@ export const REPORT_VARIANT = 'address-line-newline';
 /** Fixed for the screenshot: a page that does not change with the day it was taken. */
 const STARTED = new Date('2026-11-28T09:00:00Z');
 
-export async function galleryRecord(variantId = REPORT_VARIANT): Promise<ConformanceRecord> {
+/**
+ * The record of the whole suite's run against `variantId`, in write mode, or read-only (no
+ * writable counterparty: the write probes skip, as against a deployment by default).
+ */
+export async function galleryRecord(
+  variantId = REPORT_VARIANT,
+  options: { readOnly?: boolean } = {},
+): Promise<ConformanceRecord> {
   const variant = GALLERY.find((v) => v.id === variantId);
   if (!variant) throw new Error(`no gallery variant ${variantId}`);
-  const run = await runVariant(variant, { all: true });
+  const run = await runVariant(variant, {
+    all: true,
+    ...(options.readOnly ? { target: { writableRef: undefined } } : {}),
+  });
   const baseURL = new URL(run.exchanges[0]!.request.url).origin;
   return buildRecord({
     outcomes: run.outcomes,
@@ -29,7 +39,7 @@ export async function galleryRecord(variantId = REPORT_VARIANT): Promise<Conform
       baseURL,
       targetKind: 'gallery variant',
       token: REFERENCE_TOKEN,
-      writableRef: WRITABLE_COUNTERPARTY,
+      ...(options.readOnly ? {} : { writableRef: WRITABLE_COUNTERPARTY }),
       seed: SELF_TEST_SEED,
       runs: SELF_TEST_RUNS,
     },
