@@ -22,6 +22,9 @@ import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/record.ts';
 import { galleryRecord } from './gallery-report.ts';
 
+// One worker, one run of the suite against the gallery server for every test of the file.
+test.describe.configure({ mode: 'default' });
+
 const BASE = 'http://127.0.0.1:9/api/v1';
 const AUTH = { Authorization: 'Bearer $API_TOKEN' };
 

@@ -11,6 +11,9 @@ import { chromium, expect, test, type Browser, type Page } from '@playwright/tes
 import { renderHtml } from '../../reporter/html.ts';
 import { galleryRecord } from './gallery-report.ts';
 
+// One worker, one run of the suite against the gallery server for every test of the file.
+test.describe.configure({ mode: 'default' });
+
 const CHROMIUM = '/usr/bin/chromium';
 const WIDTHS = [390, 1024, 1280, 1920];
 
