@@ -152,10 +152,10 @@ export function fieldSpecs(): readonly FieldSpec[] {
     for (const rule of family.rules) {
       const f = fieldOfRule(rule);
       if (!f) continue;
-      const spec_ = byKey.get(f.key) ?? { ...f, operations: new Set<string>(), rules: [] };
-      for (const op of rule.operations) spec_.operations.add(op);
-      spec_.rules.push(rule);
-      byKey.set(f.key, spec_);
+      const entry = byKey.get(f.key) ?? { ...f, operations: new Set<string>(), rules: [] };
+      for (const op of rule.operations) entry.operations.add(op);
+      entry.rules.push(rule);
+      byKey.set(f.key, entry);
     }
   }
   for (const s of byKey.values()) {
