@@ -10,14 +10,8 @@
  */
 import type { Exchange } from '../exchange/exchange.ts';
 import { isObject } from '../exchange/own.ts';
-import {
-  FAMILIES,
-  modelRequest,
-  pathOfField,
-  requestOfExchange,
-  type ModelledRequest,
-  type RequestRule,
-} from '../requests/index.ts';
+import { modelledExchange } from '../oracles/modelled.ts';
+import { FAMILIES, pathOfField, type ModelledRequest, type RequestRule } from '../requests/index.ts';
 import { siteAt, walkInstance } from '../requests/schema-sites.ts';
 import { spec, type SchemaNode } from '../spec/index.ts';
 import { operationIdOf } from '../spec/operations.ts';
@@ -216,7 +210,7 @@ export class FieldsCounter {
   /** One exchange of the traffic; one whose request body was kept only in part is not read. */
   add(ex: Pick<Exchange, 'request'>): void {
     if (ex.request.bodyCut !== undefined) return;
-    const m = modelRequest(requestOfExchange(ex as Exchange), { basePath: this.basePath });
+    const m = modelledExchange(ex, this.basePath);
     if (m.verdict === 'outside') return;
     for (const rule of new Set(m.broken.map((b) => b.rule)))
       if (this.ruleField.has(rule)) bump(this.broken, rule);
