@@ -15,14 +15,22 @@ import {
 } from '../requests/index.ts';
 import type { Routed } from './types.ts';
 
-const cache = new WeakMap<Exchange, ModelledRequest>();
+const cache = new WeakMap<Pick<Exchange, 'request'>, ModelledRequest>();
 
 /** The modelled request of a routed exchange (its base path honoured). */
 export function modelled(routed: Routed): ModelledRequest {
-  const hit = cache.get(routed.exchange);
+  return modelledExchange(routed.exchange, routed.basePath ?? '');
+}
+
+/**
+ * The modelled request of an exchange, from the same cache: the coverage of a validation
+ * (engine/coverage.ts) reads every request the oracles read, and models each once.
+ */
+export function modelledExchange(exchange: Pick<Exchange, 'request'>, basePath = ''): ModelledRequest {
+  const hit = cache.get(exchange);
   if (hit) return hit;
-  const m = modelRequest(requestOfExchange(routed.exchange), { basePath: routed.basePath ?? '' });
-  cache.set(routed.exchange, m);
+  const m = modelRequest(requestOfExchange(exchange as Exchange), { basePath });
+  cache.set(exchange, m);
   return m;
 }
 

@@ -7,6 +7,8 @@
  * text is escaped: findings carry what the server sent.
  */
 import { keptComment } from '../exchange/har-file.ts';
+import { escapeHtml } from './escape-html.ts';
+import { GRID_CSS, renderCoverageGrid } from './coverage-grid.ts';
 import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
 import { replayLine } from './replay.ts';
@@ -16,19 +18,7 @@ import { paceLine } from './pace.ts';
 import { provenance } from './provenance.ts';
 import type { ConformanceRecord, RequirementRecord } from './record.ts';
 
-/** Escapes text for HTML element content and attribute values; drops control characters. */
-export function escapeHtml(value: unknown): string {
-  return (
-    String(value)
-      // eslint-disable-next-line no-control-regex -- matching control characters is the point
-      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '\ufffd')
-      .replace(/&/g, '&amp;')
-      .replace(/</g, '&lt;')
-      .replace(/>/g, '&gt;')
-      .replace(/"/g, '&quot;')
-      .replace(/'/g, '&#39;')
-  );
-}
+export { escapeHtml };
 
 const esc = escapeHtml;
 
@@ -227,26 +217,6 @@ function renderTraffic(record: ConformanceRecord): string {
   return `<section id="traffic"><h2>Traffic judged</h2><p>${esc(what)}: ${t.exchanges} exchange(s), ${t.judged} judged, ${t.outside.count} outside the interface${t.overCap ? `, ${t.overCap} over the body cap (not judged)` : ''}${t.cut ? `, ${t.cut} with a body recorded only as its head (not judged)` : ''}. Requirements only a probe's plan judges are not exercised in validation.</p>${outside}</section>`;
 }
 
-/** Interface coverage: exchanges per operation, and judgements per requirement. */
-function renderCoverage(record: ConformanceRecord): string {
-  const c = record.coverage;
-  if (!c) return '';
-  const ops = c.operations
-    .map(
-      (o) =>
-        `<tr class="${o.exchanges > 0 ? 'passed' : 'not-exercised'}"><td><code>${esc(o.operationId)}</code></td><td><code>${esc(o.method)} ${esc(o.path)}</code></td><td>${o.exchanges}</td><td>${o.answered}</td></tr>`,
-    )
-    .join('');
-  const reqs = record.requirements
-    .map(
-      (r) =>
-        `<tr class="${r.judged > 0 ? 'passed' : 'not-exercised'}"><td><a href="#${anchor('req', r.id)}"><code>${esc(r.id)}</code></a></td><td>${esc(r.level)}</td><td>${r.judged}</td></tr>`,
-    )
-    .join('');
-  const hit = c.operations.filter((o) => o.exchanges > 0).length;
-  return `<section id="coverage"><h2>Interface coverage</h2><p>${hit} of ${c.operations.length} operations exercised; ${c.unmatched} exchange(s) below /api/v1/ called no operation (judged); ${c.outside} outside the interface (not judged).</p><table class="coverage"><caption>Exchanges per operation</caption><thead><tr><th scope="col">Operation</th><th scope="col">Method and path</th><th scope="col">Exchanges</th><th scope="col">Answered</th></tr></thead><tbody>${ops}</tbody></table><details><summary>Judgements per requirement</summary><table class="coverage"><thead><tr><th scope="col">Requirement</th><th scope="col">Level</th><th scope="col">Judgements</th></tr></thead><tbody>${reqs}</tbody></table></details></section>`;
-}
-
 function renderWaivers(record: ConformanceRecord): string {
   if (record.waivers.file === null) return '';
   const rows = record.waivers.entries.map(
@@ -284,10 +254,16 @@ function renderProbes(record: ConformanceRecord): string {
   return `<section id="probes"><h2>Probes</h2><table class="checks"><thead><tr><th>Probe</th><th>What it sends</th><th>Status</th><th>Requests</th><th>Retries</th><th>Waited</th><th>Time</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
+/*
+ * On any screen from a phone's 390 px up the page never scrolls sideways: text breaks where a word
+ * is longer than its line, a wide table scrolls inside its own box with its words whole, and the
+ * counts table's six status words, side by side wider than a phone, stand upright there. A header
+ * cell never breaks a word. tests/self/report-screens.spec.ts measures both.
+ */
 const CSS = `
 :root{--pass:#1a7f37;--partial:#9a6700;--fail:#cf222e;--warn:#9a6700;--waive:#6f42c1;--skip:#6e7781;--bg:#f6f8fa;--line:#d0d7de}
 *{box-sizing:border-box}
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff;overflow-wrap:break-word}
 main{max-width:1100px;margin:0 auto;padding:0 20px 40px}
 code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all;margin:4px 0 10px}
@@ -301,6 +277,7 @@ h4{margin:6px 0;font-size:14px;font-weight:600;overflow-wrap:anywhere}h5{margin:
 dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0 0 12px}dl.run dt{color:#57606a}dl.run dd{margin:0}
 table{border-collapse:collapse;margin:8px 0 12px}th,td{border:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 table.counts td{text-align:right;min-width:64px;font-weight:600}table.counts td.zero{color:#8c959f;font-weight:400}
+table.counts th,table.counts td{overflow-wrap:normal;word-break:normal;hyphens:none}table.counts th[scope=row]{white-space:nowrap}
 caption{text-align:left;font-weight:600;padding-bottom:4px}
 td.passed{color:var(--pass)}td.failed{color:var(--fail)}td.warned{color:var(--warn)}td.waived{color:var(--waive)}td.not-exercised,td.not-selected{color:var(--skip)}
 .badge{display:inline-block;min-width:64px;text-align:center;border-radius:12px;padding:0 8px;font-size:12px;font-weight:700;color:#fff}
@@ -323,8 +300,12 @@ pre.curl{user-select:all;background:#1f2328;color:#e6edf3;border-color:#1f2328}
 figure.quote{margin:6px 0 8px;padding:4px 10px;border-left:3px solid #8c959f;background:var(--bg);border-radius:0 6px 6px 0}
 figure.quote blockquote{margin:0;overflow-wrap:anywhere}figure.quote figcaption{color:#57606a;font-size:12px;margin-top:2px}
 ul.reasons{margin:4px 0 12px}p.moved{margin:6px 0;padding:4px 10px}
-th,td{overflow-wrap:anywhere}table.checks{width:100%}code{overflow-wrap:anywhere}nav.toc ul{columns:2;margin:4px 0}
-@media (max-width:760px){.evidence{grid-template-columns:1fr}nav.toc ul{columns:1}}
+th,td{overflow-wrap:anywhere}th{overflow-wrap:normal;word-break:normal}table.checks{width:100%}code{overflow-wrap:anywhere}nav.toc ul{columns:2;margin:4px 0}
+@media (max-width:760px){.evidence{grid-template-columns:1fr}nav.toc ul{columns:1}main{padding:0 12px 32px}header.verdict{padding:14px 12px}header.verdict h1{font-size:24px}
+th,td{padding:3px 5px}table.counts td{min-width:0}
+table.counts,table.checks,table.waivers,table.coverage{display:block;overflow-x:auto;max-width:100%}
+table.checks th,table.checks td,table.waivers th,table.waivers td,table.coverage th,table.coverage td{overflow-wrap:normal;min-width:6em}}
+@media (max-width:520px){table.counts thead th{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;text-align:left;vertical-align:top;padding:6px 3px}table.counts td{min-width:2.2em}}
 `;
 
 /** What an interrupted run says first: that the report is partial, and what was restored. */
@@ -452,7 +433,7 @@ export function renderHtml(record: ConformanceRecord): string {
     body.push('</section>');
   }
   // Coverage after the requirements: the first evidence is not pushed below a table of counts.
-  body.push(renderCoverage(record));
+  body.push(renderCoverageGrid(record));
   body.push(renderProbes(record));
   body.push(renderPace(record));
   body.push(
@@ -466,7 +447,7 @@ export function renderHtml(record: ConformanceRecord): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>${esc(head.text)}: ${esc(record.target.baseURL || record.target.kind)}</title>
-<style>${CSS}</style>
+<style>${CSS}${GRID_CSS}</style>
 </head>
 <body>
 ${body.join('\n')}

@@ -27,7 +27,6 @@ import type {
   TestResult,
 } from '@playwright/test/reporter';
 import { resolvedRun } from '../run/hand-down.ts';
-import { coverageOf } from '../engine/coverage.ts';
 import type { ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { harFileText } from '../exchange/har-file.ts';
@@ -201,6 +200,9 @@ export default class ConformanceReporter implements Reporter {
         reason: this.interruption?.reason ?? 'Playwright was interrupted',
       };
     const exchanges = inCompletionOrder([...this.exchanges.values()]);
+    // The coverage reads every request with the request model: loaded here, at the end, so that
+    // Playwright's runner does not load it to list the tests (tests/self/catalogs.spec.ts).
+    const { coverageOf } = await import('../engine/coverage.ts');
     // Handed over by global teardown, which ran before this (suite/global-setup.ts).
     const paceText = process.env[PACE_ENV];
     const pace = paceText ? (JSON.parse(paceText) as PolitenessReport) : undefined;

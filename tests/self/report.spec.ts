@@ -269,7 +269,8 @@ test.describe('in a real Chromium', () => {
     await expect(page.locator('img, script')).toHaveCount(0);
     expect(requests.filter((u) => !u.startsWith('file://'))).toEqual([]);
 
-    // The screenshot of the README: from the verdict down to the end of the first failure.
+    // Attached to the test: from the verdict down to the end of the first failure (the README's
+    // picture is made by npm run screenshot).
     await page.evaluate(() => window.scrollTo(0, 0));
     const evidence = await failed.locator('.finding').first().boundingBox();
     expect(evidence).not.toBeNull();
@@ -281,10 +282,7 @@ test.describe('in a real Chromium', () => {
     };
     const shot = test.info().outputPath('conformance-report.png');
     await page.screenshot({ path: shot, fullPage: true, clip });
-    if (process.env.UPDATE_REPORT_SCREENSHOT) {
-      mkdirSync(join(ROOT, 'docs'), { recursive: true });
-      copyFileSync(shot, join(ROOT, 'docs', 'conformance-report.png'));
-    }
+    await test.info().attach('conformance-report.png', { path: shot, contentType: 'image/png' });
   });
 
   test('junit.xml is well-formed XML', async () => {

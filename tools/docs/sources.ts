@@ -305,12 +305,6 @@ function developmentVariables(): OtherVariableRow[] {
       readBy: 'scripts/test.ts',
       help: "where Node 22 and later keep compiled code for the self-tests' processes (default `node_modules/.cache/payflow-node-compile-cache`); Node 20 ignores it",
     },
-    {
-      name: 'UPDATE_REPORT_SCREENSHOT',
-      kind: 'development',
-      readBy: 'tests/self/report.spec.ts',
-      help: "the report's test copies its screenshot to `docs/conformance-report.png`",
-    },
   ];
 }
 
