@@ -114,7 +114,10 @@ export function refusedShows(from: Obj, to: Obj, refused: readonly Exchange[]): 
   });
 }
 
-/** `ex` with the fields `keys` as `source` has them: the state as it would be without those changes. */
+/**
+ * `ex` with the fields `keys` as `source` has them: the state as it would be without those changes,
+ * without the validators of the answer it was made from.
+ */
 export function withFieldsOf(ex: Exchange, source: Exchange, keys: readonly string[]): Exchange {
   if (keys.length === 0 || !isObj(ex.body) || !isObj(source.body)) return ex;
   const body: Obj = Object.create(null) as Obj;
@@ -123,5 +126,10 @@ export function withFieldsOf(ex: Exchange, source: Exchange, keys: readonly stri
     if (Object.hasOwn(source.body, k)) body[k] = own(source.body, k);
     else delete body[k];
   }
-  return { ...ex, body: { ...body } };
+  // Not a representation the server sent: its validators (ETag, Last-Modified) are not kept, so
+  // no oracle compares a tag with a body it was not sent with.
+  const headers = Object.fromEntries(
+    Object.entries(ex.headers).filter(([name]) => name !== 'etag' && name !== 'last-modified'),
+  );
+  return { ...ex, headers, body: { ...body } };
 }
