@@ -19,6 +19,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from 'node:path';
 import { chromium, expect, test, type Browser } from '@playwright/test';
 import { escapeXml } from '../../reporter/junit.ts';
+import { quoteText } from '../../reporter/evidence-text.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/record.ts';
 import {
@@ -131,7 +132,11 @@ test('junit.xml has one test case per requirement and fails those that fail the 
   // A failure's message ends with the words of interface.md the requirement rests on.
   const quote = record.requirements.find((r) => r.id === 'timestamp-format')!.quotes[0]!;
   expect(quote.source).toBe('interface.md §2.1');
-  expect(xml).toContain(`${escapeXml(` — ${quote.source}: "${quote.text}"`)}" type="MUST">`);
+  // A table row reads cell by cell under its header's names.
+  expect(quoteText(quote)).toMatch(
+    /^Field: createdAt; Type: string; Required: yes; Constraints: UTC timestamp/,
+  );
+  expect(xml).toContain(`${escapeXml(` — ${quote.source}: "${quoteText(quote)}"`)}" type="MUST">`);
 });
 
 test('no file under reports/ or test-results/, and no console line, holds the token', () => {
@@ -238,8 +243,10 @@ test.describe('in a real Chromium', () => {
     await expect(failed.locator(':scope > summary .level')).toHaveText('MUST');
     // Under the statement, the words of interface.md it rests on, with their source.
     const quote = record.requirements.find((r) => r.id === 'timestamp-format')!.quotes[0]!;
-    await expect(failed.locator('figure.quote blockquote').first()).toBeVisible();
-    await expect(failed.locator('figure.quote blockquote').first()).toHaveText(quote.text);
+    // A row of a table of interface.md, shown as its table's header and that row.
+    await expect(failed.locator('figure.quote table.quoted-row').first()).toBeVisible();
+    await expect(failed.locator('figure.quote table.quoted-row th').first()).toHaveText('Field');
+    await expect(failed.locator('figure.quote table.quoted-row td').first()).toHaveText(quote.table!.row[0]!);
     await expect(failed.locator('figure.quote figcaption').first()).toHaveText('interface.md §2.1');
     await expect(failed.locator('pre.expected').first()).toBeVisible();
     await expect(failed.locator('pre.received').first()).toContainText('.000Z');
