@@ -97,6 +97,8 @@ test('a faulty server: exit 1, a record that matches its schema, the waivers jud
   expect(record.gateReasons).toEqual([
     '1 MUST requirement(s) failed: timestamp-format',
     '1 SHOULD requirement(s) warned in strict mode: sunset-document-format',
+    // A stale waiver waives nothing: in strict mode it fails the gate, as a stale allowlist entry does.
+    '1 waiver(s) that waive nothing, in strict mode: line 9, counterparty-json (it passed)',
   ]);
   expect(run.stdout).toMatch(/seed 7 \(given\), 15 case\(s\) per property, strict/);
   // The authentication probe's requests, refused by design, are no sign of a wrong token.
@@ -118,7 +120,12 @@ test('a faulty server: exit 1, a record that matches its schema, the waivers jud
   ]);
   expect(run.stdout).toMatch(/\[WAIV\] MUST reference-invalid-400 .*waived until 2099-12-31/);
   expect(run.stdout).toContain('[expired waiver] line 6, timestamp-format: expired on 2020-01-31');
-  expect(run.stdout).toContain('[stale waiver] line 9, counterparty-json: counterparty-json now passes');
+  expect(run.stdout).toContain(
+    '[stale waiver] line 9, counterparty-json: counterparty-json passed in this run',
+  );
+  expect(run.stdout).toContain(
+    'Gate: 1 waiver(s) that waive nothing, in strict mode: line 9, counterparty-json',
+  );
   expect(run.stdout).toContain('Gate: 1 MUST requirement(s) failed: timestamp-format');
   expect(run.stdout).toContain('Gate: 1 SHOULD requirement(s) warned in strict mode: sunset-document-format');
 });
