@@ -91,3 +91,42 @@ test(`at ${WIDTH}×${HEIGHT} the first failing requirement's evidence, curl and 
     await page.close();
   }
 });
+
+test('at 390 px the evidence blocks fit the screen: the quoted table row, the answer and the curl wrap', async () => {
+  const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+  try {
+    // A requirement quoting a table row of four columns, failing, beside the run's own.
+    const quoted = record.requirements.find((r) => r.quotes[0]?.table?.header.length === 4)!;
+    const failing = record.requirements.find((r) => r.status === 'failed' || r.status === 'warned')!;
+    const page390 = {
+      ...record,
+      requirements: record.requirements.map((r) =>
+        r.id === quoted.id
+          ? {
+              ...failing,
+              ...r,
+              status: failing.status,
+              level: failing.level,
+              findings: failing.findings,
+              groups: failing.groups,
+            }
+          : r,
+      ),
+    };
+    await page.setContent(renderHtml(page390));
+    const wide = await page.evaluate(() => {
+      const out: string[] = [];
+      const width = document.documentElement.clientWidth;
+      for (const e of document.querySelectorAll('#findings *')) {
+        const r = e.getBoundingClientRect();
+        if (r.right > width + 1 && out.length < 5)
+          out.push(`${e.tagName}.${e.className}: ${Math.round(r.right)}`);
+      }
+      return out;
+    });
+    expect(wide).toEqual([]);
+    await expect(page.locator(`#req-${quoted.id} table.quoted-row`).first()).toBeVisible();
+  } finally {
+    await page.close();
+  }
+});

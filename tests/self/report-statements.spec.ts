@@ -15,6 +15,7 @@ import type { ProbeOutcome } from '../../engine/types.ts';
 import { buildRecord } from '../../reporter/build-record.ts';
 import { formatSummary } from '../../reporter/console.ts';
 import { renderHtml } from '../../reporter/html.ts';
+import { escapeXml, renderJunit } from '../../reporter/junit.ts';
 import { probeState, probeStatusText } from '../../reporter/probe-state.ts';
 import { provenance } from '../../reporter/provenance.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
@@ -348,6 +349,11 @@ test.describe('the report of gallery runs, statement by statement', () => {
     );
     expect(html).not.toContain('finding(s)');
     expect(formatSummary(record)).toContain(`answer HTTP 401; content-type: `);
+    // junit.xml carries the same parts: the cause counted in words, the answer and its body.
+    const xml = renderJunit(record);
+    expect(xml).toContain(escapeXml(`${causeSentence(r.groups[0]!)}. `));
+    expect(xml).toContain('answer:   HTTP 401; content-type: ');
+    expect(xml).toContain('body:     {');
   });
 
   test('a waived run: the waived requirement, a stale waiver and one naming no requirement, each said', async () => {
