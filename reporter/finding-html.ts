@@ -89,10 +89,14 @@ export function renderAnswer(a: AnswerEvidence): string {
   return `<div class="answer"><h5>The answer</h5><pre class="answer">${esc([status, ...headers].join('\n') + body)}</pre></div>`;
 }
 
-function ruleText(rule: Finding['rule']): string {
-  if (rule === undefined) return '';
-  const verb = rule.keeps ? 'keeps' : 'breaks';
-  return `the input ${verb} ${rule.field} ${rule.keyword}: ${rule.description}`;
+/** The rule an input keeps or breaks; a record from elsewhere (a merged shard) may hold any value. */
+function ruleText(rule: unknown): string {
+  if (rule !== null && typeof rule === 'object' && 'description' in rule) {
+    const r = rule as { field?: unknown; keyword?: unknown; keeps?: unknown; description?: unknown };
+    const verb = r.keeps === true ? 'keeps' : r.keeps === false ? 'breaks' : 'exercises';
+    return `the input ${verb} ${String(r.field ?? '')} ${String(r.keyword ?? '')}: ${String(r.description)}`;
+  }
+  return json(rule);
 }
 
 function renderRequest(request: NonNullable<Finding['request']>, role: string | undefined): string {

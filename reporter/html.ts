@@ -1,10 +1,11 @@
 /**
  * reports/conformance.html: one self-contained page rendered from the conformance record (no
- * script, no network): the verdict and its counts, the waivers, then every requirement grouped
- * by the section of interface.md it comes from, each with the words of the document (or RFC)
- * it rests on, quoted. A failure shows what was expected against what was received, the
- * shrunk input and the rule it keeps or breaks, and a curl command that reproduces it. Every
- * text is escaped: findings carry what the server sent.
+ * script, no network): the verdict, then each broken requirement with its evidence first
+ * (finding-html.ts: the words it rests on, each cause counted, expected against received, the
+ * answer, the curl and replay lines), so that the first is on the first screen; then the summary
+ * (why the gate failed, waivers that waive nothing, the counts), the run, the waivers, and every
+ * requirement grouped by the section of interface.md it comes from, each with the words of the
+ * document (or RFC) it rests on, quoted. Every text is escaped: findings carry what the server sent.
  */
 import { keptComment } from '../exchange/har-file.ts';
 import { STALE_WAIVER_STATUSES, type GateStatus } from './gate.ts';
