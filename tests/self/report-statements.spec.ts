@@ -2,7 +2,7 @@
  * What the report says, against the run's record (issue 38: a true report). The sentences made
  * from structured parts are tried on every combination their parts can take, so that none reads
  * with a hole or a "(s)"; then gallery runs of each kind (read-only, write without item fixtures,
- * failing, waived) are rendered and every statement of the page is checked against the record:
+ * failing, interrupted, waived) are rendered and every statement of the page is checked against the record:
  * the probes a requirement lists are those whose exchanges were judged for it (never a skipped
  * one, never one that sent nothing, always the one that sent a finding's exchange), a probe that
  * sent nothing is shown as such with why, each finding carries its answer (status, only the header
@@ -354,6 +354,34 @@ test.describe('the report of gallery runs, statement by statement', () => {
     expect(xml).toContain(escapeXml(`${causeSentence(r.groups[0]!)}. `));
     expect(xml).toContain('answer:   HTTP 401; content-type: ');
     expect(xml).toContain('body:     {');
+  });
+
+  test('an interrupted run: what ran before the stop is listed, nothing after it', async () => {
+    const server = GALLERY.find((v) => v.id === 'credentials-scheme-case-sensitive')!.create();
+    const url = await server.start(0);
+    let record: ConformanceRecord;
+    try {
+      const t = readOnly(galleryTarget(url));
+      const run = await runSuite(t);
+      // The stop came halfway: the probes after it have no outcome.
+      const before = run.outcomes.slice(0, Math.floor(run.outcomes.length / 2));
+      record = buildRecord({
+        outcomes: before,
+        incomplete: [],
+        run: { baseURL: url, token: t.token, seed: t.seed, runs: t.runs },
+        startedAt: NOW,
+        durationMs: 1000,
+        now: NOW,
+        interrupted: { signal: 'SIGINT', reason: 'Ctrl-C' },
+        expectedProbes: run.outcomes.map((o) => o.probe),
+      });
+    } finally {
+      await server.stop();
+    }
+    checkStatements(record);
+    const ran = new Set(record.probes.map((p) => p.probe));
+    for (const r of record.requirements) for (const p of r.probes) expect(ran.has(p)).toBe(true);
+    expect(renderHtml(record)).toContain('<section id="interrupted">');
   });
 
   test('a waived run: the waived requirement, a stale waiver and one naming no requirement, each said', async () => {
