@@ -136,7 +136,7 @@ export const VARIABLE_HELP: Record<ConfigVariable, VariableHelp> = {
   CONFORMANCE_STRICT: {
     group: 'gate',
     switchFlag: '--strict',
-    help: 'SHOULD failures fail the gate too (CONFORMANCE_STRICT=1)',
+    help: 'SHOULD failures and stale waivers fail the gate too (CONFORMANCE_STRICT=1)',
   },
   CONFORMANCE_SETTLE_MS: {
     group: 'target',

@@ -17,6 +17,7 @@
  * what the gallery proves is what the suite does.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { answerOf } from '../exchange/answer.ts';
 import { curlCommand } from '../exchange/curl.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
 import type { Exchange } from '../exchange/exchange.ts';
@@ -198,6 +199,7 @@ export function findingOf(v: JudgedViolation, evidence?: PropertyEvidence): Find
       : {}),
     request: ex.request,
     status: ex.status,
+    answer: answerOf(ex),
     curl: curlCommand(ex.request, { foreign: foreign(ex) }),
     ...(v.context && v.context.length > 0
       ? {

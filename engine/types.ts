@@ -6,6 +6,7 @@
  * by the oracles (oracles/), which see every exchange of the run whoever sent it.
  */
 import type { ExtraHeader } from '../exchange/extra-headers.ts';
+import type { AnswerEvidence } from '../exchange/answer.ts';
 import type { Exchange, RecordedRequest } from '../exchange/exchange.ts';
 import type { AccountFixture } from '../generators/account-fixture.ts';
 import type { ItemFixtures } from '../generators/item-fixtures.ts';
@@ -97,6 +98,8 @@ export interface Finding {
   request?: RecordedRequest;
   /** The status of the exchange that shows it (0: no answer). */
   status?: number;
+  /** What that exchange answered: its status, the header fields that matter, the head of its body. */
+  answer?: AnswerEvidence;
   curl?: string;
   /** The other exchanges of a sequence the finding rests on, in order. */
   context?: FindingContext[];

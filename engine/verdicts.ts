@@ -35,7 +35,11 @@ export interface Verdict {
   groups: FindingGroup[];
   /** How many judgements it got in the run. */
   judged: number;
-  /** The probes that aim at it, and the oracles that judge it. */
+  /**
+   * The probes whose exchanges were judged for it in this run (judgedBy), in the run's order: a
+   * probe that counted a judgement of it, and the probe that sent each exchange a finding of it
+   * rests on. Never one that was skipped or sent nothing. And the oracles that judge it.
+   */
   probes: string[];
   oracles: string[];
 }
@@ -123,6 +127,22 @@ export function groupFindings(
   }));
 }
 
+/**
+ * The probes whose exchanges were judged for requirement `id` (Verdict.probes): read from what the
+ * run recorded, never from what a probe aims at (a skipped probe aims at much and judged nothing).
+ */
+export function judgingProbes(
+  id: RequirementId,
+  outcomes: readonly ProbeOutcome[],
+  findings: readonly (Finding & { probe: string })[],
+): string[] {
+  const senders = new Set(findings.map((f) => f.sentBy ?? f.probe));
+  return outcomes
+    .filter((o) => senders.has(o.probe) || (o.status === 'ran' && o.requests > 0 && (o.judged[id] ?? 0) > 0))
+    .map((o) => o.probe)
+    .concat([...senders].filter((p) => !outcomes.some((o) => o.probe === p)));
+}
+
 /** The requirements a run was limited to, and the flags that chose them ("--level must"). */
 export interface SelectedRequirements {
   requirements: readonly string[];
@@ -189,7 +209,7 @@ export function verdicts(
       findings,
       groups: groupFindings(findings, outcomes),
       judged,
-      probes: aiming.map((o) => o.probe),
+      probes: judgingProbes(id, outcomes, findings),
       oracles: oracles.map((o) => o.id),
     };
   });

@@ -12,6 +12,7 @@ import type { TrafficRecord } from '../engine/validate.ts';
 import { verdicts, type SelectedRequirements, type Verdict } from '../engine/verdicts.ts';
 import { escapeControlsIn } from '../exchange/escape.ts';
 import { spec } from '../spec/index.ts';
+import { quotedRow } from '../spec/quote-tables.ts';
 import { REQUIREMENTS } from '../spec/requirements.ts';
 import { applyWaivers, gateReasons, recordVerdict, type GateResult, type GateStatus } from './gate.ts';
 import { setupHints } from './hints.ts';
@@ -95,6 +96,7 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
     requirements,
     incomplete,
     strict,
+    waivers: gate.waivers,
     ...(input.requireExercised ? { requireExercised: input.requireExercised } : {}),
     ...(input.traffic ? { traffic: input.traffic } : {}),
     ...(interrupted ? { interrupted } : {}),
@@ -186,7 +188,10 @@ function requirementRecords(
       groupTitle: sectionTitle(r.group),
       statement: r.statement,
       ...('rationale' in r ? { rationale: r.rationale } : {}),
-      quotes: r.quotes.map((q) => ({ source: q.source, text: q.text })),
+      quotes: r.quotes.map((q) => {
+        const table = quotedRow(q);
+        return { source: q.source, text: q.text, ...(table ? { table } : {}) };
+      }),
       ...(g.waiver ? { waiver: g.waiver } : {}),
     };
   });

@@ -11,7 +11,9 @@ import type { GateStatus } from './gate.ts';
 import { envAssignments, replayLine, replayPrefix } from './replay.ts';
 import { headline, type Headline } from './headline.ts';
 import { paceLine } from './pace.ts';
+import { answerLine, bodyLine } from './evidence-text.ts';
 import { provenance } from './provenance.ts';
+import { causeSentence } from './sentences.ts';
 import type { ConformanceRecord, InterruptionRecord, RequirementRecord } from './record.ts';
 import type { UnwrittenReport } from './write-reports.ts';
 import { RECORD_FILE, REPORT_WRITERS } from './writers.ts';
@@ -118,7 +120,7 @@ export function formatSummary(
   if (record.waivers.file !== null) {
     const n = (status: string): number => entries.filter((w) => w.status === status).length;
     lines.push(
-      `  Waivers (${record.waivers.file}): ${n('applied')} applied, ${n('expired')} expired, ${n('stale')} stale, ${n('unused')} unused`,
+      `  Waivers (${record.waivers.file}): ${n('applied')} applied, ${n('expired')} expired, ${n('stale')} stale, ${n('unused')} unused${n('unknown') > 0 ? `, ${n('unknown')} naming no requirement` : ''}${!record.strict && n('stale') + n('unknown') > 0 ? ' (--strict fails the gate on stale ones)' : ''}`,
     );
     for (const w of entries) {
       if (w.status === 'applied') continue;
@@ -154,12 +156,15 @@ function causeLines(record: ConformanceRecord, v: RequirementRecord, full: strin
   const groups = v.groups ?? [];
   for (const g of groups.slice(0, MAX_GROUPS_SHOWN)) {
     const f = v.findings[g.representative]!;
-    lines.push(
-      `         ${g.count} finding(s) on ${g.operation}, answered ${g.status || 'nothing'}: ${f.message}`,
-    );
+    lines.push(`         ${causeSentence(g)}. ${f.message}`);
     lines.push(`           ${provenance(f)}`);
     lines.push(`           expected ${f.expected}`);
     lines.push(`           received ${f.received.split('\n')[0]}`);
+    if (f.answer) {
+      lines.push(`           answer ${answerLine(f.answer)}`);
+      const body = bodyLine(f.answer, 160);
+      if (body !== undefined) lines.push(`           body ${body}`);
+    }
     if (f.input !== undefined) lines.push(`           input ${JSON.stringify(f.input)}`);
     if (f.rule) lines.push(`           rule ${f.rule.field} ${f.rule.keyword}: ${f.rule.description}`);
     for (const c of f.context ?? []) {

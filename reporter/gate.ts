@@ -8,8 +8,10 @@
  *   - an interrupted run fails the gate (its report is partial), and so does traffic that held no
  *     exchange of the interface (nothing was judged).
  * Waivers are also judged, so the file is kept clean: applied, expired (the failure counts
- * again), stale (the requirement now passes: remove the waiver) or unused (the requirement was
- * not exercised in this run).
+ * again), stale (the requirement passed: remove the waiver, whatever its date), unused (the
+ * requirement was not exercised in this run) or unknown (it names no requirement of the
+ * catalogue). In strict mode a stale or unknown waiver fails the gate, as a stale entry of an
+ * allowlist does: a waiver that waives nothing hides the next deviation of its requirement.
  */
 import type { Verdict, VerdictStatus } from '../engine/verdicts.ts';
 import type { Waiver } from '../config/waivers.ts';
@@ -28,7 +30,10 @@ export function gatePassed(record: { verdict: RecordVerdict }): boolean {
   return record.verdict !== 'fail';
 }
 
-export type WaiverStatus = 'applied' | 'expired' | 'stale' | 'unused';
+export type WaiverStatus = 'applied' | 'expired' | 'stale' | 'unused' | 'unknown';
+
+/** The waiver statuses that fail the gate in strict mode: the waiver waives nothing. */
+export const STALE_WAIVER_STATUSES: readonly WaiverStatus[] = ['stale', 'unknown'];
 
 export interface JudgedWaiver extends Waiver {
   status: WaiverStatus;
@@ -65,7 +70,13 @@ export function applyWaivers(
     const broken = v?.status === 'failed' || v?.status === 'warned';
     let status: WaiverStatus;
     let note: string;
-    if (isExpired(w, now)) {
+    if (v === undefined) {
+      status = 'unknown';
+      note = `${w.requirement} is no requirement of the catalogue (spec/requirements.ts): correct the id or remove the waiver`;
+    } else if (v.status === 'passed') {
+      status = 'stale';
+      note = `${w.requirement} passed in this run: remove the waiver`;
+    } else if (isExpired(w, now)) {
       status = 'expired';
       note = broken
         ? `expired on ${w.expires}: the ${v.status === 'failed' ? 'failure' : 'warning'} counts again; fix it, or renew the waiver with a reason`
@@ -73,12 +84,9 @@ export function applyWaivers(
     } else if (broken) {
       status = 'applied';
       note = `waives the ${v.status === 'failed' ? 'failure' : 'warning'} until ${w.expires}`;
-    } else if (v?.status === 'passed') {
-      status = 'stale';
-      note = `${w.requirement} now passes: remove the waiver`;
     } else {
       status = 'unused';
-      note = `${w.requirement} was not judged in this run (${v?.status ?? 'unknown'}), so the waiver was not needed`;
+      note = `${w.requirement} was not judged in this run (${v.status}), so the waiver was not needed`;
     }
     judged.set(w.requirement, { ...w, status, note });
   }
@@ -108,6 +116,8 @@ export function gateReasons(input: {
   traffic?: { exchanges: number; judged: number };
   /** Set when the run was interrupted. */
   interrupted?: { signal: string | null; reason: string };
+  /** The waivers of the run, judged: in strict mode a stale or unknown one fails the gate. */
+  waivers?: readonly JudgedWaiver[];
 }): string[] {
   const reasons: string[] = [];
   if (input.interrupted) {
@@ -123,6 +133,11 @@ export function gateReasons(input: {
   if (input.strict && warned.length > 0)
     reasons.push(
       `${warned.length} SHOULD requirement(s) warned in strict mode: ${warned.map((r) => r.id).join(', ')}`,
+    );
+  const stale = (input.waivers ?? []).filter((w) => STALE_WAIVER_STATUSES.includes(w.status));
+  if (input.strict && stale.length > 0)
+    reasons.push(
+      `${stale.length} waiver(s) that waive nothing, in strict mode: ${stale.map((w) => `line ${w.line}, ${w.requirement} (${w.status === 'stale' ? 'it passed' : 'no such requirement'})`).join('; ')}`,
     );
   const required = input.requireExercised;
   const unexercised = input.requirements.filter(

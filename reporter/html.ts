@@ -1,22 +1,23 @@
 /**
  * reports/conformance.html: one self-contained page rendered from the conformance record (no
- * script, no network): the verdict and its counts, the waivers, then every requirement grouped
- * by the section of interface.md it comes from, each with the words of the document (or RFC)
- * it rests on, quoted. A failure shows what was expected against what was received, the
- * shrunk input and the rule it keeps or breaks, and a curl command that reproduces it. Every
- * text is escaped: findings carry what the server sent.
+ * script, no network): the verdict, then each broken requirement with its evidence first
+ * (finding-html.ts: the words it rests on, each cause counted, expected against received, the
+ * answer, the curl and replay lines), so that the first is on the first screen; then the summary
+ * (why the gate failed, waivers that waive nothing, the counts), the run, the waivers, and every
+ * requirement grouped by the section of interface.md it comes from, each with the words of the
+ * document (or RFC) it rests on, quoted. Every text is escaped: findings carry what the server sent.
  */
 import { keptComment } from '../exchange/har-file.ts';
 import { escapeHtml } from './escape-html.ts';
 import { GRID_CSS, renderCoverageGrid } from './coverage-grid.ts';
-import type { Finding } from '../engine/types.ts';
-import type { GateStatus } from './gate.ts';
-import { replayLine } from './replay.ts';
+import { STALE_WAIVER_STATUSES, type GateStatus } from './gate.ts';
+import { FINDING_CSS, renderCause, renderQuotes } from './finding-html.ts';
+import { probeStatusText } from './probe-state.ts';
 import { bySection } from './sections.ts';
 import { headline } from './headline.ts';
 import { paceLine } from './pace.ts';
-import { provenance } from './provenance.ts';
 import type { ConformanceRecord, RequirementRecord } from './record.ts';
+import { findingsPhrase, judgedSentence } from './sentences.ts';
 
 export { escapeHtml };
 
@@ -33,27 +34,6 @@ const STATUS_LABEL: Record<GateStatus, string> = {
 
 const STATUS_ORDER: GateStatus[] = ['passed', 'failed', 'warned', 'waived', 'not-exercised', 'not-selected'];
 
-/** Finding fields rendered in their own place; any other field is listed generically. */
-const KNOWN_FIELDS = new Set([
-  'requirement',
-  'probe',
-  'judgedBy',
-  'sentBy',
-  'role',
-  'status',
-  'context',
-  'message',
-  'expected',
-  'received',
-  'input',
-  'rule',
-  'seed',
-  'path',
-  'property',
-  'request',
-  'curl',
-]);
-
 function anchor(prefix: string, id: string): string {
   return `${prefix}-${id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
@@ -62,105 +42,29 @@ function badge(status: GateStatus): string {
   return `<span class="badge ${status}">${esc(STATUS_LABEL[status])}</span>`;
 }
 
-function json(value: unknown): string {
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-function ruleText(rule: unknown): string {
-  if (rule !== null && typeof rule === 'object' && 'description' in rule) {
-    const r = rule as { field?: unknown; keyword?: unknown; keeps?: unknown; description?: unknown };
-    const verb = r.keeps === true ? 'keeps' : r.keeps === false ? 'breaks' : 'exercises';
-    return `the input ${verb} ${String(r.field ?? '')} ${String(r.keyword ?? '')}: ${String(r.description)}`;
-  }
-  return json(rule);
-}
-
-function renderRequest(request: NonNullable<Finding['request']>, role: string | undefined): string {
-  const head = [`${request.method} ${request.url}`];
-  for (const [name, value] of Object.entries(request.headers ?? {})) head.push(`${name}: ${value}`);
-  const body =
-    request.body === undefined
-      ? ''
-      : request.bodyEncoding === 'base64'
-        ? `\n\n(${Buffer.byteLength(request.body, 'base64')} bytes that are not text; the curl command sends them)`
-        : `\n\n${request.body}`;
-  return `<details class="request"><summary>Request sent${role ? ` (the ${esc(role)})` : ''}</summary><pre>${esc(head.join('\n') + body)}</pre></details>`;
-}
-
-function renderFinding(record: ConformanceRecord, f: Finding & { probe?: string }, index: number): string {
-  const parts: string[] = [];
-  parts.push(`<div class="finding">`);
-  parts.push(`<h4><span class="n">${index + 1}</span> ${esc(f.message)}</h4>`);
-  parts.push(`<p class="provenance">${esc(provenance(f))}</p>`);
-  parts.push(`<div class="evidence">`);
-  parts.push(`<div><h5>Expected</h5><pre class="expected">${esc(f.expected)}</pre></div>`);
-  parts.push(`<div><h5>Received</h5><pre class="received">${esc(f.received)}</pre></div>`);
-  parts.push(`</div>`);
-  if (f.input !== undefined)
-    parts.push(`<h5>Input (shrunk)</h5><pre class="input">${esc(json(f.input))}</pre>`);
-  if (f.rule !== undefined) parts.push(`<h5>Rule</h5><p class="rule">${esc(ruleText(f.rule))}</p>`);
-  const replay = replayLine(record, f);
-  if (replay)
-    parts.push(
-      `<p class="replay">Replay: <code>${esc(replay)}</code>${f.path ? ` (fast-check path <code>${esc(f.path)}</code>)` : ''}</p>`,
-    );
-  const extra = Object.entries(f).filter(([k, v]) => !KNOWN_FIELDS.has(k) && v !== undefined);
-  if (extra.length > 0) {
-    parts.push(`<dl class="extra">`);
-    for (const [k, v] of extra)
-      parts.push(`<dt>${esc(k)}</dt><dd><pre>${esc(typeof v === 'string' ? v : json(v))}</pre></dd>`);
-    parts.push(`</dl>`);
-  }
-  if (f.curl) {
-    parts.push(`<h5>Reproduce (paste into a shell with <code>API_TOKEN</code> set)</h5>`);
-    parts.push(`<pre class="curl">${esc(f.curl)}</pre>`);
-  }
-  if (f.request) parts.push(renderRequest(f.request, f.role));
-  if (f.context && f.context.length > 0) {
-    parts.push(`<h5>The exchanges it rests on</h5><ol class="context">`);
-    for (const c of f.context)
-      parts.push(
-        `<li>${esc(c.role ?? 'exchange')}: <code>${esc(c.request)}</code> → ${esc(c.status || 'no answer')}<pre class="curl">${esc(c.curl)}</pre></li>`,
-      );
-    parts.push(`</ol>`);
-  }
-  parts.push(`</div>`);
-  return parts.join('\n');
-}
-
-/** The words a requirement rests on: one quotation each, with its source. */
-function renderQuotes(quotes: RequirementRecord['quotes']): string {
-  return quotes
-    .map(
-      (q) =>
-        `<figure class="quote"><blockquote>${esc(q.text)}</blockquote><figcaption>${esc(q.source)}</figcaption></figure>`,
-    )
-    .join('\n');
-}
-
 function renderRequirement(record: ConformanceRecord, r: RequirementRecord): string {
   const open = r.status === 'failed' || r.status === 'warned' ? ' open' : '';
   const parts: string[] = [];
   parts.push(`<details class="req ${r.status}" id="${anchor('req', r.id)}"${open}>`);
+  const groups = r.groups ?? [];
   const note =
     r.status === 'not-exercised' || r.status === 'not-selected'
       ? `<span class="why">${esc(r.reasons.join('; '))}</span>`
       : r.status === 'waived' && r.waiver
         ? `<span class="why">waived until ${esc(r.waiver.expires)}: ${esc(r.waiver.reason)}</span>`
         : r.findings.length > 0
-          ? `<span class="why">${findingCount(r)} finding(s)${r.waiver?.status === 'expired' ? `; its waiver expired on ${esc(r.waiver.expires)}` : ''}</span>`
+          ? `<span class="why">${esc(findingsPhrase(findingCount(r), groups.length))}${r.waiver?.status === 'expired' ? `; its waiver expired on ${esc(r.waiver.expires)}` : ''}</span>`
           : '';
   parts.push(
     `<summary>${badge(r.status)} <span class="level ${r.level}">${esc(r.level)}</span> <code class="id">${esc(r.id)}</code> <span class="statement">${esc(r.statement)}</span> ${note}</summary>`,
   );
   parts.push(`<div class="body">`);
+  // Evidence first (reporter/finding-html.ts): the words it rests on, then each cause with its
+  // count and a representative finding; who judged it and why it is read so come after.
   parts.push(renderQuotes(r.quotes));
+  groups.forEach((g, gi) => parts.push(renderCause(record, r.findings, g, gi)));
   parts.push(
-    `<p class="meta">Source: ${esc(r.section)} · level ${esc(r.level)} · judged by ${[...r.oracles.map((o) => `oracle <code>${esc(o)}</code>`), ...r.probes.map((p) => `probe <code>${esc(p)}</code>`)].join(', ') || 'nothing in this run'} · ${esc(r.judged)} judgement(s)</p>`,
+    `<p class="meta">Source: ${esc(r.section)} · level ${esc(r.level)} · ${esc(judgedSentence({ judged: r.judged, oracles: r.oracles, probes: r.probes, traffic: record.traffic !== undefined }))}</p>`,
   );
   if (r.rationale) parts.push(`<p class="rationale">${esc(r.rationale)}</p>`);
   if (r.waiver) {
@@ -172,25 +76,6 @@ function renderRequirement(record: ConformanceRecord, r: RequirementRecord): str
     parts.push(`<p class="reason">Not exercised: ${esc(r.reasons.join('; '))}</p>`);
   if (r.status === 'not-selected')
     parts.push(`<p class="reason">Not selected: ${esc(r.reasons.join('; '))}</p>`);
-  // One cause per group (engine/finding-groups.ts): its count, a representative, the inputs,
-  // and the other findings kept, folded.
-  (r.groups ?? []).forEach((g, gi) => {
-    parts.push(`<div class="cause">`);
-    parts.push(
-      `<h4 class="cause">${esc(g.count)} finding(s) on <code>${esc(g.operation)}</code>, answered ${esc(g.status || 'nothing')}</h4><p class="shape">Received, in shape: <code>${esc(g.shape)}</code></p>`,
-    );
-    parts.push(renderFinding(record, r.findings[g.representative]!, gi));
-    const distinct = g.inputs.length + g.moreInputs;
-    if (distinct > 1)
-      parts.push(
-        `<h5>${esc(distinct)} distinct inputs</h5><ul class="inputs">${g.inputs.map((input) => `<li><code>${esc(input)}</code></li>`).join('')}${g.moreInputs > 0 ? `<li>… ${esc(g.moreInputs)} more</li>` : ''}</ul>`,
-      );
-    if (g.others.length > 0)
-      parts.push(
-        `<details class="others"><summary>The other ${g.others.length} finding(s) of this cause kept, with their evidence</summary>${g.others.map((i, k) => renderFinding(record, r.findings[i]!, k + 1)).join('\n')}</details>`,
-      );
-    parts.push(`</div>`);
-  });
   parts.push(`</div></details>`);
   return parts.join('\n');
 }
@@ -221,7 +106,7 @@ function renderWaivers(record: ConformanceRecord): string {
   if (record.waivers.file === null) return '';
   const rows = record.waivers.entries.map(
     (w) =>
-      `<tr class="${w.status}"><td>${esc(w.line)}</td><td><a href="#${anchor('req', w.requirement)}"><code>${esc(w.requirement)}</code></a></td><td><span class="wstatus ${w.status}">${esc(w.status)}</span></td><td>${esc(w.expires)}</td><td>${esc(w.reason)}</td><td>${esc(w.note)}</td></tr>`,
+      `<tr class="${w.status}"><td>${esc(w.line)}</td><td>${w.status === 'unknown' ? `<code>${esc(w.requirement)}</code>` : `<a href="#${anchor('req', w.requirement)}"><code>${esc(w.requirement)}</code></a>`}</td><td><span class="wstatus ${w.status}">${esc(w.status)}</span></td><td>${esc(w.expires)}</td><td>${esc(w.reason)}</td><td>${esc(w.note)}</td></tr>`,
   );
   return `<section id="waivers"><h2>Waivers</h2><p>From <code>${esc(record.waivers.file)}</code>.</p>${
     rows.length > 0
@@ -246,10 +131,20 @@ function renderPace(record: ConformanceRecord): string {
   }</section>`;
 }
 
+/** How many findings a probe had: counted by cause, or those the record kept. */
+function findingsOf(record: ConformanceRecord, o: ConformanceRecord['probes'][number]): number {
+  const counted = (o.causes ?? []).reduce((n, c) => n + c.count, 0);
+  const kept = record.requirements.reduce(
+    (n, r) => n + r.findings.filter((f) => f.probe === o.probe).length,
+    0,
+  );
+  return Math.max(counted, kept);
+}
+
 function renderProbes(record: ConformanceRecord): string {
   const rows = record.probes.map(
     (c) =>
-      `<tr><td><code>${esc(c.probe)}</code></td><td>${esc(c.title)}</td><td>${esc(c.status === 'skipped' ? `skipped: ${c.skipReason ?? ''}` : c.status)}</td><td>${esc(c.requests)}</td><td>${esc(c.retries ?? 0)}</td><td>${esc(((c.waitedMs ?? 0) / 1000).toFixed(2))} s</td><td>${esc((c.durationMs / 1000).toFixed(2))} s</td><td>${c.notes.map((n) => esc(n)).join('<br>')}</td></tr>`,
+      `<tr><td><code>${esc(c.probe)}</code></td><td>${esc(c.title)}</td><td>${esc(probeStatusText({ ...c, findings: findingsOf(record, c) }))}</td><td>${esc(c.requests)}</td><td>${esc(c.retries ?? 0)}</td><td>${esc(((c.waitedMs ?? 0) / 1000).toFixed(2))} s</td><td>${esc((c.durationMs / 1000).toFixed(2))} s</td><td>${c.notes.map((n) => esc(n)).join('<br>')}</td></tr>`,
   );
   return `<section id="probes"><h2>Probes</h2><table class="checks"><thead><tr><th>Probe</th><th>What it sends</th><th>Status</th><th>Requests</th><th>Retries</th><th>Waited</th><th>Time</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
@@ -378,8 +273,17 @@ export function renderHtml(record: ConformanceRecord): string {
   );
   body.push('<main>');
   body.push(renderInterrupted(record));
-  body.push('<section id="summary"><h2>Summary</h2>');
+  // What the answers say about the setup (the token refused) explains every finding: first.
   for (const hint of record.hints) body.push(`<p class="hint"><strong>Hint:</strong> ${esc(hint)}</p>`);
+  // The broken requirements with their evidence before anything else, so that the first
+  // finding's evidence, its curl and replay lines are on the first screen; their sections
+  // below link to them, and the summary after lists them all.
+  const brokenIds = new Set(broken.map((r) => r.id));
+  if (broken.length > 0)
+    body.push(
+      `<section id="findings"><h2>Findings</h2>${broken.map((r) => renderRequirement(record, r)).join('\n')}</section>`,
+    );
+  body.push('<section id="summary"><h2>Summary</h2>');
   if (record.gateReasons.length > 0)
     body.push(
       `<p><strong>The gate failed:</strong></p><ul class="reasons">${record.gateReasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`,
@@ -387,6 +291,11 @@ export function renderHtml(record: ConformanceRecord): string {
   else
     body.push(
       `<p><strong>The gate passed:</strong> no MUST requirement failed${record.strict ? ' and no SHOULD requirement warned' : ''}${record.counts.MUST.waived + record.counts.SHOULD.waived > 0 ? ' (waived deviations aside)' : ''}.</p>`,
+    );
+  const stale = record.waivers.entries.filter((w) => STALE_WAIVER_STATUSES.includes(w.status));
+  if (stale.length > 0)
+    body.push(
+      `<p class="waiver stale"><strong>Waivers that waive nothing</strong>${record.strict ? ' (they fail the gate in strict mode)' : ' (with --strict they fail the gate)'}:</p><ul class="reasons">${stale.map((w) => `<li>line ${esc(w.line)}, <code>${esc(w.requirement)}</code>: ${esc(w.note)}</li>`).join('')}</ul>`,
     );
   body.push(renderCounts(record));
   if (broken.length > 0)
@@ -397,13 +306,6 @@ export function renderHtml(record: ConformanceRecord): string {
   if (record.incomplete.length > 0)
     body.push(
       `<section id="incomplete"><h2>Checks that did not complete</h2><ul>${record.incomplete.map((i) => `<li><code>${esc(i.test)}</code>: ${esc(i.error)}</li>`).join('')}</ul></section>`,
-    );
-  // The broken requirements with their evidence first, so the first finding is on the first
-  // screen; their sections below link to them.
-  const brokenIds = new Set(broken.map((r) => r.id));
-  if (broken.length > 0)
-    body.push(
-      `<section id="findings"><h2>Findings</h2>${broken.map((r) => renderRequirement(record, r)).join('\n')}</section>`,
     );
   // The run's details (the banner names the target and the seed) after the evidence.
   body.push(
@@ -447,7 +349,7 @@ export function renderHtml(record: ConformanceRecord): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>${esc(head.text)}: ${esc(record.target.baseURL || record.target.kind)}</title>
-<style>${CSS}${GRID_CSS}</style>
+<style>${CSS}${GRID_CSS}${FINDING_CSS}</style>
 </head>
 <body>
 ${body.join('\n')}

@@ -9,7 +9,9 @@
  * properties (verdict, verdict.headline, verdict.advice, must.notExercised) and its system-out,
  * so a pass that left MUST requirements unexercised says so with the count.
  */
+import { answerLine, bodyLine, quoteText } from './evidence-text.ts';
 import { replayLine } from './replay.ts';
+import { causeSentence, roleLabel } from './sentences.ts';
 import { bySection } from './sections.ts';
 import { headline } from './headline.ts';
 import type { ConformanceRecord, RequirementRecord } from './record.ts';
@@ -40,11 +42,16 @@ function evidence(record: ConformanceRecord, r: RequirementRecord): string {
     .map((g) => {
       const f = r.findings[g.representative]!;
       const lines = [
-        `${g.count} finding(s) on ${g.operation}, answered ${g.status || 'nothing'}: ${f.message}`,
+        `${causeSentence(g)}. ${f.message}`,
         `  expected: ${f.expected}`,
         `  received: ${f.received}`,
       ];
-      if (f.role) lines.push(`  exchange: the ${f.role}`);
+      if (f.answer) {
+        lines.push(`  answer:   ${answerLine(f.answer)}`);
+        const body = bodyLine(f.answer);
+        if (body !== undefined) lines.push(`  body:     ${body}`);
+      }
+      if (f.role) lines.push(`  exchange: ${roleLabel(f.role)}`);
       if (f.harEntry !== undefined)
         lines.push(`  entry:    HAR entry ${f.harEntry} (log.entries[${f.harEntry}])`);
       if (f.proxied !== undefined) lines.push(`  exchange: proxied exchange ${f.proxied}`);
@@ -71,12 +78,14 @@ function evidence(record: ConformanceRecord, r: RequirementRecord): string {
 /** The first quote of a requirement, to end a failure message: ` — source: "text"`. */
 function rule(r: RequirementRecord): string {
   const q = r.quotes[0];
-  return q ? ` — ${q.source}: "${q.text}"` : '';
+  return q ? ` — ${q.source}: "${quoteText(q)}"` : '';
 }
 
 /** Every quote of a requirement, one line each, to head a failure's text. */
 function restsOn(r: RequirementRecord): string {
-  return r.quotes.map((q) => `rests on ${q.source}: "${q.text}"\n`).join('') + (r.quotes.length ? '\n' : '');
+  return (
+    r.quotes.map((q) => `rests on ${q.source}: "${quoteText(q)}"\n`).join('') + (r.quotes.length ? '\n' : '')
+  );
 }
 
 function testCase(record: ConformanceRecord, r: RequirementRecord, seconds: number): string {

@@ -9,6 +9,7 @@ import type { Coverage } from '../engine/coverage.ts';
 import type { ProbeOutcome } from '../engine/types.ts';
 import type { TrafficRecord } from '../engine/validate.ts';
 import type { Verdict } from '../engine/verdicts.ts';
+import type { QuotedRow } from '../spec/quote-tables.ts';
 import type { Quote } from '../spec/requirements.ts';
 import type { GateStatus, JudgedWaiver, RecordVerdict } from './gate.ts';
 import type { Interruption } from '../transport/stop.ts';
@@ -34,6 +35,11 @@ export interface InterruptionRecord extends Interruption {
   };
 }
 
+/** A quote as the record holds it: a row of a table of interface.md with its table's header, cell by cell. */
+export interface RecordQuote extends Quote {
+  table?: QuotedRow;
+}
+
 export interface RequirementRecord extends Omit<Verdict, 'status'> {
   /** The verdict after waivers: a failed or warned requirement under an active waiver is waived. */
   status: GateStatus;
@@ -48,7 +54,7 @@ export interface RequirementRecord extends Omit<Verdict, 'status'> {
    * The words the rule rests on, quoted from interface.md or an RFC (at least one, the most
    * direct first), each with its source, e.g. "interface.md §7" or "RFC 9110 §15.5.2".
    */
-  quotes: Quote[];
+  quotes: RecordQuote[];
   /** The waiver naming this requirement, whatever its status. */
   waiver?: JudgedWaiver;
 }

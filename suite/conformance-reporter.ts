@@ -47,6 +47,7 @@ import { unwrittenLine, writeReports, type WrittenReports } from '../reporter/wr
 import { chosenWriters } from '../reporter/writers.ts';
 import { handOnOutcome, outcomeOf } from '../reporter/outcome.ts';
 import { DiskError, handOnWriteFailure } from '../reporter/disk-errors.ts';
+import { probeState, whyNothingSent } from '../reporter/probe-state.ts';
 import { readAttachments } from './attachments.ts';
 
 /** The exchanges of every check in the order they completed (the order of a check's log breaks ties). */
@@ -74,6 +75,9 @@ export function progressLine(
   const time = `${(durationMs / 1000).toFixed(1)} s`;
   if (outcome === undefined) return `! ${id}: ${incomplete ?? 'no outcome'} (${time})`;
   if (outcome.status === 'skipped') return `- ${id}: skipped (${outcome.skipReason ?? 'no reason given'})`;
+  // A probe that sent nothing judged nothing: not a pass, and the line says why.
+  if (probeState(outcome, incomplete) === 'sent-nothing')
+    return `- ${id}: sent nothing (${whyNothingSent(outcome)}), ${time}`;
   const waits =
     (outcome.retries ?? 0) > 0 || (outcome.waitedMs ?? 0) > 0
       ? `, ${outcome.retries ?? 0} retried, ${((outcome.waitedMs ?? 0) / 1000).toFixed(1)} s waited`

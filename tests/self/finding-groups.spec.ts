@@ -9,6 +9,7 @@ import { expect, test } from '@playwright/test';
 import { causeOf, FindingKeeper, MAX_FINDINGS_PER_CAUSE, shapeOf } from '../../engine/finding-groups.ts';
 import type { Finding } from '../../engine/types.ts';
 import { renderHtml } from '../../reporter/html.ts';
+import { causeSentence } from '../../reporter/sentences.ts';
 import { renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import { buildRecord } from '../../reporter/build-record.ts';
@@ -127,19 +128,17 @@ test('a deployment answering 500 to unknown references gives a short report: one
   const summary = formatSummary(record);
   const section = summary.slice(summary.indexOf('[FAIL] MUST no-server-error'));
   const block = section.split(/\n {2}(?:\[|Gate)/)[0]!;
-  expect(block.match(/finding\(s\) on /g)).toHaveLength(v.groups.length);
-  expect(block).toMatch(
-    new RegExp(`${v.groups[0]!.count} finding\\(s\\) on ${v.groups[0]!.operation}, answered 500`),
-  );
-  expect(block.split('\n').length, block).toBeLessThanOrEqual(1 + 10 * v.groups.length);
+  expect(block.match(/ answered 500\. /g)).toHaveLength(v.groups.length);
+  expect(block).toContain(`${causeSentence(v.groups[0]!)}. `);
+  // Each cause: its line, who judged it, expected, received, the answer and its body, inputs, curl, replay.
+  expect(block.split('\n').length, block).toBeLessThanOrEqual(1 + 12 * v.groups.length);
   expect(summary.split('\n').length).toBeLessThan(60);
   const html = renderHtml(record);
-  expect(html).toContain(
-    `${v.groups[0]!.count} finding(s) on <code>${v.groups[0]!.operation}</code>, answered 500`,
+  expect(html).toContain(`<h4 class="cause">${causeSentence(v.groups[0]!)}</h4>`);
+  expect(causeSentence(v.groups[0]!)).toMatch(
+    new RegExp(`^\\d+ times: ${v.groups[0]!.operation} answered 500$`),
   );
-  expect(renderJunit(record)).toContain(
-    `${v.groups[0]!.count} finding(s) on ${v.groups[0]!.operation}, answered 500`,
-  );
+  expect(renderJunit(record)).toContain(`${causeSentence(v.groups[0]!)}. `);
 });
 
 test('each exchange a PATCH finding rests on is labelled with its role, in the console, JSON and HTML', async () => {

@@ -13,6 +13,9 @@ import { LINE_HELD, RedactingStream } from '../../exchange/redact-stream.ts';
 import { redactText, redactValue, secretsFromEnv } from '../../exchange/redactors.ts';
 import { REQUIREMENTS, type RequirementId } from '../../spec/requirements.ts';
 import { escapeHtml, renderHtml } from '../../reporter/html.ts';
+import { inlineMarkdown, renderQuote } from '../../reporter/finding-html.ts';
+import { quotedRow } from '../../spec/quote-tables.ts';
+import { quoteText } from '../../reporter/evidence-text.ts';
 import { setupHints } from '../../reporter/hints.ts';
 import { escapeXml, renderJunit } from '../../reporter/junit.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
@@ -149,8 +152,15 @@ test.describe('the record', () => {
   test('carries the quotes of every requirement, in catalogue order', () => {
     const r = record();
     expect(r.requirements.map((x) => [x.id, x.quotes])).toEqual(
-      REQUIREMENTS.map((x) => [x.id, x.quotes.map((q) => ({ ...q }))]),
+      REQUIREMENTS.map((x) => [
+        x.id,
+        x.quotes.map((q) => ({ ...q, ...(quotedRow(q) ? { table: quotedRow(q) } : {}) })),
+      ]),
     );
+    // A row of a table carries its table's header, cell by cell.
+    const timestamps = r.requirements.find((x) => x.id === 'timestamp-format')!.quotes[0]!;
+    expect(timestamps.table?.header).toEqual(['Field', 'Type', 'Required', 'Constraints']);
+    expect(timestamps.table?.row.slice(0, 3)).toEqual(['createdAt', 'string', 'yes']);
   });
 
   test('holds no token, even one the server echoed back', () => {
@@ -240,26 +250,42 @@ test.describe('conformance.html', () => {
       expect(failure).toContain(part);
   });
 
-  test("shows each requirement's quotes under its statement, with their sources, as text", () => {
-    for (const r of REQUIREMENTS) {
+  test("shows each requirement's quotes under its statement, with their sources, a table row under its table's header", () => {
+    for (const r of record().requirements) {
       const start = html.indexOf(`id="req-${r.id}"`);
-      const block = html.slice(start, html.indexOf('</details>', start));
+      const block = html.slice(start, html.indexOf('<p class="meta">', start) + 16);
       const statement = block.indexOf('<span class="statement">');
       expect(statement, r.id).toBeGreaterThan(0);
       let after = statement;
       for (const q of r.quotes) {
-        const figure = `<figure class="quote"><blockquote>${escapeHtml(q.text)}</blockquote><figcaption>${escapeHtml(q.source)}</figcaption></figure>`;
+        const figure = renderQuote(q);
+        expect(figure).toContain(`<figcaption>${escapeHtml(q.source)}</figcaption>`);
+        // No raw markdown row: "| a | b |" reads as its table's header and the row.
+        if (q.table) expect(figure).not.toContain(escapeHtml(q.text));
         const at = block.indexOf(figure, after);
         expect(at, `${r.id}: ${q.text}`).toBeGreaterThan(after);
         after = at;
       }
       expect(block.indexOf('<p class="meta">'), r.id).toBeGreaterThan(after);
     }
+    expect(
+      renderQuote({
+        source: 'interface.md §2.1',
+        text: '| createdAt | string | yes | UTC `Z` |',
+        table: {
+          header: ['Field', 'Type', 'Required', 'Constraints'],
+          row: ['createdAt', 'string', 'yes', 'UTC `Z`'],
+        },
+      }),
+    ).toBe(
+      '<figure class="quote"><table class="quoted-row"><thead><tr><th scope="col">Field</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Constraints</th></tr></thead><tbody><tr><td>createdAt</td><td>string</td><td>yes</td><td>UTC <code>Z</code></td></tr></tbody></table><figcaption>interface.md §2.1</figcaption></figure>',
+    );
     // Quote text is escaped like every other text of the page.
     const hostile = record();
     hostile.requirements[0]!.quotes = [{ source: `RFC 1 §1 ${MARKUP}`, text: MARKUP }];
     const page = renderHtml(hostile);
-    expect(page).toContain(`<blockquote>${escapeHtml(MARKUP)}</blockquote>`);
+    expect(page).toContain(`<blockquote>${inlineMarkdown(MARKUP)}</blockquote>`);
+    expect(inlineMarkdown(MARKUP)).not.toMatch(/<(?!code>|\/code>)/);
     expect(page).not.toMatch(/<(script|img)\b/i);
   });
 
@@ -295,15 +321,15 @@ test.describe('junit.xml', () => {
     expect(xml).toContain('<skipped message="waived until 2026-12-31: known &lt;/pre&gt;');
     expect(xml).toContain('WARNING (SHOULD, does not fail the gate outside strict mode)');
     // The failure message ends with the first quote of the requirement; its text starts with all.
-    const [first, ...others] = REQUIREMENTS.find((x) => x.id === 'reference-invalid-400')!.quotes;
-    expect(xml).toContain(`${escapeXml(` — ${first.source}: "${first.text}"`)}" type="MUST">`);
-    expect(xml).toContain(`type="MUST">${escapeXml(`rests on ${first.source}: "${first.text}"\n`)}`);
-    for (const q of others) expect(xml).toContain(escapeXml(`rests on ${q.source}: "${q.text}"`));
+    const [first, ...others] = r.requirements.find((x) => x.id === 'reference-invalid-400')!.quotes;
+    expect(xml).toContain(`${escapeXml(` — ${first!.source}: "${quoteText(first!)}"`)}" type="MUST">`);
+    expect(xml).toContain(`type="MUST">${escapeXml(`rests on ${first!.source}: "${quoteText(first!)}"\n`)}`);
+    for (const q of others) expect(xml).toContain(escapeXml(`rests on ${q.source}: "${quoteText(q)}"`));
     const strict = renderJunit(record({ strict: true }));
     expect(strict.match(/<failure /g)).toHaveLength(2);
     expect(strict).toContain('type="SHOULD"');
-    const should = REQUIREMENTS.find((x) => x.id === 'sunset-document-format')!.quotes[0];
-    expect(strict).toContain(`${escapeXml(` — ${should.source}: "${should.text}"`)}" type="SHOULD">`);
+    const should = r.requirements.find((x) => x.id === 'sunset-document-format')!.quotes[0]!;
+    expect(strict).toContain(`${escapeXml(` — ${should.source}: "${quoteText(should)}"`)}" type="SHOULD">`);
     expect(xml).not.toContain(TOKEN);
     // eslint-disable-next-line no-control-regex -- matching control characters is the point
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);

@@ -2,7 +2,7 @@
  * The conformance report end to end: `npm run conformance -- --strict` against a faulty
  * server started with a recognisable token, with a waiver file in the working directory. One
  * run (the whole suite: the one whole failing run through the CLI) serves several tests: the
- * record matches its JSON Schema; the waivers are applied, expired and stale, and strict mode
+ * record matches its JSON Schema; the waivers are applied, expired, stale and unknown, and strict mode
  * fails the gate on a SHOULD warning; junit.xml has a test case per requirement; no file under
  * reports/ or test-results/ holds the token, which the record shows as $API_TOKEN where the
  * server echoed it; a failure's curl command reproduces it from a shell; the HTML page, opened in
@@ -19,6 +19,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from 'node:path';
 import { chromium, expect, test, type Browser } from '@playwright/test';
 import { escapeXml } from '../../reporter/junit.ts';
+import { quoteText } from '../../reporter/evidence-text.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/record.ts';
 import {
@@ -41,7 +42,7 @@ import {
 
 test.describe.configure({ mode: 'default' });
 
-/** The waiver file of the main run: one active, one expired, one stale waiver. */
+/** The waiver file of the main run: one active, one expired, one stale waiver, and one naming no requirement. */
 const WAIVERS = `# Known deviations of the showcase server
 waivers:
   - requirement: reference-invalid-400
@@ -52,6 +53,9 @@ waivers:
     expires: 2020-01-31
   - requirement: counterparty-json
     reason: fixed long ago, the waiver was kept by mistake
+    expires: 2099-12-31
+  - requirement: auth-bearer-case
+    reason: an id no requirement of the catalogue has
     expires: 2099-12-31
 `;
 
@@ -96,6 +100,8 @@ test('a faulty server: exit 1, a record that matches its schema, the waivers jud
   expect(record.gateReasons).toEqual([
     '1 MUST requirement(s) failed: timestamp-format',
     '1 SHOULD requirement(s) warned in strict mode: sunset-document-format',
+    // A stale waiver waives nothing: in strict mode it fails the gate, as a stale allowlist entry does.
+    '2 waiver(s) that waive nothing, in strict mode: line 9, counterparty-json (it passed); line 12, auth-bearer-case (no such requirement)',
   ]);
   expect(run.stdout).toMatch(/seed 7 \(given\), 15 case\(s\) per property, strict/);
   // The authentication probe's requests, refused by design, are no sign of a wrong token.
@@ -107,6 +113,7 @@ test('a faulty server: exit 1, a record that matches its schema, the waivers jud
     ['reference-invalid-400', 3, 'applied'],
     ['timestamp-format', 6, 'expired'],
     ['counterparty-json', 9, 'stale'],
+    ['auth-bearer-case', 12, 'unknown'],
   ]);
   const skipped = record.requirements.filter((r) => r.status === 'not-exercised');
   expect(skipped.length).toBeGreaterThan(0);
@@ -124,7 +131,15 @@ test('a faulty server: exit 1, a record that matches its schema, the waivers jud
   ).toEqual(['item-known-readable']);
   expect(run.stdout).toMatch(/\[WAIV\] MUST reference-invalid-400 .*waived until 2099-12-31/);
   expect(run.stdout).toContain('[expired waiver] line 6, timestamp-format: expired on 2020-01-31');
-  expect(run.stdout).toContain('[stale waiver] line 9, counterparty-json: counterparty-json now passes');
+  expect(run.stdout).toContain(
+    '[stale waiver] line 9, counterparty-json: counterparty-json passed in this run',
+  );
+  expect(run.stdout).toContain(
+    'Gate: 2 waiver(s) that waive nothing, in strict mode: line 9, counterparty-json',
+  );
+  expect(run.stdout).toContain(
+    '[unknown waiver] line 12, auth-bearer-case: auth-bearer-case is no requirement',
+  );
   expect(run.stdout).toContain('Gate: 1 MUST requirement(s) failed: timestamp-format');
   expect(run.stdout).toContain('Gate: 1 SHOULD requirement(s) warned in strict mode: sunset-document-format');
 });
@@ -138,7 +153,11 @@ test('junit.xml has one test case per requirement and fails those that fail the 
   // A failure's message ends with the words of interface.md the requirement rests on.
   const quote = record.requirements.find((r) => r.id === 'timestamp-format')!.quotes[0]!;
   expect(quote.source).toBe('interface.md §2.1');
-  expect(xml).toContain(`${escapeXml(` — ${quote.source}: "${quote.text}"`)}" type="MUST">`);
+  // A table row reads cell by cell under its header's names.
+  expect(quoteText(quote)).toMatch(
+    /^Field: createdAt; Type: string; Required: yes; Constraints: UTC timestamp/,
+  );
+  expect(xml).toContain(`${escapeXml(` — ${quote.source}: "${quoteText(quote)}"`)}" type="MUST">`);
 });
 
 test('no file under reports/ or test-results/, and no console line, holds the token', () => {
@@ -245,8 +264,10 @@ test.describe('in a real Chromium', () => {
     await expect(failed.locator(':scope > summary .level')).toHaveText('MUST');
     // Under the statement, the words of interface.md it rests on, with their source.
     const quote = record.requirements.find((r) => r.id === 'timestamp-format')!.quotes[0]!;
-    await expect(failed.locator('figure.quote blockquote').first()).toBeVisible();
-    await expect(failed.locator('figure.quote blockquote').first()).toHaveText(quote.text);
+    // A row of a table of interface.md, shown as its table's header and that row.
+    await expect(failed.locator('figure.quote table.quoted-row').first()).toBeVisible();
+    await expect(failed.locator('figure.quote table.quoted-row th').first()).toHaveText('Field');
+    await expect(failed.locator('figure.quote table.quoted-row td').first()).toHaveText(quote.table!.row[0]!);
     await expect(failed.locator('figure.quote figcaption').first()).toHaveText('interface.md §2.1');
     await expect(failed.locator('pre.expected').first()).toBeVisible();
     await expect(failed.locator('pre.received').first()).toContainText('.000Z');
@@ -269,6 +290,8 @@ test.describe('in a real Chromium', () => {
     await expect(page.locator('details.req.not-exercised').first()).toContainText('read-only run');
     await expect(page.locator('#waivers tr.expired')).toContainText('timestamp-format');
     await expect(page.locator('#waivers tr.stale')).toContainText('counterparty-json');
+    await expect(page.locator('#waivers tr.unknown')).toContainText('auth-bearer-case');
+    await expect(page.locator('#summary')).toContainText('Waivers that waive nothing');
 
     // Server text stayed text: no script ran, no image loaded, nothing was fetched.
     expect(await page.title()).toBe(`Conformance FAILED: ${baseURL}`);

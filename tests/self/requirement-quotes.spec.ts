@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { REQUIREMENTS, type Requirement } from '../../spec/requirements.ts';
+import { INTERFACE_TABLES, isTableRow, quotedRow, tableCells } from '../../spec/quote-tables.ts';
 
 /** The repository root; the interface document lives beside the repository, in ../shared. */
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -129,4 +130,40 @@ test('the check catches a reworded quote, a quote from the wrong section and an 
   expect(sectionText(doc, '4.2')).not.toContain('Returns one counterparty.');
   expect(sectionText(doc, undefined)).toContain('REST over HTTP with JSON bodies');
   expect(sectionText(doc, undefined)).not.toContain('## 1.');
+});
+
+/** Every table of the document: the section it stands in, its header row and its rows. */
+function documentTables(text: string): { section: string; header: string; rows: string[] }[] {
+  const lines = text.split('\n');
+  const tables: { section: string; header: string; rows: string[] }[] = [];
+  let section = '';
+  lines.forEach((line, i) => {
+    const heading = /^#{2,6} (\d+(?:\.\d+)*)\.? /.exec(line);
+    if (heading) section = heading[1]!;
+    if (!/^\|(\s*:?-+:?\s*\|)+$/.test(line) || i === 0) return;
+    const rows: string[] = [];
+    for (let j = i + 1; j < lines.length && lines[j]!.startsWith('|'); j++) rows.push(lines[j]!);
+    tables.push({ section, header: lines[i - 1]!, rows });
+  });
+  return tables;
+}
+
+test("every table of interface.md is declared with its header (spec/quote-tables.ts), and a quoted row is shown under its own table's header", () => {
+  const tables = documentTables(doc);
+  expect(INTERFACE_TABLES.map((t) => [t.section, t.header])).toEqual(
+    tables.map((t) => [t.section, t.header]),
+  );
+  const rows = ALL.flatMap((r) => r.quotes).filter(
+    (q) => q.source.startsWith('interface.md') && isTableRow(q.text),
+  );
+  expect(rows.length).toBeGreaterThan(10);
+  for (const q of rows) {
+    const table = tables.find((t) => t.rows.includes(q.text));
+    expect(table, `${q.text} stands in a table`).toBeDefined();
+    expect(quotedRow(q), q.text).toEqual({ header: tableCells(table!.header), row: tableCells(q.text) });
+  }
+  // A sentence, an RFC's words and a row of no declared table are shown as written.
+  expect(quotedRow({ source: 'interface.md §7', text: 'Errors are JSON.' })).toBeUndefined();
+  expect(quotedRow({ source: 'RFC 9110 §15.5.6', text: '| a | b |' })).toBeUndefined();
+  expect(quotedRow({ source: 'interface.md §1', text: '| a | b |' })).toBeUndefined();
 });

@@ -58,6 +58,6 @@ test('a finding names its judge and its sender with their files', () => {
       role: 'read after PATCH',
     }),
   ).toBe(
-    'judged by oracle patch-update (oracles/patch-update.ts), on the read after PATCH sent by probe patch-valid-details (probes/counterparty-patch.ts)',
+    'judged by oracle patch-update (oracles/patch-update.ts), on the exchange “read after PATCH” sent by probe patch-valid-details (probes/counterparty-patch.ts)',
   );
 });

@@ -1,7 +1,8 @@
 /**
  * The gate a team tunes: the waiver file's parser (every malformed file is one error naming its
  * line), where the file is found, how waivers apply to verdicts (active, expired, stale,
- * unused), strict mode, and what the record and the console summary say about them.
+ * unused, unknown), strict mode (which fails on a waiver that waives nothing), and what the record,
+ * the page and the console summary say about them.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ import { parseStrict } from '../../config/gate.ts';
 import { applyWaivers, isExpired } from '../../reporter/gate.ts';
 import { buildRecord } from '../../reporter/build-record.ts';
 import { formatSummary } from '../../reporter/console.ts';
+import { renderHtml } from '../../reporter/html.ts';
+import { recordErrors } from '../../reporter/record-schema.ts';
 import {
   DEFAULT_WAIVER_FILE,
   isIsoDate,
@@ -71,10 +74,10 @@ test.describe('parseWaivers', () => {
       /not valid YAML/,
     ],
     [
-      'an unknown requirement id',
-      'waivers:\n  - requirement: timestamps\n    reason: x\n    expires: 2026-01-01\n',
+      'a requirement that is not a text',
+      'waivers:\n  - requirement: [timestamp-format]\n    reason: x\n    expires: 2026-01-01\n',
       2,
-      /unknown requirement id 'timestamps'/,
+      /the requirement must be an id of the catalogue, got 'timestamp-format'/,
     ],
     [
       'an empty reason',
@@ -177,9 +180,9 @@ test.describe('the waiver file', () => {
 
   test('a malformed file is named relative to the working directory', () => {
     const dir = mkdtempSync(join(tmpdir(), 'payflow-waivers-'));
-    writeFileSync(join(dir, DEFAULT_WAIVER_FILE), 'waivers:\n  - requirement: nope\n');
+    writeFileSync(join(dir, DEFAULT_WAIVER_FILE), 'waivers:\n  - requirement: 12\n');
     expect(() => loadWaivers({}, dir)).toThrow(
-      /^waiver file conformance-waivers.yaml, line 2: unknown requirement id 'nope'/,
+      /^waiver file conformance-waivers.yaml, line 2: the requirement must be an id of the catalogue, got '12'/,
     );
   });
 });
@@ -291,7 +294,9 @@ test.describe('the gate', () => {
     const summary = formatSummary(record);
     expect(summary).toContain('Waivers (w.yaml): 0 applied, 1 expired, 1 stale, 0 unused');
     expect(summary).toContain('[expired waiver] line 2, timestamp-format: expired on 2026-01-31');
-    expect(summary).toContain('[stale waiver] line 5, counterparty-json: counterparty-json now passes');
+    expect(summary).toContain(
+      '[stale waiver] line 5, counterparty-json: counterparty-json passed in this run',
+    );
     expect(summary).toContain('(its waiver expired on 2026-01-31)');
     expect(summary).toContain('Gate: 1 MUST requirement(s) failed: timestamp-format');
   });
@@ -338,5 +343,74 @@ test.describe('the gate', () => {
     for (const on of ['1', 'true', 'YES', ' on ']) expect(parseStrict(on)).toBe(true);
     for (const off of [undefined, '', '0', 'false', 'no']) expect(parseStrict(off)).toBe(false);
     expect(() => parseStrict('sometimes')).toThrow(ConfigError);
+  });
+
+  test('a stale waiver (its requirement passed) and one naming no requirement are reported; --strict fails the gate on them', () => {
+    const outcomes = [outcome('c1', ALL, ['timestamp-format'])];
+    const parsed = parseWaivers(
+      'waivers:\n  - requirement: counterparty-json\n    reason: r\n    expires: 2026-12-31\n  - requirement: timestamps\n    reason: r\n    expires: 2026-12-31\n  - requirement: timestamp-format\n    reason: r\n    expires: 2026-12-31\n  - requirement: counterparty-schema\n    reason: r\n    expires: 2026-01-01\n',
+      'w.yaml',
+    );
+    // A waiver naming no requirement is read, not refused: the run goes on and says so.
+    expect(parsed.map((w) => [w.requirement, w.line])).toEqual([
+      ['counterparty-json', 2],
+      ['timestamps', 5],
+      ['timestamp-format', 8],
+      ['counterparty-schema', 11],
+    ]);
+    const waivers = { file: 'w.yaml', waivers: parsed };
+    const lenient = buildRecord({ ...base, outcomes, waivers });
+    expect(recordErrors(lenient)).toEqual([]);
+    expect(lenient.waivers.entries.map((w) => [w.requirement, w.status])).toEqual([
+      ['counterparty-json', 'stale'],
+      ['timestamps', 'unknown'],
+      ['timestamp-format', 'applied'],
+      // Passed, and expired too: stale, whatever its date.
+      ['counterparty-schema', 'stale'],
+    ]);
+    expect(lenient.verdict).toBe('pass');
+    const summary = formatSummary(lenient);
+    expect(summary).toContain(
+      'Waivers (w.yaml): 1 applied, 0 expired, 2 stale, 0 unused, 1 naming no requirement (--strict fails the gate on stale ones)',
+    );
+    expect(summary).toContain(
+      '[stale waiver] line 2, counterparty-json: counterparty-json passed in this run: remove the waiver',
+    );
+    expect(summary).toContain(
+      '[unknown waiver] line 5, timestamps: timestamps is no requirement of the catalogue (spec/requirements.ts): correct the id or remove the waiver',
+    );
+    const html = renderHtml(lenient);
+    expect(html).toContain('<strong>Waivers that waive nothing</strong> (with --strict they fail the gate)');
+    expect(html).toContain(
+      '<li>line 5, <code>timestamps</code>: timestamps is no requirement of the catalogue',
+    );
+    expect(html).toContain('<span class="wstatus unknown">unknown</span>');
+
+    const strict = buildRecord({ ...base, outcomes, waivers, strict: true });
+    expect(recordErrors(strict)).toEqual([]);
+    expect(strict.verdict).toBe('fail');
+    expect(strict.gateReasons).toEqual([
+      '3 waiver(s) that waive nothing, in strict mode: line 2, counterparty-json (it passed); line 5, timestamps (no such requirement); line 11, counterparty-schema (it passed)',
+    ]);
+    expect(formatSummary(strict)).toContain('Gate: 3 waiver(s) that waive nothing, in strict mode');
+    expect(renderHtml(strict)).toContain('(they fail the gate in strict mode)');
+    // An unused waiver (its requirement not judged in this run) is no reason to fail, strict or not.
+    const unused = buildRecord({
+      ...base,
+      outcomes: [
+        outcome(
+          'c1',
+          ALL.filter((id) => id !== 'collection-routed'),
+          ['timestamp-format'],
+        ),
+      ],
+      strict: true,
+      waivers: {
+        file: 'w.yaml',
+        waivers: [waiver('timestamp-format', '2026-12-31'), waiver('collection-routed', '2026-12-31', 5)],
+      },
+    });
+    expect(unused.waivers.entries.map((w) => w.status)).toEqual(['applied', 'unused']);
+    expect(unused.gateReasons).toEqual([]);
   });
 });
