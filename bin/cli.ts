@@ -10,9 +10,8 @@
  * Each command exits with its own status; a missing or unknown command is a usage error (2).
  * A command's module is loaded when it is chosen, so --help loads none of the suite.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fail, ROOT, runMain } from './run-support.ts';
+import { fail, runMain } from './run-support.ts';
+import { packageVersion, printedVersion } from './version.ts';
 
 const COMMANDS: Record<string, { summary: string; main: (args: readonly string[]) => Promise<void> }> = {
   run: {
@@ -33,16 +32,13 @@ const COMMANDS: Record<string, { summary: string; main: (args: readonly string[]
   },
 };
 
-function version(): string {
-  return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
 export function cliUsage(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length)) + 2;
   return `usage: payflow-conformance <command> [options]
        payflow-conformance <command> --help
+       payflow-conformance [<command>] --version
 
-payflow-conformance ${version()}: a conformance test suite and API validator for the payment-flow
+payflow-conformance ${packageVersion()}: a conformance test suite and API validator for the payment-flow
 interface. Reports go to reports/ of the directory you run it from.
 
 Commands:
@@ -66,10 +62,7 @@ async function main(args: readonly string[]): Promise<void> {
     console.log(cliUsage());
     return;
   }
-  if (command === '--version' || command === '-V') {
-    console.log(version());
-    return;
-  }
+  if (command !== undefined && printedVersion([command])) return;
   if (command === undefined) fail(`a command is needed: ${Object.keys(COMMANDS).join(', ')} (see --help)`);
   // An own property only: `constructor` or `toString` is an unknown command, not Object.prototype's.
   const chosen = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;

@@ -19,6 +19,7 @@ import {
   WRITABLE_COUNTERPARTY,
 } from '../servers/reference.ts';
 import { spec } from '../spec/index.ts';
+import { printedVersion } from './version.ts';
 
 /** The port `serve` listens on unless --port says otherwise (Prism's mock uses 4010 too). */
 export const DEFAULT_SERVE_PORT = 4010;
@@ -158,6 +159,7 @@ export async function serveCommand(args: readonly string[]): Promise<void> {
     console.log(serveUsage());
     return;
   }
+  if (printedVersion(args)) return;
   let serving: Served;
   try {
     serving = await startServing(parseServeFlags(args));

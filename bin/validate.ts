@@ -60,6 +60,7 @@ import {
 } from './args.ts';
 import { lockReportsDir } from './reports-lock.ts';
 import { endWith, failures, isEntryPoint, oneLine, type Fail, type OrFail } from './run-support.ts';
+import { printedVersion } from './version.ts';
 
 /** Exit 2 with one line on stderr (usage, configuration, a malformed HAR file). */
 const validate = failures('validate');
@@ -421,6 +422,7 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
     console.log(validateUsage());
     return;
   }
+  if (printedVersion(args)) return;
   const flags = orFail(() => parseValidateFlags(args));
   const run = orFail(() => resolveValidateRun(flags, process.env, invocationDirectory()));
   orFail(() => lockReportsDir(run.reportsDir));

@@ -9,7 +9,7 @@
  * resolution the commands call, in this process.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -153,6 +153,23 @@ test.describe('payflow-conformance', () => {
     expect(unknown.stderr).toBe(
       "conformance: unknown command 'test'; commands: run, validate, merge, serve (see --help)\n",
     );
+  });
+
+  test('--version prints the version alone, before the command or after any of them, the proxy too', () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const args of [
+      ['--version'],
+      ['-V'],
+      ['run', '--version'],
+      ['run', '--base-url', 'https://example.com', '--version'],
+      ['validate', '--version'],
+      ['validate', '--proxy', '--version'],
+      ['serve', '--version'],
+      ['merge', '-V'],
+    ]) {
+      const r = cli(args);
+      expect({ args, ...r }).toEqual({ args, code: 0, stdout: `${version}\n`, stderr: '' });
+    }
   });
 
   test('a command named as a property of Object.prototype is an unknown command, not a crash', () => {
