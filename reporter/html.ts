@@ -9,7 +9,7 @@
 import { keptComment } from '../exchange/har-file.ts';
 import type { Finding } from '../engine/types.ts';
 import type { GateStatus } from './gate.ts';
-import { replayLine } from './replay.ts';
+import { replayLine, runReplayLine } from './replay.ts';
 import { bySection } from './sections.ts';
 import { headline } from './headline.ts';
 import { paceLine } from './pace.ts';
@@ -366,7 +366,7 @@ function runRows(record: ConformanceRecord): [string, string][] {
         ],
         ['Interface', `version ${record.interfaceVersion}`],
         ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
-        ['Seed', `${record.seed} (replay: payflow-conformance run --seed ${record.seed})`],
+        ['Seed', `${record.seed} (replay: ${runReplayLine(record)})`],
         ...(record.selection ? ([['Selection', record.selection.label]] as [string, string][]) : []),
         ...(record.requireExercised
           ? ([

@@ -49,6 +49,7 @@ import { chosenWriters } from '../reporter/writers.ts';
 import { handOnOutcome, outcomeOf } from '../reporter/outcome.ts';
 import { DiskError, handOnWriteFailure } from '../reporter/disk-errors.ts';
 import { readAttachments } from './attachments.ts';
+import { commandPrefix } from '../config/command.ts';
 
 /** The exchanges of every check in the order they completed (the order of a check's log breaks ties). */
 export function inCompletionOrder(lists: readonly (readonly Exchange[])[]): Exchange[] {
@@ -229,6 +230,7 @@ export default class ConformanceReporter implements Reporter {
       ...(run.requireExercised ? { requireExercised: run.requireExercised } : {}),
       // Resolved before global setup: an embedded target stays empty, which replays on a fresh one.
       ...(run.settings ? { settings: run.settings } : {}),
+      command: commandPrefix(run.dir),
       endedTests: [...this.endedTests],
       ...(this.interruption ? { interrupted: this.interruption, recoveries } : {}),
       writeProbes: PROBE_CATALOG.filter((p) => p.access === 'write').map((p) => p.id),

@@ -18,6 +18,7 @@ import { resolvedRun } from '../run/hand-down.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
 import { redactText, type SecretInput } from '../exchange/redactors.ts';
 import { replayLine } from '../reporter/replay.ts';
+import { commandPrefix } from '../config/command.ts';
 import { provenance } from '../reporter/provenance.ts';
 import { requirement } from '../spec/requirements.ts';
 import { attachExchanges, attachOutcome } from './attachments.ts';
@@ -91,7 +92,7 @@ export function formatFinding(f: Finding, probe?: string): string {
   if (f.curl) lines.push(`  curl:     ${f.curl}   (API_TOKEN must be set)`);
   const run = resolvedRun();
   const replay = replayLine(
-    { seed: run.config.seed, settings: run.settings },
+    { seed: run.config.seed, settings: run.settings, command: commandPrefix(run.dir) },
     { ...f, ...(probe ? { probe } : {}) },
   );
   if (replay) lines.push(`  replay:   ${replay}`);

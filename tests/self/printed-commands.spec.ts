@@ -1,0 +1,78 @@
+/**
+ * The commands the suite prints start as they run from where the user is (config/command.ts):
+ * `npx payflow-conformance` from an installed package, `node bin/payflow-conformance.mjs` (or
+ * that script's absolute path) from a clone, where no `payflow-conformance` is on PATH; and a
+ * replay writes its reports below the run's (reporter/replay.ts). Run as printed: in a clone here
+ * (serve's next steps, and the curl of a finding), in the installed package in pack.spec.ts, a
+ * finding's replay line in selection-cli.spec.ts and replay-write-finding.spec.ts.
+ */
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { commandPrefix, isInstalled, pathFrom } from '../../config/command.ts';
+import { replayReportsDir, runReplayLine } from '../../reporter/replay.ts';
+
+test.describe('the command a printed line starts with', () => {
+  const clone = { packageRoot: '/home/me/payflow', script: '/home/me/payflow/bin/payflow-conformance.mjs' };
+  const installed = {
+    packageRoot: '/home/me/app/node_modules/payflow-conformance',
+    script: '/home/me/app/node_modules/payflow-conformance/dist/bin/cli.js',
+  };
+
+  test('installed (below a node_modules): npx payflow-conformance, from any directory', () => {
+    expect(isInstalled(installed.packageRoot)).toBe(true);
+    expect(isInstalled('/usr/lib/node_modules/payflow-conformance')).toBe(true);
+    for (const from of ['/home/me/app', '/home/me/app/ci', '/tmp'])
+      expect(commandPrefix(from, installed)).toBe('npx payflow-conformance');
+  });
+
+  test('a clone: its script through node, relative from inside the clone, absolute from outside', () => {
+    expect(isInstalled(clone.packageRoot)).toBe(false);
+    // A directory merely named like one is not a node_modules.
+    expect(isInstalled('/home/me/node_modules_old/payflow')).toBe(false);
+    expect(commandPrefix('/home/me/payflow', clone)).toBe('node bin/payflow-conformance.mjs');
+    expect(commandPrefix('/home/me/payflow/bin', clone)).toBe('node payflow-conformance.mjs');
+    expect(commandPrefix('/home/me/other', clone)).toBe('node /home/me/payflow/bin/payflow-conformance.mjs');
+    expect(commandPrefix('/home/me', clone)).toBe('node payflow/bin/payflow-conformance.mjs');
+    // A path with a space or a quote is one word of the shell line.
+    const spaced = {
+      packageRoot: "/home/me/it's here",
+      script: "/home/me/it's here/bin/payflow-conformance.mjs",
+    };
+    expect(commandPrefix('/tmp', spaced)).toBe(`node '/home/me/it'\\''s here/bin/payflow-conformance.mjs'`);
+  });
+
+  test('pathFrom: below the directory relative, elsewhere absolute', () => {
+    expect(pathFrom('/w', '/w/reports')).toBe('reports');
+    expect(pathFrom('/w', '/w')).toBe('.');
+    expect(pathFrom('/w', '/out/reports')).toBe('/out/reports');
+    expect(pathFrom('/w/a', '/w/ab')).toBe('/w/ab');
+  });
+});
+
+test.describe('where a replay writes its reports', () => {
+  test('below the run reports directory, named after what it replays; a record without one: reports/', () => {
+    expect(replayReportsDir('reports', 'invalid-references-18-0')).toBe(
+      'reports/replay-invalid-references-18-0',
+    );
+    expect(replayReportsDir('/out/r/', 'seed-7')).toBe('/out/r/replay-seed-7');
+    expect(replayReportsDir(undefined, 'known-counterparty')).toBe('reports/replay-known-counterparty');
+    // A case path's separators and anything unusual become one dash.
+    expect(replayReportsDir('reports', 'p-1:0:2')).toBe('reports/replay-p-1-0-2');
+  });
+
+  test("the run's replay line: its settings, its seed, its reports beside the run's, the record's command", () => {
+    const line = runReplayLine({
+      seed: 7,
+      settings: { API_BASE_URL: 'http://127.0.0.1:9', CONFORMANCE_SEED: '7', CONFORMANCE_REPORTS_DIR: 'out' },
+      command: 'npx payflow-conformance',
+    });
+    expect(line).toBe(
+      'API_BASE_URL=http://127.0.0.1:9 CONFORMANCE_SEED=7 CONFORMANCE_REPORTS_DIR=out/replay-seed-7 npx payflow-conformance run',
+    );
+    // A record of an older run, without settings: its seed, this copy's command from here.
+    expect(runReplayLine({ seed: 3 })).toBe(
+      `CONFORMANCE_SEED=3 CONFORMANCE_REPORTS_DIR=reports/replay-seed-3 ${commandPrefix(process.cwd())} run`,
+    );
+    expect(commandPrefix(join(process.cwd()))).toBe('node bin/payflow-conformance.mjs');
+  });
+});
