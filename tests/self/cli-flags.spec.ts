@@ -145,6 +145,10 @@ test.describe('payflow-conformance', () => {
     expect(help.stdout).toMatch(/^ {2}validate {2}judge recorded traffic/m);
     expect(help.stdout).toMatch(/^ {2}merge {5}merge the blob reports/m);
     expect(help.stdout).toMatch(/^ {2}serve {5}run the reference server alone/m);
+    // Its examples run as printed from where it was asked: here, outside the clone, its script.
+    const script = join(ROOT, 'bin', 'payflow-conformance.mjs');
+    expect(help.stdout).toContain(`  API_TOKEN=... node ${script} run --base-url `);
+    expect(help.stdout).toContain(`Without one: \`node ${script} serve\` starts`);
     const none = cli([]);
     expect(none.code).toBe(2);
     expect(none.stderr).toBe('conformance: a command is needed: run, validate, merge, serve (see --help)\n');

@@ -6,8 +6,13 @@
  * (serve's next steps, and the curl of a finding), in the installed package in pack.spec.ts, a
  * finding's replay line in selection-cli.spec.ts and replay-write-finding.spec.ts.
  */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import type { ConformanceRecord } from '../../reporter/record.ts';
+import { collected, projectCopy, removeTemporaryDirectories } from './cli-fixtures.ts';
+import { bannerSetup, startServe } from './serve-fixtures.ts';
 import { commandPrefix, isInstalled, pathFrom } from '../../config/command.ts';
 import { replayReportsDir, runReplayLine } from '../../reporter/replay.ts';
 
@@ -74,5 +79,70 @@ test.describe('where a replay writes its reports', () => {
       `CONFORMANCE_SEED=3 CONFORMANCE_REPORTS_DIR=reports/replay-seed-3 ${commandPrefix(process.cwd())} run`,
     );
     expect(commandPrefix(join(process.cwd()))).toBe('node bin/payflow-conformance.mjs');
+  });
+});
+
+test.describe('run as printed, in a clone', () => {
+  test.afterAll(removeTemporaryDirectories);
+
+  test("serve's next steps: the write run they set up exercises every MUST requirement, and its HAR validates", async () => {
+    test.setTimeout(300_000);
+    // A copy of the clone (a project root of its own): the user is at its root, where the
+    // clone's command is bin/payflow-conformance.mjs; there is no payflow-conformance on PATH.
+    const project = projectCopy();
+    const served = await startServe(
+      process.execPath,
+      [join('bin', 'payflow-conformance.mjs'), 'serve', '--port', '0'],
+      project,
+    );
+    try {
+      const setup = bannerSetup(served.banner);
+      expect(setup.readOnly).toMatch(/^node bin\/payflow-conformance\.mjs run +# a read-only run$/);
+      expect(setup.write).toMatch(/^node bin\/payflow-conformance\.mjs run +# a write run$/);
+      expect(setup.validate).toBe('node bin/payflow-conformance.mjs validate reports/exchanges.har');
+      expect(setup.exports.map((e) => /^export (\w+)=/.exec(e)?.[1])).toEqual([
+        'API_BASE_URL',
+        'API_TOKEN',
+        'COUNTERPARTY_REF',
+        'ITEM_FIXTURES',
+        'WRITABLE_COUNTERPARTY_REF',
+        'ACCOUNT_FIXTURE',
+      ]);
+      // Every line as printed, one after another in one shell; a fixed seed and fewer cases per
+      // property than the default, from the environment, to keep it short.
+      const shell = (script: string) =>
+        collected(
+          spawn('bash', ['-c', script], {
+            cwd: project,
+            env: {
+              PATH: process.env.PATH ?? '',
+              HOME: process.env.HOME ?? project,
+              CONFORMANCE_SEED: '7',
+              CONFORMANCE_RUNS: '10',
+            },
+          }),
+        );
+      const write = await shell([...setup.exports, setup.write].join('\n'));
+      expect(write.code, write.stdout + write.stderr).toBe(0);
+      expect(write.stdout.split('\n')[0]).toContain(
+        `target ${served.url} (API_BASE_URL from the environment), write mode`,
+      );
+      const record = JSON.parse(
+        readFileSync(join(project, 'reports', 'conformance.json'), 'utf8'),
+      ) as ConformanceRecord;
+      const unexercised = record.requirements
+        .filter((q) => q.status === 'not-exercised')
+        .map((q) => `${q.level} ${q.id}: ${q.reasons.join('; ')}`);
+      expect(unexercised.filter((q) => q.startsWith('MUST'))).toEqual([]);
+      // Nothing left out for want of a fixture, whatever its level.
+      expect(unexercised.filter((q) => /FIXTURE/.test(q))).toEqual([]);
+      expect(record.verdict).toBe('pass');
+
+      const validate = await shell(setup.validate);
+      expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+    } finally {
+      const stopped = await served.stop('SIGINT');
+      expect(stopped.code, stopped.stderr).toBe(0);
+    }
   });
 });
