@@ -124,6 +124,9 @@ test.describe('run as printed, in a clone', () => {
         );
       const write = await shell([...setup.exports, setup.write].join('\n'));
       expect(write.code, write.stdout + write.stderr).toBe(0);
+      // Its output is no terminal: no live progress line, nothing rewritten in place.
+      expect(write.stdout).not.toContain('\r');
+      expect(write.stdout).not.toContain('\x1b[2K');
       expect(write.stdout.split('\n')[0]).toContain(
         `target ${served.url} (API_BASE_URL from the environment), write mode`,
       );
