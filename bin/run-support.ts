@@ -100,7 +100,8 @@ export async function runPlaywright(
   // pipe, not to the terminal, and would not know otherwise. Never inherited: not on a terminal,
   // none.
   delete childEnv[LIVE_PROGRESS_ENV];
-  Object.assign(childEnv, liveProgressEnv(process.stdout));
+  const live = liveProgressEnv(process.stdout)[LIVE_PROGRESS_ENV];
+  if (live !== undefined) childEnv[LIVE_PROGRESS_ENV] = live;
   const child = spawn(process.execPath, [PLAYWRIGHT_CLI, ...args], {
     cwd: ROOT,
     env: childEnv,
