@@ -109,6 +109,9 @@ function replaySettings(
 ): Record<string, string> {
   const out: Record<string, string> = {
     API_BASE_URL: config.baseURL ?? '',
+    // The embedded server asked for by name: beside the other settings written out, an empty
+    // API_BASE_URL alone would be a deployment left out (config/target.ts), exit 2.
+    ...(config.baseURL === undefined ? { CONFORMANCE_EMBEDDED: '1' } : {}),
     COUNTERPARTY_REF: config.counterpartyRef,
     WRITABLE_COUNTERPARTY_REF: config.writableRefs?.join(',') ?? '',
     ACCOUNT_FIXTURE:

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { ConformanceRecord } from '../../reporter/record.ts';
-import { collected, projectCopy, removeTemporaryDirectories } from './cli-fixtures.ts';
+import { collected, projectCopy, removeTemporaryDirectories, ROOT, runCli } from './cli-fixtures.ts';
 import { bannerSetup, startServe } from './serve-fixtures.ts';
 import { commandPrefix, isInstalled, pathFrom } from '../../config/command.ts';
 import { replayReportsDir, runReplayLine } from '../../reporter/replay.ts';
@@ -147,5 +147,36 @@ test.describe('run as printed, in a clone', () => {
       const stopped = await served.stop('SIGINT');
       expect(stopped.code, stopped.stderr).toBe(0);
     }
+  });
+
+  test("an embedded run's replay line, pasted where the run was started, runs it again beside its reports", async () => {
+    test.setTimeout(180_000);
+    const run = await runCli({}, { args: ['--probe', 'known-counterparty'] });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const line = /^ {2}Seed 7: replay the run with (.+)$/m.exec(run.stdout)?.[1];
+    expect(line, run.stdout).toBeDefined();
+    // The embedded server by name, the run's settings, this clone's command, reports beside.
+    expect(line).toContain('API_BASE_URL= CONFORMANCE_EMBEDDED=1 ');
+    expect(line).toContain(' CONFORMANCE_REPORTS_DIR=reports/replay-seed-7 ');
+    expect(line).toMatch(
+      new RegExp(` node ${join(ROOT, 'bin', 'payflow-conformance.mjs').replace(/[.]/g, '\\.')} run$`),
+    );
+    const before = readFileSync(join(run.reports, 'conformance.json'), 'utf8');
+    // As printed, narrowed to the run's one probe by a flag after it (a selection is not carried):
+    // the whole suite again would prove nothing more of the line.
+    const again = await collected(
+      spawn('bash', ['-c', `${line!} --probe known-counterparty`], {
+        cwd: run.work,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? run.work },
+      }),
+    );
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain('target embedded reference server (asked for by CONFORMANCE_EMBEDDED=1');
+    expect(again.stdout).toContain('Reports: reports/replay-seed-7/conformance.html');
+    expect(readFileSync(join(run.reports, 'conformance.json'), 'utf8')).toBe(before);
+    const replayed = JSON.parse(
+      readFileSync(join(run.reports, 'replay-seed-7', 'conformance.json'), 'utf8'),
+    ) as ConformanceRecord;
+    expect(replayed.seed).toBe(7);
   });
 });
