@@ -11,6 +11,7 @@ import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import type { RunContext } from '../engine/run.ts';
 import { LIVE_PROGRESS_ENV, type ProbeProgress } from '../reporter/live.ts';
+import { processAlive } from '../transport/stop.ts';
 
 const PREFIX = 'live-';
 
@@ -81,8 +82,14 @@ export function keepProgress(
   };
 }
 
-/** The progress of the probes running now, as the workers keep it in `dir`. */
-export function readProgress(dir: string | undefined): ProbeProgress[] {
+/**
+ * The progress of the probes running now, as the workers keep it in `dir`; the file of a worker
+ * that is gone (killed mid-probe, it removed nothing) is not a probe running.
+ */
+export function readProgress(
+  dir: string | undefined,
+  alive: (pid: number) => boolean = processAlive,
+): ProbeProgress[] {
   if (dir === undefined) return [];
   let names: string[];
   try {
@@ -92,6 +99,7 @@ export function readProgress(dir: string | undefined): ProbeProgress[] {
   }
   const out: ProbeProgress[] = [];
   for (const name of names) {
+    if (!alive(Number(name.slice(PREFIX.length, -'.json'.length)))) continue;
     try {
       out.push(JSON.parse(readFileSync(join(dir, name), 'utf8')) as ProbeProgress);
     } catch {

@@ -203,6 +203,10 @@ test.describe('the live line while a probe runs (reporter/live.ts, suite/live-pr
       expect(readdirSync(dir)).toEqual([]);
       // A directory gone (the run ended) reads as nothing running.
       expect(readProgress(join(dir, 'gone'))).toEqual([]);
+      // A worker gone mid-probe left its file: not a probe running.
+      keepProgress(dir, 'patch-valid-details', run, { [LIVE_PROGRESS_ENV]: '80' }, ticking);
+      expect(readProgress(dir)).toHaveLength(1);
+      expect(readProgress(dir, () => false)).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
