@@ -30,18 +30,32 @@ export interface SelectionFlags {
 export interface ReplayCase {
   property: string;
   path: string;
+  /** A sequence's commands that ran (fast-check's replayPath), after `~`. */
+  replayPath?: string;
 }
 
-/** --case: '<property name>@<fast-check path>', the path digits separated by colons. */
+/**
+ * --case: '<property name>@<fast-check path>', the path digits separated by colons, and for a
+ * sequence of commands `~<replayPath>` after it (fast-check's: base64 digits, one colon).
+ */
 export function parseReplayCase(value: string): ReplayCase {
   const at = value.lastIndexOf('@');
   const property = value.slice(0, at).trim();
-  const path = value.slice(at + 1).trim();
-  if (at < 0 || property === '' || !/^\d+(:\d+)*$/.test(path))
+  const [path = '', replayPath, ...more] = value
+    .slice(at + 1)
+    .trim()
+    .split('~');
+  if (
+    at < 0 ||
+    property === '' ||
+    !/^\d+(:\d+)*$/.test(path) ||
+    more.length > 0 ||
+    (replayPath !== undefined && !/^[A-Za-z0-9+/]+:[A-Za-z0-9+/]*$/.test(replayPath))
+  )
     throw new ConfigError(
       `--case must be '<property name>@<fast-check path>' (as a finding's replay line writes it), got '${value}'`,
     );
-  return { property, path };
+  return { property, path, ...(replayPath !== undefined ? { replayPath } : {}) };
 }
 
 export interface Selection {

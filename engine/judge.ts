@@ -1,65 +1,35 @@
 /**
  * The judge: hands every exchange of a log to every oracle that applies to it, and assembles
  * the sequences the sequence oracles judge (a PATCH with the reads around it, two reads of one
- * counterparty). It is fed exchanges in the order they completed, from the suite's own client,
- * a HAR file or a proxy alike, and returns what the oracles found; where the judgements go is
- * the caller's business (engine/run.ts, the validator).
+ * counterparty, a HEAD or a 304 of one with the latest answer that carried it). It is fed
+ * exchanges in the order they completed, from the suite's own client, a HAR file or a proxy alike,
+ * and returns what the oracles found; where the judgements go is the caller's business
+ * (engine/run.ts, the validator).
  */
-import { is2xx, requestJson, type Exchange } from '../exchange/exchange.ts';
+import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import { comparable, differences, isObj, without } from '../oracles/compare.ts';
-import type { Judgement, Oracle, PatchSequence } from '../oracles/types.ts';
+import { modelled } from '../oracles/modelled.ts';
+import type { Judgement, MetadataAnswer, Oracle, PatchSequence } from '../oracles/types.ts';
+import { breaksMust } from '../requests/index.ts';
 import { own } from '../exchange/own.ts';
+import {
+  concurrentGroups,
+  endOf,
+  refusedShows,
+  sentDetails,
+  showsState,
+  withFieldsOf,
+  withoutMoving,
+} from './judge-states.ts';
 import { registered } from '../spec/operations.ts';
+
+/** How many accepted PATCHes (of all counterparties) the judge remembers for the pair oracles. */
+const WRITES_KEPT = 256;
 
 /** A PATCH that was answered and not accepted. */
 const refused = (ex: Exchange): boolean => ex.status > 0 && !is2xx(ex.status);
-
-/** When an exchange's answer was complete: the settle window of a PATCH starts there. */
-const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
-
-/** Whether a read shows a counterparty as an answer carried it, on what the document settles. */
-export const showsState = (read: Exchange, state: Exchange): boolean =>
-  !isObj(state.body) ||
-  (isObj(read.body) && differences(comparable(state.body), comparable(read.body)).length === 0);
-
-/**
- * The sequence as the oracles see it when some fields move by themselves: the reads around the
- * PATCH, and its answer, without those fields (a field the PATCH sent stays, so what was sent is
- * still judged as applied); `original` maps an exchange of it back to the one logged.
- */
-function withoutMoving(
-  s: PatchSequence,
-  moving: ReadonlySet<string>,
-): { sequence: PatchSequence; original: (ex: Exchange) => Exchange } {
-  const sent = requestDetails(s.patch);
-  const copies = new Map<Exchange, Exchange>();
-  const strip = (ex: Exchange | undefined): Exchange | undefined => {
-    if (ex === undefined || !isObj(ex.body)) return ex;
-    const body = Object.fromEntries(Object.entries(ex.body).filter(([k]) => !moving.has(k) || sent.has(k)));
-    const copy = { ...ex, body };
-    copies.set(copy, ex);
-    return copy;
-  };
-  return {
-    sequence: {
-      ...s,
-      before: strip(s.before),
-      patch: strip(s.patch)!,
-      after: strip(s.after),
-      ...(s.batch ? { batch: s.batch.map((b) => strip(b)!) } : {}),
-    },
-    original: (ex) => copies.get(ex) ?? ex,
-  };
-}
-
-/** The detail fields a PATCH sent. */
-function requestDetails(patch: Exchange): Set<string> {
-  const body = requestJson(patch);
-  const details = isObj(body) && isObj(body.counterpartyDetails) ? body.counterpartyDetails : {};
-  return new Set(Object.keys(details));
-}
 
 export interface OracleJudgement {
   oracle: string;
@@ -76,6 +46,11 @@ interface Chain {
   patches: Exchange[];
   /** A read within the settle window that did not show the last one yet (a replica trailing). */
   stale: Exchange | undefined;
+  /**
+   * Refused PATCHes whose window had not passed when an accepted PATCH of the chain was sent: a
+   * change of theirs may show in its answer (a replica or a store that applies them late).
+   */
+  unsettled: Map<Exchange, Exchange[]>;
 }
 
 /**
@@ -105,6 +80,14 @@ interface CounterpartyState {
    * confirmed), what is stored is not known, so no read is the state before anything.
    */
   unconfirmed: Exchange | undefined;
+  /**
+   * The latest answer that carried the counterparty (a settled read, or an accepted PATCH's
+   * answer), for the answers that carry none (a HEAD, a 304); undefined after a PATCH with no
+   * such answer.
+   */
+  latest: Exchange | undefined;
+  /** The last PATCH answered with success or not answered: a replica may trail it. */
+  written: Exchange | undefined;
 }
 
 /**
@@ -119,6 +102,17 @@ interface CounterpartyState {
  */
 export class Judge {
   private readonly states = new Map<string, CounterpartyState>();
+  /**
+   * The latest accepted PATCHes of every counterparty, in the order they completed: what a write
+   * to one counterparty sent must not show in another's reads (the pair oracles get those that
+   * ran between two reads). Kept for the last WRITES_KEPT writes: a read pair spans a few.
+   */
+  private readonly writes: { reference: string; patch: Exchange }[] = [];
+  /**
+   * Accepted PATCHes whose request breaks a MUST rule of the request model: what they do to the
+   * state is not settled (request-body reports them), so a group they overlap is not judged whole.
+   */
+  private readonly acceptedInvalid = new WeakSet<Exchange>();
 
   constructor(
     private readonly oracles: readonly Oracle[] = ORACLES,
@@ -137,10 +131,13 @@ export class Judge {
       if (o.kind !== 'exchange') continue;
       for (const judgement of o.judge(routed)) out.push({ oracle: o.id, judgement });
     }
-    if (route?.kind !== 'operation') return out;
+    // A HEAD stands for the GET it mirrors (RFC 9110 §9.3.2).
+    const head = ex.request.method.toUpperCase() === 'HEAD';
+    const target = head ? routeOf('GET', ex.request.url, this.basePath).route : route;
+    if (target?.kind !== 'operation') return out;
     // The reads and PATCHes of a counterparty (spec/operations.ts) make its sequences.
-    const op = registered(route.operation.operationId);
-    const reference = route.params.counterpartyReference;
+    const op = registered(target.operation.operationId);
+    const reference = target.params.counterpartyReference;
     if (op?.resource !== 'counterparty' || reference === undefined) return out;
     if (reference.includes('/')) return out;
     const state: CounterpartyState = this.states.get(reference) ?? {
@@ -149,8 +146,12 @@ export class Judge {
       chain: undefined,
       refused: [],
       unconfirmed: undefined,
+      latest: undefined,
+      written: undefined,
     };
     this.states.set(reference, state);
+    if (head || (op.action === 'read' && ex.status === 304))
+      return [...out, ...this.metadata(reference, state, ex)];
     if (op.action === 'read') {
       if (!is2xx(ex.status) || !isObj(ex.body)) return out;
       out.push(...this.read(reference, state, ex));
@@ -172,16 +173,31 @@ export class Judge {
     }
     // An accepted PATCH (or one not answered): the refused ones before it are judged with what
     // was read since; a chain with a stale read is judged with it.
+    const unsettled = state.refused.flatMap((g) => g.patches);
     out.push(...this.closeRefused(reference, state));
     if (state.chain?.stale) out.push(...this.resolve(reference, state, state.chain.stale));
+    state.latest = isObj(ex.body) ? ex : undefined;
+    state.written = ex;
     if (ex.status === 0) {
       if (state.chain) out.push(...this.resolve(reference, state, undefined));
       state.lastRead = undefined;
       return out;
     }
+    if (is2xx(ex.status)) {
+      // What was sent is what the pair oracles need: the answer's body is not kept with it.
+      this.writes.push({ reference, patch: { ...ex, body: undefined, text: '' } });
+      if (this.writes.length > WRITES_KEPT) this.writes.shift();
+      if (breaksMust(modelled(routed))) this.acceptedInvalid.add(ex);
+    }
     if (state.chain) state.chain.patches.push(ex);
     else
-      state.chain = { base: state.unconfirmed ? undefined : state.lastRead, patches: [ex], stale: undefined };
+      state.chain = {
+        base: state.unconfirmed ? undefined : state.lastRead,
+        patches: [ex],
+        stale: undefined,
+        unsettled: new Map(),
+      };
+    if (unsettled.length > 0) state.chain.unsettled.set(ex, unsettled);
     state.lastRead = undefined;
     return out;
   }
@@ -192,6 +208,33 @@ export class Judge {
     if (!isObj(shown.body)) return true;
     if (!isObj(read.body)) return false;
     return differences(without(shown.body, state.moving), without(read.body, state.moving), 1).length === 0;
+  }
+
+  /**
+   * Whether a read shows the state after a chain: the answer of its last PATCH, or, where the last
+   * PATCHes overlapped, the answer of any of them (the one the deployment applied last).
+   */
+  private showsLastGroup(state: CounterpartyState, read: Exchange, chain: Chain): boolean {
+    return concurrentGroups(chain.patches)
+      .at(-1)!
+      .some((p) => this.shows(state, this.withoutRefused(state, chain, read, p), p));
+  }
+
+  /** The refused PATCHes sent after the chain's last accepted one, not yet judged. */
+  private refusedAfter(state: CounterpartyState, chain: Chain): Exchange[] {
+    const last = chain.patches.at(-1)!;
+    return state.refused.filter((g) => g.before === last).flatMap((g) => g.patches);
+  }
+
+  /**
+   * A read after a chain with the fields a refused PATCH since changed as the answer of `patch`
+   * has them: that change is the refused PATCH's finding (readAfterRefused), not a PATCH of the
+   * chain unpersisted.
+   */
+  private withoutRefused(state: CounterpartyState, chain: Chain, read: Exchange, patch: Exchange): Exchange {
+    if (!isObj(read.body) || !isObj(patch.body)) return read;
+    const keys = refusedShows(patch.body, read.body, this.refusedAfter(state, chain));
+    return withFieldsOf(read, patch, keys);
   }
 
   /** Whether a read started within the settle window of a PATCH (never, with no window). */
@@ -205,7 +248,7 @@ export class Judge {
     const chain = state.chain;
     if (chain) {
       const last = chain.patches.at(-1)!;
-      if (!this.shows(state, ex, last) && this.within(ex, last)) {
+      if (!this.showsLastGroup(state, ex, chain) && this.within(ex, last)) {
         // Not yet: a later read within the window may show it.
         chain.stale = ex;
         return out;
@@ -216,7 +259,9 @@ export class Judge {
     out.push(...this.readAfterRefused(reference, state, ex));
     if (state.unconfirmed && this.shows(state, ex, state.unconfirmed)) state.unconfirmed = undefined;
     if (!chain && !pending && state.lastRead) {
-      out.push(...this.pair(reference, state.lastRead, ex));
+      out.push(
+        ...this.pair(reference, state.lastRead, ex, this.writesBetween(reference, state.lastRead, ex)),
+      );
       if (isObj(state.lastRead.body) && isObj(ex.body)) {
         const a = comparable(state.lastRead.body);
         const b = comparable(ex.body);
@@ -225,6 +270,25 @@ export class Judge {
       }
     }
     state.lastRead = state.unconfirmed ? undefined : ex;
+    state.latest = ex;
+    return out;
+  }
+
+  /**
+   * An answer that carries no representation of the counterparty (a HEAD, a 304), with the latest
+   * that did: not judged while a replica may still trail the last PATCH (within its settle
+   * window, even after a read showed it: another replica may answer next).
+   */
+  private metadata(reference: string, state: CounterpartyState, ex: Exchange): OracleJudgement[] {
+    const latest = state.latest;
+    if (latest === undefined || ex.status === 0) return [];
+    if (state.written !== undefined && this.within(ex, state.written)) return [];
+    const answer: MetadataAnswer = { reference, latest, exchange: ex };
+    const out: OracleJudgement[] = [];
+    for (const o of this.oracles) {
+      if (o.kind !== 'metadata') continue;
+      for (const judgement of o.judge(answer)) out.push({ oracle: o.id, judgement });
+    }
     return out;
   }
 
@@ -239,17 +303,52 @@ export class Judge {
     after: Exchange | undefined,
   ): OracleJudgement[] {
     const chain = state.chain!;
-    state.chain = undefined;
     const last = chain.patches.at(-1)!;
-    const confirmed = after === undefined || this.shows(state, after, last);
-    const out = chain.patches.flatMap((patch, i) =>
-      this.sequence({
-        reference,
-        before: i === 0 ? chain.base : confirmed ? chain.patches[i - 1] : undefined,
-        patch,
-        after: patch === last ? after : undefined,
-      }),
-    );
+    const confirmed = after === undefined || this.showsLastGroup(state, after, chain);
+    const shown = after && this.withoutRefused(state, chain, after, last);
+    state.chain = undefined;
+    const groups = concurrentGroups(chain.patches);
+    const out = groups.flatMap((group, g) => {
+      // The state before a group: the read before the chain, or the answer the group before it
+      // ended with, when a read confirmed the chain (of overlapping PATCHes, the last answered).
+      const previous = groups[g - 1];
+      const before =
+        previous === undefined
+          ? chain.base
+          : confirmed && previous.length === 1
+            ? previous[0]
+            : // After overlapping PATCHes the state is whichever was applied last: not known.
+              undefined;
+      // A group with an accepted PATCH that broke a MUST rule: what it stored is not settled.
+      const whole = group.length === 1 || !group.some((p) => this.acceptedInvalid.has(p));
+      return group.flatMap((patch) => {
+        const refusedNear = chain.unsettled.get(group[0]!) ?? [];
+        const seenBefore =
+          before && isObj(before.body) && isObj(patch.body)
+            ? withFieldsOf(
+                before,
+                patch,
+                refusedShows(before.body, patch.body, refusedNear).filter(
+                  (k) => !Object.hasOwn(sentDetails(patch), k),
+                ),
+              )
+            : before;
+        const seenAfter = patch === last && whole ? shown : undefined;
+        const copies = new Map<Exchange, Exchange>();
+        if (seenBefore && before && seenBefore !== before) copies.set(seenBefore, before);
+        if (seenAfter && after && seenAfter !== after) copies.set(seenAfter, after);
+        return this.sequence(
+          {
+            reference,
+            before: seenBefore,
+            patch,
+            after: seenAfter,
+            ...(group.length > 1 ? { concurrent: group.filter((p) => p !== patch) } : {}),
+          },
+          copies,
+        );
+      });
+    });
     if (after !== undefined) state.unconfirmed = confirmed ? undefined : last;
     // Refused PATCHes sent after the chain started from its last answer: unknown if contradicted.
     for (const group of state.refused) {
@@ -333,14 +432,24 @@ export class Judge {
     return out;
   }
 
-  private sequence(s: PatchSequence): OracleJudgement[] {
+  /**
+   * Judges a sequence with every patch oracle; `copies` maps an exchange of it the judge made (a
+   * state with some fields as another had them) back to the one logged.
+   */
+  private sequence(s: PatchSequence, copies: ReadonlyMap<Exchange, Exchange> = new Map()): OracleJudgement[] {
     const moving = this.states.get(s.reference)?.moving;
     const seen = moving && moving.size > 0 ? withoutMoving(s, moving) : { sequence: s, original: undefined };
     const out: OracleJudgement[] = [];
     for (const o of this.oracles) {
       if (o.kind !== 'patch') continue;
       for (const judgement of o.judge(seen.sequence)) {
-        const back = seen.original;
+        const back =
+          seen.original || copies.size > 0
+            ? (ex: Exchange): Exchange => {
+                const logged = seen.original ? seen.original(ex) : ex;
+                return copies.get(logged) ?? logged;
+              }
+            : undefined;
         out.push({
           oracle: o.id,
           judgement:
@@ -357,11 +466,22 @@ export class Judge {
     return out;
   }
 
-  private pair(reference: string, first: Exchange, later: Exchange): OracleJudgement[] {
+  /** The accepted PATCHes of other counterparties that ran between two reads of `reference`. */
+  private writesBetween(reference: string, first: Exchange, later: Exchange): Exchange[] {
+    return this.writes
+      .filter(
+        (w) =>
+          w.reference !== reference && endOf(w.patch) > first.startedAt && w.patch.startedAt < endOf(later),
+      )
+      .map((w) => w.patch);
+  }
+
+  private pair(reference: string, first: Exchange, later: Exchange, others: Exchange[]): OracleJudgement[] {
     const out: OracleJudgement[] = [];
+    const pair = { reference, first, later, ...(others.length > 0 ? { others } : {}) };
     for (const o of this.oracles) {
       if (o.kind !== 'pair') continue;
-      for (const judgement of o.judge({ reference, first, later })) out.push({ oracle: o.id, judgement });
+      for (const judgement of o.judge(pair)) out.push({ oracle: o.id, judgement });
     }
     return out;
   }

@@ -12,6 +12,13 @@
  * property runner (engine/property.ts) sends the packs and hands each case its result.
  */
 
+/** A part present with any value: one case of the pack gives it its value (see CasePacking.valueAt). */
+export const ANY_VALUE: unique symbol = Symbol('any value');
+/** A part left out: no case of the pack may give it a value. */
+export const NO_VALUE: unique symbol = Symbol('no value');
+/** What a case gives one of its parts: a canonical value, or one of the two markers. */
+export type PackValue = string | typeof ANY_VALUE | typeof NO_VALUE;
+
 /** How the explicit cases of a property may share one request. */
 export interface CasePacking<C> {
   /**
@@ -23,8 +30,11 @@ export interface CasePacking<C> {
   /**
    * The value a case gives one of its parts, canonical: two cases that give a part the same value
    * may share a request (sending it once sends it for both). Undefined: no part is shared.
+   * ANY_VALUE: the case needs the part present, whatever its value, so one other case may give it
+   * its value (a covering row that fixes which fields a patch carries, not their strings).
+   * NO_VALUE: the case needs the part left out, so no other case may give it one.
    */
-  valueAt?(c: C, slot: string): string;
+  valueAt?(c: C, slot: string): PackValue;
   /** One input carrying every one of `cases` (which occupy different parts). */
   merge(cases: readonly C[]): C;
   /**
@@ -44,10 +54,13 @@ export interface CasePacking<C> {
 export function coverCases<C>(
   cases: readonly C[],
   slots: (c: C) => readonly string[] | undefined,
-  valueAt?: (c: C, slot: string) => string,
+  valueAt?: (c: C, slot: string) => PackValue,
 ): C[][] {
-  const placed: { index: number; members: { c: C; i: number }[]; taken: Map<string, string | undefined> }[] =
-    [];
+  const placed: {
+    index: number;
+    members: { c: C; i: number }[];
+    taken: Map<string, PackValue | undefined>;
+  }[] = [];
   const alone: { c: C; i: number }[] = [];
   const items = cases.map((c, i) => ({ c, i, s: [...new Set(slots(c) ?? [])] }));
   const sorted = items.filter((x) => x.s.length > 0).sort((a, b) => b.s.length - a.s.length || a.i - b.i);
@@ -60,7 +73,12 @@ export function coverCases<C>(
       const fits = item.s.every((s, k) => {
         if (!p.taken.has(s)) return true;
         const v = p.taken.get(s);
-        if (v === undefined || v !== values[k]) return false;
+        const mine = values[k];
+        if (v === undefined || mine === undefined) return false;
+        // A part left open takes one value; a part left out takes none.
+        if (v === ANY_VALUE) return mine !== NO_VALUE;
+        if (mine === ANY_VALUE) return v !== NO_VALUE;
+        if (v !== mine) return false;
         shared++;
         return true;
       });
@@ -75,7 +93,9 @@ export function coverCases<C>(
       placed.push(pack);
     }
     pack.members.push(item);
-    item.s.forEach((s, k) => pack.taken.set(s, values[k]));
+    item.s.forEach((s, k) => {
+      if (!pack.taken.has(s) || pack.taken.get(s) === ANY_VALUE) pack.taken.set(s, values[k]);
+    });
     pack.index = Math.min(pack.index, item.i);
   }
   for (const item of items) if (item.s.length === 0) alone.push(item);

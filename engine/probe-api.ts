@@ -9,8 +9,8 @@
 export type { Probe, ProbeContext, RestoreRecord, TargetConfig } from './types.ts';
 export { requestKey, runCases } from './cases.ts';
 export { runProperty } from './property.ts';
-export { coverCases, type CasePacking } from './packing.ts';
+export { ANY_VALUE, coverCases, NO_VALUE, type CasePacking, type PackValue } from './packing.ts';
 export { CHANGED_CASES_BUDGET, sendInBatches, type BatchResult } from './batch.ts';
-export { showsState } from './judge.ts';
+export { showsState } from './judge-states.ts';
 export { incompleteReason } from './run.ts';
 export { clearWriter, deadWriterInterruption, deadWriters, storedBaseline } from './baseline.ts';

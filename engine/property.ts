@@ -65,6 +65,13 @@ export interface PropertySpec<T> {
    * shrinking and a replay (--case) send each case alone.
    */
   packing?: CasePacking<Labelled<T>>;
+  /**
+   * What a replay needs beyond the seed and path, read from the failing input after it ran:
+   * fast-check's commands (fc.commands) shrink by which commands ran, which a replay by path alone
+   * cannot know, so a sequence hands on its `replayPath` (written after `~` in --case, and given
+   * back to the arbitrary as `target.replayCase.replayPath`).
+   */
+  replaySuffix?: (input: Labelled<T>) => string | undefined;
 }
 
 /**
@@ -395,6 +402,10 @@ async function sendFirstRoundPacked<T>(
   return packed;
 }
 
+/** A fast-check path and what else a replay needs (PropertySpec.replaySuffix), as --case takes them. */
+const withSuffix = (path: string, suffix: string | undefined): string =>
+  suffix === undefined || suffix === '' ? path : `${path}~${suffix}`;
+
 export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): Promise<PropertyResult> {
   if (!announce(ctx, prop)) return { failed: [], numRuns: 0 };
   const examples = prop.examples ?? [];
@@ -462,7 +473,9 @@ export async function runProperty<T>(ctx: ProbeContext, prop: PropertySpec<T>): 
       input: input.value,
       rule: input.rule,
       seed: details.seed,
-      ...(details.counterexamplePath ? { path: details.counterexamplePath } : {}),
+      ...(details.counterexamplePath
+        ? { path: withSuffix(details.counterexamplePath, prop.replaySuffix?.(input)) }
+        : {}),
     });
     found.push(violation.requirement);
     const cut = shrinkProbes > s.maxShrink ? ` (shrinking stopped after ${s.maxShrink} probes)` : '';

@@ -42,7 +42,7 @@ export interface TargetConfig {
    */
   itemFixtures?: ItemFixtures;
   /** A replay of one case of one property (--case): the others of its probe are not run. */
-  replayCase?: { property: string; path: string };
+  replayCase?: { property: string; path: string; replayPath?: string };
   seed: number;
   runs: number;
   /** Headers sent on every request besides the token: a gateway's API key, a tenant (config/headers.ts). */

@@ -152,35 +152,6 @@ export function validDetailsBodyExamples(): Labelled<PatchBody>[] {
   );
 }
 
-/** Valid boundary bodies that add accounts: each category, names at both length bounds, two at once, with details. */
-export function validAccountsBodyExamples(fixture: AccountFixture): Labelled<PatchBody>[] {
-  const name = spec().property('PatchCounterpartyAccount', 'name');
-  const min = name.minLength ?? 1;
-  const max = name.maxLength ?? min;
-  const categories = spec().property('PatchCounterpartyAccount', 'accountCategory').enum ?? [];
-  const bodies: PatchBody[] = [
-    ...categories.map((accountCategory) => ({
-      counterpartyAccounts: [
-        patchAccount(fixture, { name: `Boundary ${accountCategory.toLowerCase()}`, accountCategory }),
-      ],
-    })),
-    { counterpartyAccounts: [patchAccount(fixture, { name: 'a-_'.padEnd(min, 'x').slice(0, min) })] },
-    {
-      counterpartyAccounts: [
-        patchAccount(fixture, { name: 'Max Length_Account-'.padEnd(max, '0123456789 ').slice(0, max) }),
-      ],
-    },
-    {
-      counterpartyAccounts: [
-        patchAccount(fixture, { name: 'First of two' }),
-        patchAccount(fixture, { name: 'Second of two' }),
-      ],
-      counterpartyDetails: { remarks: 'two accounts and a remark' },
-    },
-  ];
-  return bodies.map(validLabel);
-}
-
 /** counterpartyAccounts holding one broken item among valid ones. */
 function brokenAccounts(fixture: AccountFixture): fc.Arbitrary<L> {
   return labelledFrom(

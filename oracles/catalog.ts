@@ -146,6 +146,14 @@ export const ORACLE_CATALOG: readonly OracleEntry[] = [
     },
   },
   {
+    id: 'patch-concurrent',
+    requirements: ['patch-concurrent-serializable'],
+    unexercised: {
+      'patch-concurrent-serializable':
+        'no accepted PATCHes of one counterparty overlapped in time and were read after',
+    },
+  },
+  {
     id: 'patch-rejected',
     requirements: ['patch-rejected-unchanged'],
     unexercised: {
@@ -165,6 +173,68 @@ export const ORACLE_CATALOG: readonly OracleEntry[] = [
     requirements: ['immutable-fields-stable'],
     unexercised: {
       'immutable-fields-stable': 'no counterparty was read twice',
+    },
+  },
+  {
+    id: 'write-isolation',
+    requirements: ['patch-other-counterparty-unchanged'],
+    unexercised: {
+      'patch-other-counterparty-unchanged':
+        'no counterparty was read before and after an accepted PATCH of another (set WRITABLE_COUNTERPARTY_REF)',
+    },
+  },
+  {
+    id: 'head-method',
+    requirements: ['head-no-content'],
+    unexercised: {
+      'head-no-content': 'no HEAD was sent to the interface',
+    },
+  },
+  {
+    id: 'conditional-get',
+    requirements: ['not-modified-condition-false', 'if-none-match-current-not-modified'],
+    unexercised: {
+      'not-modified-condition-false': 'no request of the interface was answered 304',
+      'if-none-match-current-not-modified':
+        'no GET or HEAD carrying If-None-Match was answered with success and an ETag',
+    },
+  },
+  {
+    id: 'entity-tags',
+    requirements: ['strong-etag-changes'],
+    unexercised: {
+      'strong-etag-changes': 'no counterparty was answered twice with a strong entity tag',
+    },
+  },
+  {
+    id: 'patch-entity-tags',
+    requirements: ['strong-etag-changes'],
+    unexercised: {
+      'strong-etag-changes':
+        'no PATCH had two answers about the counterparty around it carrying strong entity tags',
+    },
+  },
+  {
+    id: 'patch-preconditions',
+    requirements: ['patch-preconditions'],
+    unexercised: {
+      'patch-preconditions':
+        'no PATCH carried If-Match or If-None-Match after a read that carried a strong entity tag',
+    },
+  },
+  {
+    id: 'revalidation',
+    requirements: ['not-modified-condition-false'],
+    unexercised: {
+      'not-modified-condition-false':
+        'no counterparty was answered 304 after an answer that carried its entity tag',
+    },
+  },
+  {
+    id: 'head-headers',
+    requirements: ['head-headers-as-get'],
+    unexercised: {
+      'head-headers-as-get': 'no HEAD of a counterparty was answered with success after a GET of it',
     },
   },
 ];

@@ -1,6 +1,7 @@
 /**
  * The vocabulary of oracles. An oracle is a pure function of one exchange, or of a sequence of
- * exchanges on the same counterparty, that returns a judgement for each of its requirements it
+ * exchanges on the same counterparty (a PATCH with its reads, two reads, an answer without the
+ * representation with the latest that had it), that returns a judgement for each of its requirements it
  * could judge: held, or violated with evidence. It knows nothing of how the exchanges were
  * produced (the suite, a HAR file, a proxy) and imports no probe and no transport.
  */
@@ -68,6 +69,14 @@ export interface PatchSequence {
    * sent together); absent when the PATCH was alone between them.
    */
   batch?: Exchange[];
+  /**
+   * The other accepted PATCHes of the same counterparty that overlapped this one in time (sent by
+   * concurrent clients): the deployment may have applied them in either order, so `before` is the
+   * state before all of them, and what they sent may show in this one's answer. Absent when it
+   * overlapped none. In a group, `after` is given to one of them only, which the group is judged
+   * on as a whole (oracles/patch-concurrent.ts).
+   */
+  concurrent?: Exchange[];
 }
 
 /** Judges a PATCH with the reads around it. */
@@ -81,6 +90,12 @@ export interface AnswerPair {
   reference: string;
   first: Exchange;
   later: Exchange;
+  /**
+   * The accepted PATCHes of other counterparties that ran between the two answers (ended after
+   * the first started, started before the later ended): what they sent must not show here
+   * (oracles/write-isolation.ts). Absent: none.
+   */
+  others?: Exchange[];
 }
 
 /** Judges what must not change between two answers about the same counterparty. */
@@ -89,7 +104,25 @@ export interface PairOracle extends OracleBase {
   judge(pair: AnswerPair): Judgement[];
 }
 
-export type Oracle = ExchangeOracle | PatchOracle | PairOracle;
+/**
+ * An answer about a counterparty that carries no representation of it (an answer to HEAD, a
+ * 304), with the latest answer before it that did: a successful read, or an accepted PATCH's
+ * answer (engine/judge.ts). Handed only where no replica may still trail that answer (outside
+ * the settle window of a PATCH) and no PATCH since went unanswered.
+ */
+export interface MetadataAnswer {
+  reference: string;
+  latest: Exchange;
+  exchange: Exchange;
+}
+
+/** Judges what an answer without the representation says of it, against the latest that had it. */
+export interface MetadataOracle extends OracleBase {
+  kind: 'metadata';
+  judge(answer: MetadataAnswer): Judgement[];
+}
+
+export type Oracle = ExchangeOracle | PatchOracle | PairOracle | MetadataOracle;
 
 /** Builds judgements: `held(id)` and `violated({...})`. */
 export const held = (requirement: RequirementId): Judgement => ({ requirement, held: true });

@@ -24,21 +24,43 @@ import {
   type TargetConfig,
 } from '../engine/probe-api.ts';
 import { family } from './family.ts';
-import { DEFAULT_ACCOUNT_BUDGET, identifierKey, withAccountFixture } from '../generators/account-fixture.ts';
+import {
+  type AccountFixture,
+  DEFAULT_ACCOUNT_BUDGET,
+  identifierKey,
+  withAccountFixture,
+} from '../generators/account-fixture.ts';
+import {
+  accountPairArray,
+  accountPairBodies,
+  NO_BRANCH,
+  type PairValue,
+} from '../generators/account-pairs.ts';
+import type { CoveringArray } from '../generators/covering-array.ts';
+import { detailsPairBodies } from '../generators/details-pairs.ts';
 import { keeps, labelled, type Labelled } from '../generators/labelled.ts';
 import {
+  MAX_ACCOUNTS_PER_BODY,
   validAccountsBody,
-  validAccountsBodyExamples,
   validDetailsFieldBody,
   validDetailsBodyExamples,
   type PatchBody,
 } from '../generators/patch-body.ts';
+import type { PatchAccount } from '../generators/patch-accounts.ts';
 import type { PatchDetails } from '../generators/patch-details.ts';
 import { accountsOf } from '../oracles/compare.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import type { Violation } from '../oracles/types.ts';
 import { acceptedRoundTrips, patchRequest, restoreDetails, startWriting, Writer } from './write-lane.ts';
+import {
+  accountPacking,
+  accountPairOptions,
+  ACCOUNTS_PER_PATCH,
+  DETAILS_ROW_SLOTS,
+  detailsRowValue,
+  isDetailsRow,
+} from './valid-pairs.ts';
 import { ownOf } from '../exchange/own.ts';
 import { operationIds } from '../spec/operations.ts';
 
@@ -46,6 +68,8 @@ import { operationIds } from '../spec/operations.ts';
 export const ACCOUNT_RUNS = 8;
 /** The same with a single ACCOUNT_FIXTURE: every account added repeats its identifier. */
 export const ACCOUNT_RUNS_ONE_FIXTURE = 2;
+/** The accounts the covering array leaves the random cases, whatever its size. */
+export const RANDOM_ACCOUNT_RESERVE = ACCOUNT_RUNS_ONE_FIXTURE * MAX_ACCOUNTS_PER_BODY;
 
 const UPDATE_REQUIREMENTS = [
   'patch-valid-accepted',
@@ -85,6 +109,9 @@ export const DETAILS_PACKING: CasePacking<Labelled<PatchBody>> = {
   slots(c) {
     const { counterpartyDetails: details, counterpartyAccounts } = c.value;
     if (counterpartyAccounts !== undefined || details === undefined) return undefined;
+    // A row of the covering array holds every field: those it carries, for a case to fill, and
+    // those it leaves out, for none to add (probes/valid-pairs.ts).
+    if (isDetailsRow(c)) return DETAILS_ROW_SLOTS;
     return Object.entries(details).flatMap(([key, value]) =>
       key === 'address' && value !== null && typeof value === 'object' && Object.keys(value).length > 0
         ? Object.keys(value).map((sub) => `address.${sub}`)
@@ -95,13 +122,15 @@ export const DETAILS_PACKING: CasePacking<Labelled<PatchBody>> = {
   // carries a listed country, which an explicit case sends too.
   valueAt(c, slot) {
     const details = c.value.counterpartyDetails ?? {};
+    if (isDetailsRow(c)) return detailsRowValue(details, slot);
     const [key, sub] = slot.split('.') as [keyof PatchDetails, string | undefined];
     const value = sub === undefined ? details[key] : ownOf(details.address, sub);
     return canonicalJson(value);
   },
   merge(cases) {
     const details: PatchDetails = {};
-    for (const c of cases) {
+    // A row's strings are fillers: the cases that fill its fields go after it and win.
+    for (const c of [...cases.filter(isDetailsRow), ...cases.filter((x) => !isDetailsRow(x))]) {
       const { address, ...rest } = c.value.counterpartyDetails ?? {};
       Object.assign(details, rest);
       if (address !== undefined) details.address = { ...details.address, ...address };
@@ -117,10 +146,22 @@ export const DETAILS_PACKING: CasePacking<Labelled<PatchBody>> = {
   },
 };
 
+let detailsExamplesMemo: Labelled<PatchBody>[] | undefined;
+
+/**
+ * The explicit cases of the details probe: the rows of the covering array of the details' finite
+ * fields first (every pair of fields present or left out, and of address countries; the other
+ * cases fill the strings of their fields), then the boundary cases.
+ */
+export function detailsExamples(): Labelled<PatchBody>[] {
+  detailsExamplesMemo ??= [...detailsPairBodies(), ...validDetailsBodyExamples()];
+  return detailsExamplesMemo;
+}
+
 /**
  * The PATCHes of the details probe's first round (its cost model): its cases packed several to a
- * PATCH (DETAILS_PACKING), as many as the busiest field has cases. The cases are the ones
- * fast-check feeds for the run's seed (a dry check, which sends nothing).
+ * PATCH (DETAILS_PACKING), as many as the covering array has rows, or the busiest field cases.
+ * The cases are the ones fast-check feeds for the run's seed (a dry check, which sends nothing).
  */
 function detailsPatches(target: TargetConfig): number {
   const cases: Labelled<PatchBody>[] = [];
@@ -130,8 +171,8 @@ function detailsPatches(target: TargetConfig): number {
     }),
     {
       seed: target.seed,
-      numRuns: validDetailsBodyExamples().length + target.runs,
-      examples: validDetailsBodyExamples().map((e) => [e] as [Labelled<PatchBody>]),
+      numRuns: detailsExamples().length + target.runs,
+      examples: detailsExamples().map((e) => [e] as [Labelled<PatchBody>]),
     },
   );
   return coverCases(cases, DETAILS_PACKING.slots, DETAILS_PACKING.valueAt).length;
@@ -156,11 +197,11 @@ export const patchValidDetails: Probe = {
       await runProperty(ctx, {
         name: 'valid details patch',
         arbitrary: validDetailsFieldBody(),
-        examples: validDetailsBodyExamples(),
+        examples: detailsExamples(),
         probe: async (input, shrinking) =>
           probeValid(ctx, await writer.patch(patchRequest(ref, input), shrinking), input),
         // The explicit cases of different fields go side by side, several to a PATCH.
-        packing: { ...DETAILS_PACKING, settle: () => writer.settle() },
+        packing: { ...DETAILS_PACKING, settle: async () => void (await writer.settle()) },
       });
       await writer.settle();
     } finally {
@@ -169,9 +210,67 @@ export const patchValidDetails: Probe = {
   },
 };
 
+/** What the account probe sends: the covering array's rows the budget allows, and random cases. */
+export interface AccountPlan {
+  /** The rows sent, a body each, in the array's order (packed ACCOUNTS_PER_PATCH to a PATCH). */
+  rows: Labelled<PatchBody>[];
+  /** The rows of the whole array, and the pairs of values it covers (all of them). */
+  arrayRows: number;
+  pairs: number;
+  /** The pairs the rows sent cover. */
+  covered: number;
+  /** Random cases after the rows. */
+  runs: number;
+}
+
+/** The covering array of the last fixtures asked for: every run of a process gives the same. */
+let pairsMemo: { key: string; array: CoveringArray<PairValue>; bodies: Labelled<PatchBody>[] } | undefined;
+
+/** The account covering array and its bodies for `fixtures` (some 50 ms: the model judges each row). */
+function accountPairs(fixtures: readonly AccountFixture[]): NonNullable<typeof pairsMemo> {
+  const key = canonicalJson(fixtures);
+  if (pairsMemo?.key !== key) {
+    const options = accountPairOptions(fixtures);
+    const array = accountPairArray(options);
+    pairsMemo = { key, array, bodies: accountPairBodies(options, array) };
+  }
+  return pairsMemo;
+}
+
+/**
+ * The account probe's plan for a target: the covering array over the fixtures
+ * (generators/account-pairs.ts), cut to the account budget less RANDOM_ACCOUNT_RESERVE (a row is
+ * an account that stays on the counterparty), then as many random cases as the budget leaves
+ * room for, at most ACCOUNT_RUNS (ACCOUNT_RUNS_ONE_FIXTURE with a single fixture).
+ */
+export function accountPlan(target: TargetConfig, fixture: AccountFixture): AccountPlan {
+  const fixtures = target.accountFixtures ?? [fixture];
+  const budget = target.accountBudget ?? DEFAULT_ACCOUNT_BUDGET;
+  const { array, bodies } = accountPairs(fixtures);
+  const rows = structuredClone(bodies.slice(0, Math.max(0, budget - RANDOM_ACCOUNT_RESERVE)));
+  const wanted = Math.min(target.runs, fixtures.length > 1 ? ACCOUNT_RUNS : ACCOUNT_RUNS_ONE_FIXTURE);
+  return {
+    rows,
+    arrayRows: array.rows.length,
+    pairs: array.pairs,
+    covered: array.newPairs.slice(0, rows.length).reduce((n, k) => n + k, 0),
+    runs: Math.max(0, Math.min(wanted, Math.floor((budget - rows.length) / MAX_ACCOUNTS_PER_BODY))),
+  };
+}
+
+/** What an account sets that a fixture may pin, and its kind of branch identifier. */
+function carries(fixture: AccountFixture, account: PatchAccount, kind: (b: unknown) => string): boolean {
+  return (
+    (fixture.country === undefined || fixture.country === account.country) &&
+    (fixture.currency === undefined || fixture.currency === account.currency) &&
+    kind(fixture.branchIdentifier) === kind(account.branchIdentifier)
+  );
+}
+
 export const patchValidAccounts: Probe = {
   id: 'patch-valid-accounts',
-  title: 'valid account patches, built from ACCOUNT_FIXTURE, alone and with details',
+  title:
+    'valid account patches, built from ACCOUNT_FIXTURE: every pair of values, several to a PATCH, and with details',
   requirements: [
     ...UPDATE_REQUIREMENTS,
     'patch-accounts-appended',
@@ -182,12 +281,11 @@ export const patchValidAccounts: Probe = {
   operations: operationIds({ resource: 'counterparty' }),
   group: 'counterparty-patch',
   access: 'write',
-  roundTrips: (target) =>
-    target.accountFixture
-      ? acceptedRoundTrips(
-          validAccountsBodyExamples(target.accountFixture).length + Math.min(target.runs, ACCOUNT_RUNS),
-        )
-      : 0,
+  roundTrips: (target) => {
+    if (!target.accountFixture) return 0;
+    const plan = accountPlan(target, target.accountFixture);
+    return acceptedRoundTrips(Math.ceil(plan.rows.length / ACCOUNTS_PER_PATCH) + plan.runs);
+  },
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture;
@@ -201,11 +299,30 @@ export const patchValidAccounts: Probe = {
     }
     const budget = ctx.target.accountBudget ?? DEFAULT_ACCOUNT_BUDGET;
     const fixtures = ctx.target.accountFixtures ?? [fixture];
+    const plan = accountPlan(ctx.target, fixture);
+    const { branchKind } = accountPairOptions(fixtures);
+    const kind = (b: unknown): string =>
+      b !== null && typeof b === 'object' ? branchKind(b as Record<string, unknown>) : NO_BRANCH;
+    // Accounts that may be on the counterparty because of the run: sent, and not refused with a 4xx.
     let spent = 0;
+    let sent = 0;
     let added = 0;
-    let refused = 0;
+    let overBudget = 0;
     let duplicates = 0;
     let nextFixture = 0;
+    // Added accounts cycle through the fixtures, so a service refusing an identifier it holds can
+    // be tested with a list of them: the next one that can carry the account (its pins, its kind
+    // of branch identifier), else the next one.
+    const fixtureFor = (account: PatchAccount): AccountFixture => {
+      for (let k = 0; k < fixtures.length; k++) {
+        const f = fixtures[(nextFixture + k) % fixtures.length]!;
+        if (carries(f, account, kind)) {
+          nextFixture += k + 1;
+          return f;
+        }
+      }
+      return fixtures[nextFixture++ % fixtures.length]!;
+    };
     const { current, original } = await startWriting(ctx, ref);
     // The identifiers the counterparty holds, as far as the suite can tell (a service may mask them).
     const held = new Set(accountsOf(current).map(identifierKey));
@@ -215,29 +332,29 @@ export const patchValidAccounts: Probe = {
       await runProperty(ctx, {
         name: 'valid accounts patch',
         arbitrary: validAccountsBody(fixture),
-        examples: validAccountsBodyExamples(fixture),
+        examples: plan.rows,
         // With one fixture every account repeats its identifier: only as many as the cases need.
-        runs: Math.min(ctx.target.runs, fixtures.length > 1 ? ACCOUNT_RUNS : ACCOUNT_RUNS_ONE_FIXTURE),
+        runs: plan.runs,
         maxShrinkProbes: 20,
+        packing: { ...accountPacking(plan.rows), settle: async () => void (await writer.settle()) },
         async probe(input, shrinking) {
           const generated = input.value.counterpartyAccounts ?? [];
           if (spent + generated.length > budget) {
-            refused++;
+            overBudget++;
             return undefined;
           }
-          spent += generated.length;
-          // Added accounts cycle through the fixtures, so a service refusing an identifier it
-          // holds can be tested with a list of them.
           const accounts =
-            fixtures.length > 1
-              ? generated.map((a) => withAccountFixture(a, fixtures[nextFixture++ % fixtures.length]!))
-              : generated;
+            fixtures.length > 1 ? generated.map((a) => withAccountFixture(a, fixtureFor(a))) : generated;
           const body: PatchBody =
             generated.length > 0 ? { ...input.value, counterpartyAccounts: accounts } : input.value;
           const keys = accounts.map(identifierKey);
           const repeats = keys.some((k, i) => held.has(k) || keys.indexOf(k) !== i);
-          const sent = labelled(body, input.rule);
-          const patch = await writer.patch(patchRequest(ref, sent), shrinking);
+          const labelledBody = labelled(body, input.rule);
+          spent += accounts.length;
+          sent += accounts.length;
+          const patch = await writer.patch(patchRequest(ref, labelledBody), shrinking);
+          // A refusal adds nothing (RFC 5789 §2: atomic), so its accounts go back to the budget.
+          if (patch.status >= 400 && patch.status < 500) spent -= accounts.length;
           if (is2xx(patch.status)) {
             for (const k of keys) held.add(k);
             added += accounts.length;
@@ -248,15 +365,21 @@ export const patchValidAccounts: Probe = {
             duplicates++;
             return undefined;
           }
-          return probeValid(ctx, patch, sent);
+          return probeValid(ctx, patch, labelledBody);
         },
       });
       await writer.settle();
     } finally {
       ctx.note(
-        `accounts added to ${ref}: ${added} (${spent} sent, of a budget of ${budget}: CONFORMANCE_ACCOUNT_BUDGET), from ${fixtures.length} fixture(s)`,
+        `accounts added to ${ref}: ${added} (${sent} sent, of a budget of ${budget}: CONFORMANCE_ACCOUNT_BUDGET), from ${fixtures.length} fixture(s)`,
       );
-      if (refused > 0) ctx.note(`${refused} account case(s) not sent: the account budget was spent`);
+      ctx.note(
+        `account pairs: ${plan.rows.length} of the ${plan.arrayRows} accounts of the covering array sent, ${ACCOUNTS_PER_PATCH} to a PATCH, covering ${plan.covered} of its ${plan.pairs} pairs of values` +
+          (plan.rows.length < plan.arrayRows
+            ? ` (the rest needs CONFORMANCE_ACCOUNT_BUDGET=${plan.arrayRows + RANDOM_ACCOUNT_RESERVE}, or ACCOUNT_FIXTURE pinning country and currency)`
+            : ''),
+      );
+      if (overBudget > 0) ctx.note(`${overBudget} account case(s) not sent: the account budget was spent`);
       if (duplicates > 0) {
         ctx.note(
           `${duplicates} account case(s) repeating an identifier the counterparty holds were refused with 409 and not judged: the document does not say whether identifiers must be unique; give ACCOUNT_FIXTURE a list to add accounts with fresh ones`,

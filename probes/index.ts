@@ -15,6 +15,7 @@ import { AUTHENTICATION_PROBES } from './authentication.ts';
 import { COUNTERPARTY_GET_PROBES } from './counterparty-get.ts';
 import { COUNTERPARTY_PATCH_PROBES } from './counterparty-patch.ts';
 import { EQUIVALENT_REQUEST_PROBES } from './equivalent-requests.ts';
+import { HTTP_SEMANTICS_PROBES } from './http-semantics.ts';
 import { INVALID_BODY_PROBES } from './invalid-bodies.ts';
 import { ITEM_WRITE_PROBES } from './item-writes.ts';
 import { ITEM_PROBES } from './items.ts';
@@ -24,6 +25,7 @@ import { OTHER_OPERATION_PROBES } from './other-operations.ts';
 import { PATCH_OTHER_REFERENCE_PROBES } from './patch-other-references.ts';
 import { REFERENCE_VARIANT_PROBES } from './reference-variants.ts';
 import { ROUTING_PROBES } from './routing.ts';
+import { SYSTEM_PROBES } from './system.ts';
 
 export {
   grepTitle,
@@ -43,6 +45,7 @@ const FAMILIES: readonly ProbeFamily[] = [
   AUTHENTICATION_PROBES,
   ROUTING_PROBES,
   COUNTERPARTY_PATCH_PROBES,
+  SYSTEM_PROBES,
   OTHER_OPERATION_PROBES,
   INVALID_BODY_PROBES,
   REFERENCE_VARIANT_PROBES,
@@ -50,6 +53,7 @@ const FAMILIES: readonly ProbeFamily[] = [
   ITEM_WRITE_PROBES,
   ITEM_PROBES,
   UNDOCUMENTED_METHOD_PROBES,
+  HTTP_SEMANTICS_PROBES,
 ];
 
 export const PROBES: Probe[] = FAMILIES.flatMap((f) => f.probes);

@@ -196,9 +196,11 @@ export class Writer {
     return read;
   }
 
-  /** Confirms the last accepted PATCH, if no read has yet. */
-  async settle(): Promise<void> {
-    if (this.unread) await this.confirm();
+  /** Confirms the last accepted PATCH, if no read has yet; whether it read. */
+  async settle(): Promise<boolean> {
+    if (!this.unread) return false;
+    await this.confirm();
+    return true;
   }
 }
 

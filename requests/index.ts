@@ -20,6 +20,7 @@ export {
 } from './model.ts';
 export { equivalents, type Rewriting } from './equivalence.ts';
 export { bodyRuleId, DETAILS_OR_ACCOUNTS } from './body-schema.ts';
+export { branchType } from './relations.ts';
 export { pathOfField } from './schema-sites.ts';
 export { ENUMERATION_OPTIONS, SAMPLE_ACCOUNTS } from './samples.ts';
 export type * from './types.ts';

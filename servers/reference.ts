@@ -31,11 +31,17 @@
  *   something is created, creation takes any non-empty JSON object, bills and collections can
  *   be read back, a created mandate can be cancelled once (active -> CANCELLED, then 409).
  *   Query parameters (filters, pagination) are accepted and ignored.
+ * - HEAD is answered on every path that has GET, as GET without its content (RFC 9110 §9.3.2), and
+ *   listed in Allow. A counterparty is sent with a strong ETag of its exact text; If-Match and
+ *   If-None-Match are evaluated on its GET, HEAD and PATCH (RFC 9110 §13.2.2): 304 to a GET or
+ *   HEAD naming the current tag, 412 to a PATCH whose condition is false, checked once the
+ *   counterparty is found and before the body is read (reference/conditional.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spec, type Operation } from '../spec/index.ts';
+import { preconditionOutcome, strongTag } from './reference/conditional.ts';
 import { REFERENCE_TOKEN, seedCounterparties, seedItems } from './reference/seed.ts';
 import type { Counterparty, CounterpartyAccount, CounterpartyPatch } from './reference/types.ts';
 
@@ -256,7 +262,7 @@ export class ReferenceServer {
     if (!match) return this.sendError(res, 404, 'NOT_FOUND', 'No route matches the request path.');
 
     const method = (req.method ?? 'GET').toUpperCase();
-    const operation = match.operations.find((op) => op.method === method);
+    const operation = this.routedOperation(match.operations, method);
     const guarded = operation
       ? this.authRequired(operation)
       : match.operations.some((op) => this.authRequired(op));
@@ -288,9 +294,21 @@ export class ReferenceServer {
 
   // ---------------------------------------------------------------- routing hooks
 
+  /** The operation a method calls on a path: HEAD calls GET's, answered without content (RFC 9110 §9.3.2). */
+  protected routedOperation(operations: Operation[], method: string): Operation | undefined {
+    const called = method === 'HEAD' ? 'GET' : method;
+    return operations.find((op) => op.method === called);
+  }
+
+  /** The methods a path answers: its operations', and HEAD where it has GET. */
+  protected allowedMethods(match: PathMatch): string[] {
+    const methods = match.operations.map((op) => op.method);
+    return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+  }
+
   /** A method the path does not have, once authenticated: 405 with the path's methods in Allow. */
   protected methodNotAllowed(res: ServerResponse, method: string, match: PathMatch): void {
-    const allow = match.operations.map((op) => op.method).join(', ');
+    const allow = this.allowedMethods(match).join(', ');
     this.sendError(res, 405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${match.template}.`, {
       Allow: allow,
     });
@@ -511,10 +529,56 @@ export class ReferenceServer {
   protected getCounterparty(ctx: RequestContext): void {
     const cp = this.lookup(ctx.params.counterpartyReference!);
     if (!cp) return this.counterpartyNotFound(ctx);
-    this.sendJson(ctx.res, 200, this.present(cp), this.lifecycleHeaders(ctx.operation));
+    const body = this.present(cp);
+    const headers = { ...this.lifecycleHeaders(ctx.operation), ...this.validators(body) };
+    const outcome = this.preconditions(ctx, body);
+    if (outcome === 304) return this.notModified(ctx, headers);
+    if (outcome === 412) return this.preconditionFailed(ctx);
+    this.sendJson(ctx.res, 200, body, headers);
+  }
+
+  // ---------------------------------------------------------------- validator hooks
+
+  /** The entity tag of a counterparty's representation: strong, of the exact text sent. */
+  protected entityTag(body: unknown): string | undefined {
+    return strongTag(JSON.stringify(body));
+  }
+
+  /** The validator fields sent with a counterparty's representation. */
+  protected validators(body: unknown): Record<string, string> {
+    const tag = this.entityTag(body);
+    return tag === undefined ? {} : { ETag: tag };
+  }
+
+  /** What the request's If-Match and If-None-Match make of it, against the representation `current`. */
+  protected preconditions(ctx: RequestContext, current: unknown): 304 | 412 | undefined {
+    const tag = this.entityTag(current);
+    if (tag === undefined) return undefined;
+    const { req } = ctx;
+    return preconditionOutcome(
+      (req.method ?? 'GET').toUpperCase(),
+      req.headers['if-match'],
+      req.headers['if-none-match'],
+      tag,
+    );
+  }
+
+  /** 304 with the fields a 200 would carry, and no content (RFC 9110 §15.4.5). */
+  protected notModified(ctx: RequestContext, headers: Record<string, string>): void {
+    ctx.res.writeHead(304, { 'Cache-Control': 'no-store', ...headers });
+    ctx.res.end();
+  }
+
+  protected preconditionFailed(ctx: RequestContext): void {
+    ctx.req.resume();
+    this.sendError(ctx.res, 412, 'PRECONDITION_FAILED', 'A precondition of the request is false.');
   }
 
   protected async patchCounterparty(ctx: RequestContext): Promise<void> {
+    // Preconditions once the counterparty is found, before the body is processed (RFC 9110 §13.2.1).
+    const found = this.lookup(ctx.params.counterpartyReference!);
+    if (found && this.preconditions(ctx, this.present(found)) !== undefined)
+      return this.preconditionFailed(ctx);
     const read = await this.readJson(ctx, { strictMediaType: true });
     if (!read.ok) return;
     const errors = this.validatePatch(read.value);
@@ -565,7 +629,8 @@ export class ReferenceServer {
 
   /** Answers an accepted PATCH: 200 with the updated counterparty, as stored. */
   protected sendUpdated(ctx: RequestContext, updated: Counterparty, _previous: Counterparty): void {
-    this.sendJson(ctx.res, 200, this.present(updated), this.lifecycleHeaders(ctx.operation));
+    const body = this.present(updated);
+    this.sendJson(ctx.res, 200, body, { ...this.lifecycleHeaders(ctx.operation), ...this.validators(body) });
   }
 
   /** A valid PATCH of a reference that matches no counterparty: 404, nothing is created. */

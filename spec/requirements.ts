@@ -504,6 +504,157 @@ export const REQUIREMENTS = [
     ],
   },
   {
+    id: 'head-no-content',
+    section: 'RFC 9110 §9.3.2, §6.4.1',
+    group: '4',
+    level: 'MUST',
+    statement: 'A response to HEAD carries no content, whatever its status.',
+    rationale:
+      'Whether a deployment answers HEAD at all (or 405, 501) is open: the document lists GET and PATCH. Only an answer to a HEAD the suite or the traffic sent is judged, on the bytes that followed its header section.',
+    quotes: [
+      {
+        source: 'RFC 9110 §9.3.2',
+        text: 'The HEAD method is identical to GET except that the server MUST NOT send content in the response.',
+      },
+      {
+        source: 'RFC 9110 §6.4.1',
+        text: 'Responses to the HEAD request method (Section 9.3.2) never include content; the associated response header fields indicate only what their values would have been if the request method had been GET (Section 9.3.1).',
+      },
+    ],
+  },
+  {
+    id: 'head-headers-as-get',
+    section: 'RFC 9110 §9.3.2',
+    group: '4.1',
+    level: 'SHOULD',
+    statement:
+      'A HEAD of a counterparty answered with success carries the header fields GET does: the same media type, the validators (ETag, Last-Modified) GET carries, and the same Deprecation and Sunset.',
+    rationale:
+      'A SHOULD of RFC 9110, judged only where the deployment answers HEAD with success. Fields whose value may be determined while generating the content (Content-Length, Vary, Transfer-Encoding, Content-Encoding) are not compared, nor the value of a validator: the counterparty may change between the two requests.',
+    quotes: [
+      {
+        source: 'RFC 9110 §9.3.2',
+        text: 'The server SHOULD send the same header fields in response to a HEAD request as it would have sent if the request method had been GET.',
+      },
+      {
+        source: 'RFC 9110 §9.3.2',
+        text: 'However, a server MAY omit header fields for which a value is determined only while generating the content.',
+      },
+    ],
+  },
+  {
+    id: 'not-modified-condition-false',
+    section: 'RFC 9110 §13.1.2, §13.1.3, §13.2.2, §15.4.5',
+    group: '4.1',
+    level: 'MUST',
+    statement:
+      'A 304 answers only a GET or HEAD whose condition evaluated to false: If-None-Match naming the current entity tag (the one the 304 carries, and the one the latest answer about the counterparty carried), or, without If-None-Match, If-Modified-Since not earlier than Last-Modified; it carries the ETag a 200 would.',
+    rationale:
+      'A 304 tells a client that the representation it holds is current: one answered to a tag the counterparty no longer has makes a cache or a client serve stale data. Judged on every 304; against the latest answer about the counterparty only where that answer carried a strong entity tag (a weak one may return to an earlier value) and no replica may trail it (outside the settle window of a PATCH).',
+    quotes: [
+      {
+        source: 'RFC 9110 §15.4.5',
+        text: 'The 304 (Not Modified) status code indicates that a conditional GET or HEAD request has been received and would have resulted in a 200 (OK) response if it were not for the fact that the condition evaluated to false.',
+      },
+      {
+        source: 'RFC 9110 §13.1.2',
+        text: 'If the field value is a list of entity tags, the condition is false if one of the listed tags matches the entity tag of the selected representation.',
+      },
+      {
+        source: 'RFC 9110 §13.1.2',
+        text: 'An origin server that evaluates an If-None-Match condition MUST NOT perform the requested method if the condition evaluates to false; instead, the origin server MUST respond with either a) the 304 (Not Modified) status code if the request method is GET or HEAD or b) the 412 (Precondition Failed) status code for all other request methods.',
+      },
+      {
+        source: 'RFC 9110 §13.1.3',
+        text: "If the selected representation's last modification date is earlier or equal to the date provided in the field value, the condition is false.",
+      },
+      {
+        source: 'RFC 9110 §15.4.5',
+        text: 'The server generating a 304 response MUST generate any of the following header fields that would have been sent in a 200 (OK) response to the same request:',
+      },
+      {
+        source: 'RFC 9110 §8.8.1',
+        text: 'A strong validator is unique across all versions of all representations associated with a particular resource over time.',
+      },
+    ],
+  },
+  {
+    id: 'if-none-match-current-not-modified',
+    section: 'RFC 9110 §13.1.2, §13.2.2',
+    group: '4.1',
+    level: 'MUST',
+    statement:
+      'A GET or HEAD whose If-None-Match names the entity tag of the representation it selects is answered 304, not 200 with that representation.',
+    rationale:
+      'Judged only where the deployment itself says the tag matches: the 200 carries an ETag that If-None-Match names (weak comparison). A deployment that sends no entity tag is not judged.',
+    quotes: [
+      {
+        source: 'RFC 9110 §13.1.2',
+        text: 'A recipient MUST use the weak comparison function when comparing entity tags for If-None-Match (Section 8.8.3.2), since weak entity tags can be used for cache validation even if there have been changes to the representation data.',
+      },
+      {
+        source: 'RFC 9110 §13.1.2',
+        text: 'An origin server that evaluates an If-None-Match condition MUST NOT perform the requested method if the condition evaluates to false; instead, the origin server MUST respond with either a) the 304 (Not Modified) status code if the request method is GET or HEAD or b) the 412 (Precondition Failed) status code for all other request methods.',
+      },
+      {
+        source: 'RFC 9110 §13.1.2',
+        text: 'When an origin server receives a request that selects a representation and that request includes an If-None-Match header field, the origin server MUST evaluate the If-None-Match condition per Section 13.2 prior to performing the method.',
+      },
+    ],
+  },
+  {
+    id: 'strong-etag-changes',
+    section: 'RFC 9110 §8.8.1, §8.8.3',
+    group: '4.1',
+    level: 'MUST',
+    statement:
+      'A strong entity tag changes whenever the counterparty it is sent with changes: two answers carrying the same strong ETag carry the same JSON value.',
+    rationale:
+      'A weak entity tag (W/"...") may stay the same across changes the server considers equivalent, so only strong ones are judged; representations are compared as JSON values (member order and white space aside), so only a change of the data itself counts.',
+    quotes: [
+      {
+        source: 'RFC 9110 §8.8.1',
+        text: 'A strong validator is representation metadata that changes value whenever a change occurs to the representation data that would be observable in the content of a 200 (OK) response to GET.',
+      },
+      {
+        source: 'RFC 9110 §8.8.3',
+        text: 'If an origin server provides an entity tag for a representation and the generation of that entity tag does not satisfy all of the characteristics of a strong validator (Section 8.8.1), then the origin server MUST mark the entity tag as weak by prefixing its opaque value with "W/" (case-sensitive).',
+      },
+      {
+        source: 'RFC 9110 §8.8',
+        text: 'In a successful response to a state-changing request, validator fields describe the new representation that has replaced the prior selected representation as a result of processing the request.',
+      },
+    ],
+  },
+  {
+    id: 'patch-preconditions',
+    section: 'RFC 9110 §13.1.1, §13.1.2, §13.2.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'A PATCH whose If-Match names no current strong entity tag, or whose If-None-Match names the current one, changes nothing (412); one whose If-Match names the current strong tag is not refused with 412.',
+    rationale:
+      'Judged only where the read before the PATCH carried a strong entity tag: a weak one never matches If-Match (strong comparison), and a deployment that offers only weak tags offers no lost-update prevention to judge. A 2xx to a failed If-Match that changed nothing is allowed (the change appears to have been applied already); a 412 to the current tag is judged only when the read after shows that nothing changed meanwhile.',
+    quotes: [
+      {
+        source: 'RFC 9110 §13.1.1',
+        text: 'An origin server that evaluates an If-Match condition MUST NOT perform the requested method if the condition evaluates to false.',
+      },
+      {
+        source: 'RFC 9110 §13.1.1',
+        text: 'An origin server MUST use the strong comparison function when comparing entity tags for If-Match (Section 8.8.3.2), since the client intends this precondition to prevent the method from being applied if there have been any changes to the representation data.',
+      },
+      {
+        source: 'RFC 9110 §13.1.2',
+        text: 'An origin server that evaluates an If-None-Match condition MUST NOT perform the requested method if the condition evaluates to false; instead, the origin server MUST respond with either a) the 304 (Not Modified) status code if the request method is GET or HEAD or b) the 412 (Precondition Failed) status code for all other request methods.',
+      },
+      {
+        source: 'RFC 9110 §15.5.13',
+        text: 'The 412 (Precondition Failed) status code indicates that one or more conditions given in the request header fields evaluated to false when tested on the server (Section 13).',
+      },
+    ],
+  },
+  {
     id: 'collection-routed',
     section: 'interface.md §4.3',
     group: '4.3',
@@ -742,6 +893,47 @@ export const REQUIREMENTS = [
       {
         source: 'interface.md §4.2',
         text: 'Request body: JSON object with at least 1 property. Permitted properties: `counterpartyDetails` and `counterpartyAccounts`. At least one of the two must be present.',
+      },
+    ],
+  },
+  {
+    id: 'patch-concurrent-serializable',
+    section: 'RFC 5789 §2; interface.md §4.2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'Accepted PATCHes of one counterparty that overlap in time (concurrent clients) leave it as some serial order of them makes it: every change answered 2xx is kept, or overwritten by a later accepted PATCH of the same field; no update is lost.',
+    rationale:
+      'The order the deployment applies them in is its own (any order passes); a partial address may be merged or may replace the stored one, so an address field a later PATCH of the group did not send may be gone. Fields none of them sent are judged per PATCH (patch-unsent-fields-unchanged).',
+    quotes: [
+      {
+        source: 'RFC 5789 §2',
+        text: 'The server MUST apply the entire set of changes atomically and never provide (e.g., in response to a GET during this operation) a partially modified representation.',
+      },
+      {
+        source: 'interface.md §4.2',
+        text: 'Changes the details of an existing counterparty, adds accounts to it, or both.',
+      },
+      { source: 'interface.md §4.2', text: 'Success response: the updated counterparty object as in 2.1' },
+    ],
+  },
+  {
+    id: 'patch-other-counterparty-unchanged',
+    section: 'interface.md §4.2; RFC 5789 §2',
+    group: '4.2',
+    level: 'MUST',
+    statement:
+      'A PATCH changes the counterparty of its path only: the details and accounts it sends never appear on another counterparty.',
+    rationale:
+      "RFC 5789 lets a PATCH have side effects on other resources, but the document names none for a counterparty, whose details are its own legal name, contacts and accounts. Only a value the PATCH sent, appearing on another counterparty read before and after it where it was not before, is a finding: any other change between two reads may be another client's.",
+    quotes: [
+      {
+        source: 'interface.md §4.2',
+        text: 'Changes the details of an existing counterparty, adds accounts to it, or both.',
+      },
+      {
+        source: 'RFC 5789 §2',
+        text: 'The PATCH method requests that a set of changes described in the request entity be applied to the resource identified by the Request-URI.',
       },
     ],
   },

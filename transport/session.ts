@@ -52,16 +52,13 @@ import {
   type AttemptGround,
   type ExchangeOptions,
 } from './attempt.ts';
-import {
-  createPool,
-  transmit,
-  TransportFailure,
-  type RawResponse,
-  type WireOptions,
-  type WirePool,
-} from './wire.ts';
+import { transmitReadingHead } from './head.ts';
+import { createPool, TransportFailure, type RawResponse, type WireOptions, type WirePool } from './wire.ts';
 
-/** One exchange on the wire (transport/wire.ts's transmit; a scripted target in the self-tests). */
+/**
+ * One exchange on the wire (transport/head.ts's transmitReadingHead: transport/wire.ts's transmit,
+ * and a HEAD read to its end; a scripted target in the self-tests).
+ */
 export type Transmit = (
   url: URL,
   method: string,
@@ -150,7 +147,7 @@ export class TargetSession {
     this.deadline = options.deadline;
     this.supervisorPid = options.supervisorPid;
     this.clock = options.clock ?? systemClock;
-    this.transmit = options.transmit ?? transmit;
+    this.transmit = options.transmit ?? transmitReadingHead;
     const cap = Math.max(1, Math.floor(p.concurrency / processes));
     this.limiter = new AdaptiveLimiter({ adaptive: p.adaptive, maxConcurrency: cap, processes });
     this.slots = pLimit(this.limiter.concurrency());

@@ -154,7 +154,7 @@ const FIRST_ONLY = new Set([
  * for byte, as Node's parser does: undici's own parsing decodes them as UTF-8, which turns the
  * bytes of a hostile header that are not UTF-8 into U+FFFD and hides what the server sent.
  */
-function flatHeaders(raw: Buffer[]): Record<string, string> {
+export function flatHeaders(raw: Buffer[]): Record<string, string> {
   // A Map, then defined keys: a field named __proto__ or constructor is a field like any other.
   const out = new Map<string, string>();
   for (let i = 0; i + 1 < raw.length; i += 2) {

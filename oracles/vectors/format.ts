@@ -1,7 +1,8 @@
 /**
  * Test vectors of the oracles, as data (in the manner of JSON-Schema-Test-Suite): one JSON
  * file per oracle, `oracles/vectors/<oracle id>.json`, each case an exchange (or a PATCH
- * sequence, or a pair of answers) and, for every requirement the oracle must judge on it,
+ * sequence, a pair of answers, or an answer without the representation with the latest that had
+ * it) and, for every requirement the oracle must judge on it,
  * whether it holds (`true`) or is violated (`false`). A requirement of the oracle not named in
  * `valid` must not be judged at all. tests/self/oracle-vectors.spec.ts runs them all.
  */
@@ -27,8 +28,20 @@ export interface VectorExchange {
 export interface VectorCase {
   description: string;
   exchange?: VectorExchange;
-  sequence?: { before: VectorExchange | null; patch: VectorExchange; after: VectorExchange | null };
-  pair?: { first: VectorExchange; later: VectorExchange };
+  sequence?: {
+    before: VectorExchange | null;
+    patch: VectorExchange;
+    after: VectorExchange | null;
+    /** Accepted PATCHes of the same counterparty that overlapped this one in time. */
+    concurrent?: VectorExchange[];
+  };
+  pair?: {
+    first: VectorExchange;
+    later: VectorExchange;
+    /** Accepted PATCHes of other counterparties between the two. */
+    others?: VectorExchange[];
+  };
+  metadata?: { latest: VectorExchange; exchange: VectorExchange };
   /** requirement id → true (judged, holds) or false (judged, violated). */
   valid: Partial<Record<RequirementId, boolean>>;
 }
@@ -96,14 +109,27 @@ export function judgeCase(oracle: Oracle, c: VectorCase): Judgement[] {
       before: c.sequence.before ? exchangeFrom(c.sequence.before) : undefined,
       patch,
       after: c.sequence.after ? exchangeFrom(c.sequence.after) : undefined,
+      ...(c.sequence.concurrent ? { concurrent: c.sequence.concurrent.map(exchangeFrom) } : {}),
     });
+  }
+  if (oracle.kind === 'metadata') {
+    if (!c.metadata) throw new Error(`${c.description}: a metadata oracle needs "metadata"`);
+    const latest = exchangeFrom(c.metadata.latest);
+    const route = matchRoute('GET', latest.request.url);
+    const reference = route?.kind === 'operation' ? (route.params.counterpartyReference ?? '') : '';
+    return oracle.judge({ reference, latest, exchange: exchangeFrom(c.metadata.exchange) });
   }
   if (!c.pair) throw new Error(`${c.description}: a pair oracle needs "pair"`);
   const first = exchangeFrom(c.pair.first);
   const later = exchangeFrom(c.pair.later);
   const route = matchRoute(first.request.method, first.request.url);
   const reference = route?.kind === 'operation' ? (route.params.counterpartyReference ?? '') : '';
-  return oracle.judge({ reference, first, later });
+  return oracle.judge({
+    reference,
+    first,
+    later,
+    ...(c.pair.others ? { others: c.pair.others.map(exchangeFrom) } : {}),
+  });
 }
 
 /** The verdict per requirement of a list of judgements: false wins over true. */

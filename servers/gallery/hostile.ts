@@ -50,7 +50,11 @@ function pathOf(req: IncomingMessage): string {
 
 /** A GET of the known counterparty with the valid token (authentication probes are left alone). */
 export function readsKnown(req: IncomingMessage): boolean {
-  return pathOf(req) === KNOWN_PATH && req.headers.authorization === `Bearer ${REFERENCE_TOKEN}`;
+  return (
+    req.method === 'GET' &&
+    pathOf(req) === KNOWN_PATH &&
+    req.headers.authorization === `Bearer ${REFERENCE_TOKEN}`
+  );
 }
 
 /** A front before a fresh reference server; `fault` decides per request (numbered from 1). */
@@ -321,7 +325,14 @@ export const NETWORK_VARIANTS: HostileVariant[] = [
     id: 'drops-mid-body',
     fault: 'Answers the known counterparty with 200 and half its declared body, then closes the connection.',
     trips: ['request-answered'],
-    incomplete: ['known-counterparty', 'reference-variants', 'undocumented-methods'],
+    // patch-sequences reads the known counterparty between its writes (another resource).
+    incomplete: [
+      'conditional-reads',
+      'head-requests',
+      'known-counterparty',
+      'patch-sequences',
+      'reference-variants',
+    ],
     reason: /before the body was complete/,
     maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>
@@ -335,7 +346,14 @@ export const NETWORK_VARIANTS: HostileVariant[] = [
     id: 'endless-body',
     fault: 'Answers the known counterparty with an endless JSON body (no Content-Length).',
     trips: [],
-    incomplete: ['known-counterparty', 'reference-variants', 'undocumented-methods'],
+    // patch-sequences reads the known counterparty between its writes (another resource).
+    incomplete: [
+      'conditional-reads',
+      'head-requests',
+      'known-counterparty',
+      'patch-sequences',
+      'reference-variants',
+    ],
     reason: /body exceeds 4 MiB/,
     maxDurationMs: WHOLE_RUN_BACKSTOP_MS,
     create: () =>

@@ -5,11 +5,14 @@
 import { ANSWER_VARIANTS } from './answers.ts';
 import { AUTH_VARIANTS } from './auth.ts';
 import { AUTH_OPERATION_VARIANTS } from './auth-operations.ts';
+import { CONCURRENCY_VARIANTS } from './concurrency.ts';
 import { EQUIVALENT_REQUEST_VARIANTS } from './equivalent-requests.ts';
 import { CREDENTIAL_VARIANTS, FINITE_CLASS_VARIANTS, REFERENCE_VARIANT_VARIANTS } from './finite-classes.ts';
 import { HEADER_VARIANTS } from './headers.ts';
+import { HTTP_SEMANTICS_VARIANTS } from './http-semantics.ts';
 import { ITEM_VARIANTS } from './items.ts';
 import { OPERATION_VARIANTS } from './operations.ts';
+import { PAIR_VARIANTS } from './pairs.ts';
 import { duplicateRefusingServer, PATCH_VARIANTS } from './patch.ts';
 import { REFERENCE_VARIANTS } from './references.ts';
 import { CLEAN_REPLICA, REPLICA_VARIANTS } from './replicas.ts';
@@ -55,4 +58,7 @@ export const GALLERY: Variant[] = [
   ...AUTH_OPERATION_VARIANTS,
   ...EQUIVALENT_REQUEST_VARIANTS,
   ...ITEM_VARIANTS,
+  ...CONCURRENCY_VARIANTS,
+  ...HTTP_SEMANTICS_VARIANTS,
+  ...PAIR_VARIANTS,
 ];

@@ -48,7 +48,7 @@ function ignoring(ignored: (p: SchemaProblem, body: unknown) => boolean): () => 
 }
 
 /** A server whose validation adds a problem for every valid body that `refuses` matches. */
-function refusing(refuses: (body: CounterpartyPatch) => string | undefined): () => ReferenceServer {
+export function refusing(refuses: (body: CounterpartyPatch) => string | undefined): () => ReferenceServer {
   return () =>
     new (class extends ReferenceServer {
       protected override validatePatch(body: unknown): SchemaProblem[] {
@@ -469,7 +469,9 @@ export const PATCH_VARIANTS: Variant[] = [
   {
     id: 'patch-details-replaced',
     fault: 'counterpartyDetails replace the stored details as a whole: detail fields not sent are removed.',
-    trips: ['patch-unsent-fields-unchanged'],
+    // Of two overlapping PATCHes of different fields, the one applied last removes the other's
+    // change: no serial order of the two, each merged as §4.2 says, leaves that state.
+    trips: ['patch-concurrent-serializable', 'patch-unsent-fields-unchanged'],
     create: () =>
       new (class extends ReferenceServer {
         protected override mergeDetails(into: Counterparty, details: Details): void {

@@ -6,24 +6,36 @@
 import { isDeepStrictEqual } from 'node:util';
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { DEFAULT_ACCOUNT_FIXTURE, parseAccountFixture } from '../../generators/account-fixture.ts';
+import {
+  DEFAULT_ACCOUNT_FIXTURE,
+  parseAccountFixture,
+  type AccountFixture,
+} from '../../generators/account-fixture.ts';
 import { COUNTRIES, emailOfLength, emailFormatOk } from '../../generators/fields.ts';
 import type { Labelled } from '../../generators/labelled.ts';
 import {
   invalidPatchBody,
   invalidPatchBodyExamples,
   validAccountsBody,
-  validAccountsBodyExamples,
   validDetailsBody,
   validDetailsFieldBody,
   validDetailsBodyExamples,
   type PatchBody,
 } from '../../generators/patch-body.ts';
+import { accountPairBodies } from '../../generators/account-pairs.ts';
+import { detailsPairBodies } from '../../generators/details-pairs.ts';
+import { accountPairOptions } from '../../probes/valid-pairs.ts';
 import { HOLDER_NAME, MOBILE, REMARKS } from '../../generators/patch-details.ts';
 import { PROTOTYPE_NAMES } from '../../generators/prototype-names.ts';
 import { spec } from '../../spec/index.ts';
 import { misjudged } from './patch-rules.ts';
 import { failing } from './sample-checks.ts';
+
+/** The covering arrays' rows, as the valid-PATCH probes send them (probes/valid-pairs.ts). */
+const pairBodies = (fixture: AccountFixture) => [
+  ...detailsPairBodies(),
+  ...accountPairBodies(accountPairOptions([fixture])),
+];
 
 const SEED = 20261122;
 const FIXTURE = DEFAULT_ACCOUNT_FIXTURE;
@@ -43,7 +55,7 @@ for (const [name, fixture] of [
       ...fc.sample(validDetailsFieldBody(), { seed: SEED, numRuns: 300 }),
       ...fc.sample(validAccountsBody(fixture), { seed: SEED, numRuns: 300 }),
       ...validDetailsBodyExamples(),
-      ...validAccountsBodyExamples(fixture),
+      ...pairBodies(fixture),
     ];
     const wrong = bodies.flatMap((b) => {
       const errors = spec().errors('PatchCounterpartyRequest', b.value);

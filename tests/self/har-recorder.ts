@@ -80,9 +80,26 @@ function send(base: string, call: PlainCall): Promise<object> {
 }
 
 /** Sends `calls` one after another to `base`; returns the HAR file's text. */
-export async function recordPlainHar(base: string, calls: readonly PlainCall[]): Promise<string> {
+export function recordPlainHar(base: string, calls: readonly PlainCall[]): Promise<string> {
+  return recordPlainHarSteps(base, calls);
+}
+
+/**
+ * Sends `steps` one after another to `base`, where a step that is a list is sent all at once (the
+ * calls of concurrent clients); returns the HAR file's text, its entries in the order they were
+ * sent, each with the whole milliseconds a browser or a gateway records.
+ */
+export async function recordPlainHarSteps(
+  base: string,
+  steps: readonly (PlainCall | readonly PlainCall[])[],
+): Promise<string> {
   const entries: object[] = [];
-  for (const call of calls) entries.push(await send(base, call));
+  for (const step of steps)
+    entries.push(
+      ...(Array.isArray(step)
+        ? await Promise.all(step.map((c) => send(base, c)))
+        : [await send(base, step as PlainCall)]),
+    );
   return JSON.stringify(
     { log: { version: '1.2', creator: { name: 'plain-node-http', version: '1.0' }, entries } },
     null,

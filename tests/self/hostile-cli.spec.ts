@@ -195,8 +195,11 @@ test.describe('the limits of a run: one run, a request budget of 120 at 60 reque
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain(`Requests sent: ${BUDGET} (at most ${BUDGET}, CONFORMANCE_MAX_REQUESTS)`);
     // The suite's requests from both workers, counted against one budget, and the CLI's
-    // reachability check.
-    expect(proxy.arrivals.length).toBe(BUDGET + 1);
+    // reachability check: never more. A read sent again on a kept-alive connection the proxy had
+    // just closed (transport/session.ts) counts twice and may arrive once, so a loaded machine
+    // can see one or two fewer.
+    expect(proxy.arrivals.length).toBeLessThanOrEqual(BUDGET + 1);
+    expect(proxy.arrivals.length).toBeGreaterThanOrEqual(BUDGET - 2);
     const rec = record(r);
     expect(
       rec.incomplete.some((i) =>

@@ -240,13 +240,80 @@ test.describe('authentication and methods', () => {
   test('a known path with an unlisted method is 405 with Allow', async () => {
     const put = await call(base, 'PUT', cpPath(REFERENCE_COUNTERPARTY), { headers: AUTH });
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, PATCH');
+    expect(put.headers.get('allow')).toBe('GET, PATCH, HEAD');
     const del = await call(base, 'DELETE', '/api/v1/bills', { headers: AUTH });
     expect(del.status).toBe(405);
-    expect(del.headers.get('allow')).toBe('GET, POST');
+    expect(del.headers.get('allow')).toBe('GET, POST, HEAD');
     const post = await call(base, 'POST', '/api/v1/direct-debit/abc', { headers: AUTH });
     expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET');
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+test.describe('HEAD and conditional requests (RFC 9110 §9.3.2, §13)', () => {
+  test('HEAD is GET without content; the ETag is strong and follows the counterparty', async () => {
+    await withServer({}, async (b) => {
+      const get = await call(b, 'GET', cpPath(REFERENCE_COUNTERPARTY), { headers: AUTH });
+      const head = await call(b, 'HEAD', cpPath(REFERENCE_COUNTERPARTY), { headers: AUTH });
+      expect(head.status).toBe(200);
+      expect(head.body).toBeUndefined();
+      const tag = get.headers.get('etag')!;
+      expect(tag).toMatch(/^"[^"]+"$/);
+      expect(head.headers.get('etag')).toBe(tag);
+      expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+      const patched = await patch(b, WRITABLE_COUNTERPARTY, { counterpartyDetails: { remarks: 'tagged' } });
+      const before = (await call(b, 'GET', cpPath(WRITABLE_COUNTERPARTY), { headers: AUTH })).headers.get(
+        'etag',
+      );
+      expect(patched.headers.get('etag')).toBe(before);
+      const again = await patch(b, WRITABLE_COUNTERPARTY, { counterpartyDetails: { remarks: 'retagged' } });
+      expect(again.headers.get('etag')).not.toBe(before);
+    });
+  });
+
+  test('If-None-Match of the current tag is 304 with the ETag; of another tag 200', async () => {
+    await withServer({}, async (b) => {
+      const tag = (await call(b, 'GET', cpPath(REFERENCE_COUNTERPARTY), { headers: AUTH })).headers.get(
+        'etag',
+      )!;
+      const same = await call(b, 'GET', cpPath(REFERENCE_COUNTERPARTY), {
+        headers: { ...AUTH, 'If-None-Match': `"other", W/${tag}` },
+      });
+      expect(same.status).toBe(304);
+      expect(same.body).toBeUndefined();
+      expect(same.headers.get('etag')).toBe(tag);
+      const other = await call(b, 'GET', cpPath(REFERENCE_COUNTERPARTY), {
+        headers: { ...AUTH, 'If-None-Match': '"other"' },
+      });
+      expect(other.status).toBe(200);
+    });
+  });
+
+  test('a PATCH whose If-Match is stale, or whose If-None-Match is current, is 412 and changes nothing', async () => {
+    await withServer({}, async (b) => {
+      const read = await call(b, 'GET', cpPath(WRITABLE_COUNTERPARTY), { headers: AUTH });
+      const tag = read.headers.get('etag')!;
+      const conditions: Record<string, string>[] = [
+        { 'If-Match': '"stale"' },
+        { 'If-Match': `W/${tag}` },
+        { 'If-None-Match': tag },
+      ];
+      for (const condition of conditions) {
+        const r = await call(b, 'PATCH', cpPath(WRITABLE_COUNTERPARTY), {
+          headers: { ...JSON_HEADERS, ...condition },
+          body: JSON.stringify({ counterpartyDetails: { remarks: 'lost' } }),
+        });
+        expect(r.status, JSON.stringify(condition)).toBe(412);
+      }
+      expect((await call(b, 'GET', cpPath(WRITABLE_COUNTERPARTY), { headers: AUTH })).body).toEqual(
+        read.body,
+      );
+      const applied = await call(b, 'PATCH', cpPath(WRITABLE_COUNTERPARTY), {
+        headers: { ...JSON_HEADERS, 'If-Match': tag },
+        body: JSON.stringify({ counterpartyDetails: { remarks: 'kept' } }),
+      });
+      expect(applied.status).toBe(200);
+    });
   });
 });
 

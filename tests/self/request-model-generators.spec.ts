@@ -39,10 +39,12 @@ import {
   invalidPatchBodyExamples,
   MALFORMED_JSON,
   validAccountsBody,
-  validAccountsBodyExamples,
   validDetailsBody,
   validDetailsBodyExamples,
 } from '../../generators/patch-body.ts';
+import { accountPairBodies } from '../../generators/account-pairs.ts';
+import { detailsPairBodies } from '../../generators/details-pairs.ts';
+import { accountPairOptions } from '../../probes/valid-pairs.ts';
 import {
   bodyRuleId,
   brokenRules,
@@ -55,6 +57,12 @@ import {
 } from '../../requests/index.ts';
 import { siteAt } from '../../requests/schema-sites.ts';
 import { spec } from '../../spec/index.ts';
+
+/** The covering arrays' rows, as the valid-PATCH probes send them (probes/valid-pairs.ts). */
+const pairBodies = (fixture: AccountFixture) => [
+  ...detailsPairBodies(),
+  ...accountPairBodies(accountPairOptions([fixture])),
+];
 
 const SEED = 20261122;
 const BASE = 'https://api.example.test';
@@ -141,7 +149,7 @@ function wrongValidBodies(fixture: AccountFixture, draw: Draw, examples = true):
   const bodies = [
     ...fc.sample(validDetailsBody(), { seed: draw.seed, numRuns: runsOf(draw, 200) }),
     ...fc.sample(validAccountsBody(fixture), { seed: draw.seed, numRuns: runsOf(draw, 200) }),
-    ...(examples ? [...validDetailsBodyExamples(), ...validAccountsBodyExamples(fixture)] : []),
+    ...(examples ? [...validDetailsBodyExamples(), ...pairBodies(fixture)] : []),
   ];
   return bodies.flatMap((b) => {
     const m = modelRequest(patch(b.value), options);

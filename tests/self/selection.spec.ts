@@ -125,6 +125,17 @@ test.describe('resolveSelection', () => {
       property: 'invalid reference',
       path: '18:0:2',
     });
+    // A sequence of commands replays with the commands that ran (fast-check's replayPath).
+    expect(parseReplayCase('sequence of requests@13:0:2~FAG:F')).toEqual({
+      property: 'sequence of requests',
+      path: '13:0:2',
+      replayPath: 'FAG:F',
+    });
+    for (const bad of ['p@1~', 'p@1~FAG', 'p@1~FAG:F~x', 'p@1~F G:F'])
+      expect(
+        error(() => parseReplayCase(bad)),
+        bad,
+      ).toMatch(/--case must be/);
     expect(parseRequireExercised('MUST')).toBe('must');
     expect(parseRequireExercised('')).toBeNull();
     expect(error(() => parseRequireExercised('some'))).toMatch(/must be must or all, got 'some'/);

@@ -78,7 +78,7 @@ export interface ProbeRow {
 export interface OracleRow {
   id: string;
   file: string;
-  kind: 'exchange' | 'patch' | 'pair';
+  kind: 'exchange' | 'patch' | 'pair' | 'metadata';
   requirements: readonly string[];
   /** For each requirement: what it is judged on (why a run may have given it nothing). */
   unexercised: Readonly<Record<string, string>>;

@@ -102,6 +102,7 @@ const ORACLE_KIND = {
   exchange: 'every exchange it applies to',
   patch: 'a PATCH with the reads before and after it',
   pair: 'two reads of one counterparty, no PATCH between',
+  metadata: 'a HEAD or 304 of a counterparty, with the latest answer that carried it',
 } as const;
 
 function oraclesTable(): string {

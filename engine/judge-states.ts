@@ -1,0 +1,127 @@
+/**
+ * What the judge compares, apart from the judge's own bookkeeping (engine/judge.ts): when two
+ * exchanges overlapped in time and the groups of accepted PATCHes that did, what a read shows of
+ * an answer, and the state of a counterparty as it would be without some fields' changes (fields
+ * that move by themselves, fields a refused PATCH changed).
+ */
+import { requestJson, type Exchange } from '../exchange/exchange.ts';
+import { own } from '../exchange/own.ts';
+import { comparable, differences, isObj, same, type Obj } from '../oracles/compare.ts';
+import type { PatchSequence } from '../oracles/types.ts';
+
+/** When an exchange's answer was complete: the settle window of a PATCH starts there. */
+export const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
+
+/**
+ * Whether two exchanges overlapped in time: one started before the other's answer was complete,
+ * beyond what the timestamps can tell. The suite's own client records them to a fraction of a
+ * millisecond, so one sent after the other's answer never overlaps it; a HAR file of another tool
+ * may hold whole milliseconds, where two requests one after another can seem to overlap by less
+ * than one.
+ */
+export function overlapped(a: Exchange, b: Exchange): boolean {
+  const coarse = Number.isInteger(a.startedAt) && Number.isInteger(b.startedAt);
+  const slack = coarse ? 1 : 0;
+  return a.startedAt < endOf(b) - slack && b.startedAt < endOf(a) - slack;
+}
+
+/**
+ * A chain's accepted PATCHes in groups that overlapped in time (concurrent clients), in the order
+ * they completed: a PATCH that overlapped one of the group before it joins that group. A PATCH
+ * that overlapped none is a group of its own, as every PATCH of a sender that waits for each
+ * answer is.
+ */
+export function concurrentGroups(patches: readonly Exchange[]): Exchange[][] {
+  const out: Exchange[][] = [];
+  for (const p of patches) {
+    const last = out.at(-1);
+    if (last && last.some((q) => overlapped(q, p))) last.push(p);
+    else out.push([p]);
+  }
+  return out;
+}
+
+/** Whether a read shows a counterparty as an answer carried it, on what the document settles. */
+export const showsState = (read: Exchange, state: Exchange): boolean =>
+  !isObj(state.body) ||
+  (isObj(read.body) && differences(comparable(state.body), comparable(read.body)).length === 0);
+
+/**
+ * The sequence as the oracles see it when some fields move by themselves: the reads around the
+ * PATCH, and its answer, without those fields (a field the PATCH sent stays, so what was sent is
+ * still judged as applied); `original` maps an exchange of it back to the one logged.
+ */
+export function withoutMoving(
+  s: PatchSequence,
+  moving: ReadonlySet<string>,
+): { sequence: PatchSequence; original: (ex: Exchange) => Exchange } {
+  const sent = requestDetails(s.patch);
+  const copies = new Map<Exchange, Exchange>();
+  const strip = (ex: Exchange | undefined): Exchange | undefined => {
+    if (ex === undefined || !isObj(ex.body)) return ex;
+    const body = Object.fromEntries(Object.entries(ex.body).filter(([k]) => !moving.has(k) || sent.has(k)));
+    const copy = { ...ex, body };
+    copies.set(copy, ex);
+    return copy;
+  };
+  return {
+    sequence: {
+      ...s,
+      before: strip(s.before),
+      patch: strip(s.patch)!,
+      after: strip(s.after),
+      ...(s.batch ? { batch: s.batch.map((b) => strip(b)!) } : {}),
+    },
+    original: (ex) => copies.get(ex) ?? ex,
+  };
+}
+
+/** The detail fields a PATCH sent. */
+export function requestDetails(patch: Exchange): Set<string> {
+  const body = requestJson(patch);
+  const details = isObj(body) && isObj(body.counterpartyDetails) ? body.counterpartyDetails : {};
+  return new Set(Object.keys(details));
+}
+
+/** The details a PATCH sent, or an empty object. */
+export function sentDetails(patch: Exchange): Obj {
+  const body = requestJson(patch);
+  return isObj(body) && isObj(body.counterpartyDetails) ? body.counterpartyDetails : {};
+}
+
+/**
+ * The top-level fields where `to` differs from `from` only by what a refused PATCH sent: each
+ * differing value (for the address, each differing address field) is one of `refused` sent. A
+ * refused PATCH's change is patch-rejected-unchanged's finding, not an accepted PATCH's.
+ */
+export function refusedShows(from: Obj, to: Obj, refused: readonly Exchange[]): string[] {
+  if (refused.length === 0) return [];
+  const sent = refused.map(sentDetails);
+  const a = comparable(from);
+  const b = comparable(to);
+  return Object.keys(b).filter((key) => {
+    const was = own(a, key);
+    const is = own(b, key);
+    if (same(was, is)) return false;
+    if (key !== 'address') return sent.some((d) => Object.hasOwn(d, key) && same(own(d, key), is));
+    if (!isObj(is)) return false;
+    const fields = new Set([...Object.keys(is), ...(isObj(was) ? Object.keys(was) : [])]);
+    return [...fields].every((f) => {
+      const v = own(is, f);
+      if (same(isObj(was) ? own(was, f) : undefined, v)) return true;
+      return sent.some((d) => isObj(d.address) && Object.hasOwn(d.address, f) && same(own(d.address, f), v));
+    });
+  });
+}
+
+/** `ex` with the fields `keys` as `source` has them: the state as it would be without those changes. */
+export function withFieldsOf(ex: Exchange, source: Exchange, keys: readonly string[]): Exchange {
+  if (keys.length === 0 || !isObj(ex.body) || !isObj(source.body)) return ex;
+  const body: Obj = Object.create(null) as Obj;
+  for (const [k, v] of Object.entries(ex.body)) body[k] = v;
+  for (const k of keys) {
+    if (Object.hasOwn(source.body, k)) body[k] = own(source.body, k);
+    else delete body[k];
+  }
+  return { ...ex, body: { ...body } };
+}

@@ -1,0 +1,480 @@
+/**
+ * The service as one system (interface.md §4.2; RFC 5789 §2): what sequences of mixed requests and
+ * concurrent clients do to the stored counterparties, beyond one PATCH and the read after it.
+ *
+ *   - patch-sequences: model-based sequences (fast-check's `fc.commands`, run by
+ *     `fc.asyncModelRun`) of reads of the writable and of the readable counterparty, valid detail
+ *     and account PATCHes (several accounts in one PATCH too: the document sets no maximum), and
+ *     PATCHes a conforming deployment refuses, in any order. Every exchange goes to the oracles as
+ *     it is recorded (engine/judge.ts): a PATCH with the state before it and the read after it, a
+ *     read of the readable counterparty around writes of the writable one (a write must not change
+ *     another counterparty: oracles/write-isolation.ts). A failing sequence is shrunk to the
+ *     shortest one that still fails, and replayed with --case.
+ *   - concurrent-patches: two accepted PATCHes of the writable counterparty in flight at once
+ *     (disjoint fields, the same field, both, accounts beside a detail), released in the order a
+ *     fast-check scheduler (`fc.scheduler`) chooses, then read: the state must be what some serial
+ *     order of them makes it (oracles/patch-concurrent.ts judges the group). Shrunk to the smallest
+ *     pair and schedule that shows a lost update.
+ *
+ * The probes judge only that a valid body is accepted; what the requests did to the stored state
+ * is the oracles'. They write, so they run only with WRITABLE_COUNTERPARTY_REF, and put the
+ * writable counterparty's details back at the end; accounts they add stay (at most a few, within
+ * CONFORMANCE_ACCOUNT_BUDGET).
+ */
+import fc from 'fast-check';
+import { describeResponse } from '../exchange/describe.ts';
+import { is2xx, type Exchange } from '../exchange/exchange.ts';
+import { counterpartyPath } from '../exchange/paths.ts';
+import { type Probe, type ProbeContext, runProperty, showsState } from '../engine/probe-api.ts';
+import {
+  DEFAULT_ACCOUNT_BUDGET,
+  identifierKey,
+  withAccountFixture,
+  type AccountFixture,
+} from '../generators/account-fixture.ts';
+import { keeps, labelled, type Labelled } from '../generators/labelled.ts';
+import { patchAccount } from '../generators/patch-accounts.ts';
+import {
+  invalidPatchBody,
+  invalidPatchBodyExamples,
+  validAccountsBody,
+  validDetailsBody,
+  type PatchBody,
+} from '../generators/patch-body.ts';
+import { accountsOf, type Obj } from '../oracles/compare.ts';
+import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
+import type { Violation } from '../oracles/types.ts';
+import { operationIds } from '../spec/operations.ts';
+import type { RequirementId } from '../spec/requirements.ts';
+import { family } from './family.ts';
+import { patchRequest, readWritable, restoreDetails, startWriting, Writer } from './write-lane.ts';
+
+/** Sequences per run (the run's CONFORMANCE_RUNS caps it), and commands per sequence. */
+export const SEQUENCE_RUNS = 12;
+const MAX_COMMANDS = 8;
+/** Accounts a run of patch-sequences may add, at most (each stays on the counterparty). */
+export const SEQUENCE_ACCOUNTS = 6;
+/** Pairs of concurrent PATCHes per run, after the explicit ones. */
+export const CONCURRENT_RUNS = 6;
+/** Shrinking re-sends whole sequences: fewer candidates than a single-request property. */
+const MAX_SEQUENCE_SHRINKS = 60;
+
+const UPDATE_REQUIREMENTS: readonly RequirementId[] = [
+  'patch-valid-accepted',
+  'patch-persisted',
+  'patch-sent-fields-applied',
+  'patch-unsent-fields-unchanged',
+  'patch-immutable-fields',
+  'patch-updated-at',
+];
+
+/**
+ * The run of one sequence: the probe's context, the writable counterparty and its writer (which
+ * reads until an accepted PATCH shows, up to the settle window, before the state is read as
+ * settled), and what was found.
+ */
+interface Real {
+  ctx: ProbeContext;
+  ref: string;
+  writer: Writer;
+  violations: Violation[];
+  accounts: Identifiers;
+}
+
+/**
+ * The account identifiers the writable counterparty holds, and the fixtures new accounts take
+ * theirs from in turn (ACCOUNT_FIXTURE, one or a list): a service may refuse an identifier it
+ * holds, on which the document is silent.
+ */
+class Identifiers {
+  private readonly held = new Set<string>();
+  private next = 0;
+  /** Valid bodies refused with 409 that repeated an identifier held: not judged. */
+  duplicates = 0;
+  constructor(private readonly fixtures: readonly AccountFixture[]) {}
+  /** What the counterparty was read to hold. */
+  saw(body: Obj): void {
+    for (const a of accountsOf(body)) this.held.add(identifierKey(a));
+  }
+  /** The body, its accounts given the fixtures' identifiers in turn where there are several. */
+  assign(body: PatchBody): PatchBody {
+    const accounts = body.counterpartyAccounts;
+    if (!accounts || this.fixtures.length < 2) return body;
+    return {
+      ...body,
+      counterpartyAccounts: accounts.map((a) =>
+        withAccountFixture(a, this.fixtures[this.next++ % this.fixtures.length]!),
+      ),
+    };
+  }
+  /**
+   * Whether a valid body's refusal is the document's silence: 409 (RFC 9110 §15.5.10, a conflict
+   * with the current state) to accounts repeating an identifier held or one another. Accepted
+   * accounts are held from then on.
+   */
+  excused(body: PatchBody, ex: Exchange): boolean {
+    const keys = (body.counterpartyAccounts ?? []).map(identifierKey);
+    if (is2xx(ex.status)) {
+      for (const k of keys) this.held.add(k);
+      return false;
+    }
+    const repeats = keys.some((k, i) => this.held.has(k) || keys.indexOf(k) !== i);
+    if (ex.status === 409 && repeats) this.duplicates++;
+    return ex.status === 409 && repeats;
+  }
+}
+
+/** The fixtures of the target, for Identifiers. */
+const fixturesOf = (ctx: ProbeContext): AccountFixture[] =>
+  ctx.target.accountFixtures ?? (ctx.target.accountFixture ? [ctx.target.accountFixture] : []);
+
+const DUPLICATES_NOTE =
+  'valid PATCH(es) adding an account with an identifier the counterparty holds were refused with 409 and not judged: the document does not say whether identifiers must be unique; give ACCOUNT_FIXTURE a list to add accounts with fresh ones';
+
+/** What the model knows: how many accounts the run may still add. */
+interface Model {
+  accountsLeft: { n: number };
+}
+
+/** A valid body answered otherwise than 2xx: the probe's own judgement. */
+function refusedValid(ctx: ProbeContext, ex: Exchange, what: string): Violation | undefined {
+  if (is2xx(ex.status)) {
+    ctx.held('patch-valid-accepted');
+    return undefined;
+  }
+  return {
+    requirement: 'patch-valid-accepted',
+    exchange: ex,
+    message: `the valid body (${what}) was answered ${ex.status}`,
+    expected: '2xx with the updated counterparty (interface.md §4.2)',
+    received: describeResponse(ex),
+  };
+}
+
+class ReadWritable implements fc.AsyncCommand<Model, Real> {
+  check = (): boolean => true;
+  async run(_m: Model, r: Real): Promise<void> {
+    // After an accepted PATCH, read until it shows (a replica may trail); else one read.
+    if (!(await r.writer.settle())) await readWritable(r.ctx, r.ref, 'read of the writable counterparty');
+  }
+  toString = (): string => 'read the writable counterparty';
+}
+
+class ReadOther implements fc.AsyncCommand<Model, Real> {
+  check = (): boolean => true;
+  async run(_m: Model, r: Real): Promise<void> {
+    const other = r.ctx.target.counterpartyRef;
+    await r.ctx.http.send({
+      method: 'GET',
+      path: counterpartyPath(other),
+      role: 'read of the readable counterparty',
+    });
+  }
+  toString = (): string => 'read the readable counterparty';
+}
+
+class ValidPatch implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly body: Labelled<PatchBody>) {}
+  private accounts(): number {
+    return this.body.value.counterpartyAccounts?.length ?? 0;
+  }
+  check = (m: Readonly<Model>): boolean => this.accounts() <= m.accountsLeft.n;
+  async run(m: Model, r: Real): Promise<void> {
+    m.accountsLeft.n -= this.accounts();
+    const body = labelled(r.accounts.assign(this.body.value), this.body.rule);
+    const ex = await r.writer.patch({ ...patchRequest(r.ref, body), role: 'PATCH of the sequence' }, false);
+    if (r.accounts.excused(body.value, ex)) return;
+    const v = refusedValid(r.ctx, ex, this.body.rule.description);
+    if (v) r.violations.push(v);
+  }
+  toString = (): string => `PATCH ${JSON.stringify(this.body.value)}`;
+}
+
+class RefusedPatch implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly body: Labelled<unknown>) {}
+  check = (): boolean => true;
+  async run(_m: Model, r: Real): Promise<void> {
+    // Whether it is refused, and that it changed nothing, is the oracles' (request-body, patch-rejected).
+    await r.writer.patch({ ...patchRequest(r.ref, this.body), role: 'refused PATCH of the sequence' }, false);
+  }
+  toString = (): string =>
+    `PATCH (refused: ${this.body.rule.description}) ${JSON.stringify(this.body.value).slice(0, 120)}`;
+}
+
+/** The commands a sequence is drawn from: accounts only with a fixture, refusals with one too. */
+function commands(fixture: AccountFixture | undefined): fc.Arbitrary<fc.AsyncCommand<Model, Real>>[] {
+  const out: fc.Arbitrary<fc.AsyncCommand<Model, Real>>[] = [
+    fc.constant(new ReadWritable()),
+    fc.constant(new ReadOther()),
+    validDetailsBody().map((b) => new ValidPatch(b)),
+  ];
+  if (fixture) {
+    out.push(validAccountsBody(fixture).map((b) => new ValidPatch(b)));
+    out.push(invalidPatchBody(fixture).map((b) => new RefusedPatch(b)));
+  }
+  return out;
+}
+
+/**
+ * A sequence as a finding shows it (and as the property tells two apart): the commands, each as
+ * its one line. fast-check shrinks the commands beneath it.
+ */
+class Sequence implements Iterable<fc.AsyncCommand<Model, Real>> {
+  constructor(readonly commands: Iterable<fc.AsyncCommand<Model, Real>>) {}
+  [Symbol.iterator](): Iterator<fc.AsyncCommand<Model, Real>> {
+    return this.commands[Symbol.iterator]();
+  }
+  toJSON(): string[] {
+    return [...this.commands].map((c) => c.toString());
+  }
+}
+
+/**
+ * The sequences every run sends first, whatever the seed: a details PATCH alone, one right after an account
+ * PATCH (a state cached before the accounts is the classic way to lose them), three accounts in
+ * one PATCH after a detail, a refused PATCH between two accepted ones, and a read of the readable
+ * counterparty between two writes of the writable one. Accounts only with ACCOUNT_FIXTURE.
+ */
+function exampleSequences(fixture: AccountFixture | undefined): Labelled<Sequence>[] {
+  const details = (remarks: string): ValidPatch =>
+    new ValidPatch(
+      labelled(
+        { counterpartyDetails: { remarks } },
+        keeps('counterpartyDetails.remarks', 'schema', 'a remark'),
+      ),
+    );
+  const accounts = (n: number, f: AccountFixture): ValidPatch =>
+    new ValidPatch(
+      labelled(
+        {
+          counterpartyAccounts: Array.from({ length: n }, (_, i) =>
+            patchAccount(f, { name: `Sequence account ${i + 1}` }),
+          ),
+        },
+        keeps('counterpartyAccounts', 'schema', `${n} account(s) in one PATCH`),
+      ),
+    );
+  const sequence = (description: string, cmds: fc.AsyncCommand<Model, Real>[]): Labelled<Sequence> =>
+    labelled(new Sequence(cmds), keeps('sequence', 'commands', description));
+  // Shortest first: explicit cases are not shrunk, so the first that fails is the one reported.
+  const out = [sequence('a detail alone', [details('sequence zero')])];
+  if (fixture)
+    out.push(
+      sequence('an account, then a detail with no read between', [
+        accounts(1, fixture),
+        details('sequence one'),
+      ]),
+      sequence('a detail, then three accounts in one PATCH', [details('sequence two'), accounts(3, fixture)]),
+      sequence('a detail, a refused PATCH, a detail', [
+        details('sequence three'),
+        new RefusedPatch(invalidPatchBodyExamples(fixture)[0]!),
+        details('sequence four'),
+      ]),
+    );
+  out.push(
+    sequence('a detail, a read of the readable counterparty, a detail, a read', [
+      details('sequence five'),
+      new ReadOther(),
+      details('sequence six'),
+      new ReadWritable(),
+    ]),
+  );
+  return out;
+}
+
+const SEQUENCE_PROPERTY = 'sequence of requests';
+
+export const patchSequences: Probe = {
+  id: 'patch-sequences',
+  title:
+    'model-based sequences of reads, detail and account PATCHes and refused PATCHes of the writable counterparty, with reads of the readable one: shrunk to the shortest that fails',
+  requirements: [
+    ...UPDATE_REQUIREMENTS,
+    'patch-accounts-appended',
+    'patch-rejected-unchanged',
+    'patch-other-counterparty-unchanged',
+    ...COUNTERPARTY_RESPONSE_REQUIREMENTS,
+  ],
+  judges: ['patch-valid-accepted'],
+  operations: operationIds({ resource: 'counterparty' }),
+  group: 'counterparty-patch',
+  access: 'write',
+  roundTrips: (target) => Math.min(target.runs, SEQUENCE_RUNS) * (MAX_COMMANDS / 2 + 2) + 2,
+  async run(ctx) {
+    const ref = ctx.target.writableRef!;
+    const fixture = ctx.target.accountFixture;
+    const budget = Math.min(SEQUENCE_ACCOUNTS, ctx.target.accountBudget ?? DEFAULT_ACCOUNT_BUDGET);
+    const accountsLeft = { n: fixture ? budget : 0 };
+    const identifiers = new Identifiers(fixturesOf(ctx));
+    const replay = ctx.target.replayCase;
+    const { original } = await startWriting(ctx, ref);
+    try {
+      await runProperty(ctx, {
+        name: SEQUENCE_PROPERTY,
+        arbitrary: fc
+          .commands(commands(fixture), {
+            maxCommands: MAX_COMMANDS,
+            ...(replay?.property === SEQUENCE_PROPERTY && replay.replayPath !== undefined
+              ? { replayPath: replay.replayPath }
+              : {}),
+          })
+          .map((cmds): Labelled<Sequence> =>
+            labelled(new Sequence(cmds), keeps('sequence', 'commands', 'a sequence of mixed requests')),
+          ),
+        examples: exampleSequences(fixture),
+        // fast-check writes which commands ran into the sequence's text once it has run.
+        replaySuffix: (input) => /replayPath="([^"]+)"/.exec(String(input.value.commands))?.[1],
+        runs: Math.min(ctx.target.runs, SEQUENCE_RUNS),
+        maxShrinkProbes: MAX_SEQUENCE_SHRINKS,
+        async probe(input) {
+          const real: Real = {
+            ctx,
+            ref,
+            writer: new Writer(ctx, ref),
+            violations: [],
+            accounts: identifiers,
+          };
+          // Each sequence starts and ends with reads of both counterparties: what it did is judged
+          // within it, and a write's leak to the readable counterparty shows.
+          await new ReadOther().run({ accountsLeft }, real);
+          const before = await readWritable(ctx, ref, 'read before the sequence');
+          identifiers.saw(before.body);
+          await real.writer.start(before.body);
+          await fc.asyncModelRun(() => ({ model: { accountsLeft }, real }), input.value);
+          await new ReadWritable().run({ accountsLeft }, real);
+          await new ReadOther().run({ accountsLeft }, real);
+          return real.violations;
+        },
+      });
+    } finally {
+      ctx.note(`accounts added by sequences: ${(fixture ? budget : 0) - accountsLeft.n} (at most ${budget})`);
+      if (identifiers.duplicates > 0) ctx.note(`${identifiers.duplicates} ${DUPLICATES_NOTE}`);
+      await restoreDetails(ctx, ref, original);
+    }
+  },
+};
+
+/** Two PATCHes sent at once: what each sets, and how the pair is described. */
+interface Pair {
+  kind: string;
+  first: PatchBody;
+  second: PatchBody;
+}
+
+/** The pairs of concurrent PATCHes: disjoint fields, the same field, both, an account beside a detail. */
+function pairs(tag: string, fixture: AccountFixture | undefined): fc.Arbitrary<Pair> {
+  const word = fc.stringMatching(/^[a-z]{3,12}$/).map((w) => `c ${w}`);
+  const email = fc.stringMatching(/^[a-z]{3,12}$/).map((w) => `${w}@example.org`);
+  const options: fc.Arbitrary<Pair>[] = [
+    fc.tuple(word, email).map(([r, e]) => ({
+      kind: 'disjoint fields',
+      first: { counterpartyDetails: { remarks: `${r} ${tag}` } },
+      second: { counterpartyDetails: { emailAddress: e } },
+    })),
+    fc.tuple(word, word).map(([a, b]) => ({
+      kind: 'the same field',
+      first: { counterpartyDetails: { remarks: `${a} ${tag}` } },
+      second: { counterpartyDetails: { remarks: `${b} ${tag}` } },
+    })),
+    fc.tuple(word, word, email, email).map(([a, b, x, y]) => ({
+      kind: 'two fields each',
+      first: { counterpartyDetails: { remarks: `${a} ${tag}`, emailAddress: x } },
+      second: { counterpartyDetails: { remarks: `${b} ${tag}`, emailAddress: y } },
+    })),
+  ];
+  if (fixture)
+    options.push(
+      fc.tuple(validAccountsBody(fixture), word).map(([accounts, r]) => ({
+        kind: 'an account beside a detail',
+        first: { counterpartyAccounts: (accounts.value.counterpartyAccounts ?? []).slice(0, 1) },
+        second: { counterpartyDetails: { remarks: `${r} ${tag}` } },
+      })),
+    );
+  return fc.oneof(...options);
+}
+
+/**
+ * The read after two concurrent PATCHes: repeated, with back-off, until it shows the answer of one
+ * of them (whichever the deployment applied last) or the settle window after both has passed; the
+ * judge judges the pair with it (engine/judge.ts).
+ */
+async function readAfterBoth(ctx: ProbeContext, ref: string, answers: readonly Exchange[]): Promise<void> {
+  const until = Math.max(...answers.map((a) => a.startedAt + a.durationMs)) + (ctx.target.settleMs ?? 0);
+  const clock = ctx.http.clock;
+  const shows = (read: Exchange): boolean => answers.some((a) => is2xx(a.status) && showsState(read, a));
+  let read = await readWritable(ctx, ref, 'read after the concurrent PATCHes');
+  for (let wait = 50; !shows(read) && read.startedAt < until; wait *= 2) {
+    await clock.sleep(Math.min(wait, Math.max(0, until - clock.now())));
+    read = await readWritable(ctx, ref, 'read after the concurrent PATCHes (settling)');
+  }
+}
+
+export const concurrentPatches: Probe = {
+  id: 'concurrent-patches',
+  title:
+    'two accepted PATCHes of the writable counterparty in flight at once, in the order a scheduler releases them, then a read: some serial order of them explains it',
+  requirements: [...UPDATE_REQUIREMENTS, 'patch-concurrent-serializable', 'patch-accounts-appended'],
+  judges: ['patch-valid-accepted'],
+  operations: operationIds({ resource: 'counterparty' }),
+  group: 'counterparty-patch',
+  access: 'write',
+  roundTrips: (target) => (Math.min(target.runs, CONCURRENT_RUNS) + 1) * 3 + 2,
+  async run(ctx) {
+    const ref = ctx.target.writableRef!;
+    const fixture = ctx.target.accountFixture;
+    // Each concurrent PATCH of an account adds one for good: within the run's account budget.
+    let accountsLeft = Math.min(SEQUENCE_ACCOUNTS, ctx.target.accountBudget ?? DEFAULT_ACCOUNT_BUDGET);
+    const tag = (ctx.target.seed >>> 0).toString(36);
+    const identifiers = new Identifiers(fixturesOf(ctx));
+    const { original } = await startWriting(ctx, ref);
+    try {
+      await runProperty(ctx, {
+        name: 'concurrent PATCHes',
+        arbitrary: fc.tuple(pairs(tag, fixture), fc.scheduler()).map(([pair, scheduler]) =>
+          labelled(
+            {
+              pair,
+              scheduler,
+              // A finding shows the two bodies and the order the scheduler released them in.
+              toJSON: () => ({ ...pair, schedule: scheduler.toString() }),
+            },
+            keeps('sequence', 'concurrency', `two PATCHes at once: ${pair.kind}`),
+          ),
+        ),
+        runs: Math.min(ctx.target.runs, CONCURRENT_RUNS),
+        maxShrinkProbes: MAX_SEQUENCE_SHRINKS,
+        async probe(input) {
+          const { pair, scheduler } = input.value;
+          const accounts =
+            (pair.first.counterpartyAccounts?.length ?? 0) + (pair.second.counterpartyAccounts?.length ?? 0);
+          if (accounts > accountsLeft) return undefined;
+          accountsLeft -= accounts;
+          identifiers.saw((await readWritable(ctx, ref, 'read before the concurrent PATCHes')).body);
+          // Both are in flight at once: each starts when the scheduler releases it, and neither
+          // waits for the other's answer.
+          const send = (body: PatchBody, which: string): Promise<Exchange> =>
+            scheduler.schedule(Promise.resolve(), `release the ${which} PATCH`).then(() =>
+              ctx.http.send({
+                ...patchRequest(ref, labelled(body, input.rule)),
+                role: `the ${which} of two concurrent PATCHes`,
+              }),
+            );
+          const bodies = [identifiers.assign(pair.first), identifiers.assign(pair.second)] as const;
+          const sent = [send(bodies[0], 'first'), send(bodies[1], 'second')];
+          await scheduler.waitAll();
+          const answers = await Promise.all(sent);
+          const violations = answers.flatMap((ex, i) =>
+            identifiers.excused(bodies[i]!, ex) ? [] : (refusedValid(ctx, ex, input.rule.description) ?? []),
+          );
+          await readAfterBoth(ctx, ref, answers);
+          return violations;
+        },
+      });
+    } finally {
+      if (identifiers.duplicates > 0) ctx.note(`${identifiers.duplicates} ${DUPLICATES_NOTE}`);
+      await restoreDetails(ctx, ref, original);
+    }
+  },
+};
+
+export const SYSTEM_PROBES = family(import.meta.url, [patchSequences, concurrentPatches]);
