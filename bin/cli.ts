@@ -10,9 +10,9 @@
  * Each command exits with its own status; a missing or unknown command is a usage error (2).
  * A command's module is loaded when it is chosen, so --help loads none of the suite.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fail, ROOT, runMain } from './run-support.ts';
+import { commandPrefix } from '../config/command.ts';
+import { fail, runMain } from './run-support.ts';
+import { packageVersion, printedVersion } from './version.ts';
 
 const COMMANDS: Record<string, { summary: string; main: (args: readonly string[]) => Promise<void> }> = {
   run: {
@@ -33,16 +33,19 @@ const COMMANDS: Record<string, { summary: string; main: (args: readonly string[]
   },
 };
 
-function version(): string {
-  return (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-}
-
-export function cliUsage(): string {
+/**
+ * --help of the command; its examples start with the command as it runs from `from`
+ * (config/command.ts: `npx payflow-conformance` installed, `node bin/payflow-conformance.mjs` in
+ * a clone).
+ */
+export function cliUsage(from: string = process.cwd()): string {
+  const command = commandPrefix(from);
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length)) + 2;
   return `usage: payflow-conformance <command> [options]
        payflow-conformance <command> --help
+       payflow-conformance [<command>] --version
 
-payflow-conformance ${version()}: a conformance test suite and API validator for the payment-flow
+payflow-conformance ${packageVersion()}: a conformance test suite and API validator for the payment-flow
 interface. Reports go to reports/ of the directory you run it from.
 
 Commands:
@@ -54,9 +57,9 @@ Settings come from flags (--base-url, --seed, ...: see <command> --help), else e
 variables (API_BASE_URL, CONFORMANCE_SEED, ...), else the .env file of the directory you run from.
 The bearer token is read from API_TOKEN (environment or .env) only, never from a flag.
 Example, against a deployment:
-  API_TOKEN=... npx payflow-conformance run --base-url https://sandbox.example.com \\
+  API_TOKEN=... ${command} run --base-url https://sandbox.example.com \\
     --counterparty-ref ACME-0001
-Without one: \`npx payflow-conformance serve\` starts the reference server and prints the settings
+Without one: \`${command} serve\` starts the reference server and prints the settings
 that point \`run\` at it.`;
 }
 
@@ -66,10 +69,7 @@ async function main(args: readonly string[]): Promise<void> {
     console.log(cliUsage());
     return;
   }
-  if (command === '--version' || command === '-V') {
-    console.log(version());
-    return;
-  }
+  if (command !== undefined && printedVersion([command])) return;
   if (command === undefined) fail(`a command is needed: ${Object.keys(COMMANDS).join(', ')} (see --help)`);
   // An own property only: `constructor` or `toString` is an unknown command, not Object.prototype's.
   const chosen = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;

@@ -45,6 +45,7 @@ import {
 } from './args.ts';
 import type { Env } from '../config/error.ts';
 import { selectionFlags, type SelectionFlagValues } from './selection-flags.ts';
+import { printedVersion } from './version.ts';
 
 /** The flags of `run`: the configuration variables', --strict and --probe. */
 function runFlags(flags: Flags): Flag[] {
@@ -156,6 +157,7 @@ export async function runCommand(args: readonly string[]): Promise<void> {
     console.log(runUsage());
     return;
   }
+  if (printedVersion(args)) return;
   const flags = orFail(() => parseRunArgs(args));
   const run = orFail(() =>
     resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, runFlagsOf(flags)),

@@ -43,6 +43,7 @@ import {
   type Flag,
 } from './args.ts';
 import type { Env } from '../config/error.ts';
+import { printedVersion } from './version.ts';
 
 /** How long Playwright's merge has after SIGTERM before SIGKILL: it sends nothing, restores nothing. */
 const MERGE_STOP_GRACE_MS = 2000;
@@ -87,6 +88,7 @@ export async function mergeCommand(args: readonly string[]): Promise<void> {
     console.log(mergeUsage());
     return;
   }
+  if (printedVersion(args)) return;
   const flags: Flags = { strict: false, variables: {} };
   orFail(() =>
     parseArgs(args, mergeFlags(flags), (arg) => {

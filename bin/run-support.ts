@@ -16,6 +16,7 @@ import { redactorOf, type SecretInput } from '../exchange/redactors.ts';
 import { gatePassed } from '../reporter/gate.ts';
 import type { ConformanceRecord } from '../reporter/record.ts';
 import type { RunOutcome } from '../reporter/outcome.ts';
+import { LIVE_PROGRESS_ENV, liveProgressEnv } from '../reporter/live.ts';
 
 /** The package's root: the clone, or the installed package (config/layout.ts). */
 export const ROOT = PACKAGE_ROOT;
@@ -95,6 +96,12 @@ export async function runPlaywright(
 ): Promise<number> {
   const childEnv: NodeJS.ProcessEnv = { ...withSourceMaps(env) };
   if (process.stdout.isTTY && childEnv.FORCE_COLOR === undefined) childEnv.FORCE_COLOR = '1';
+  // On a terminal, a live progress line (reporter/live.ts): the run's processes write to this
+  // pipe, not to the terminal, and would not know otherwise. Never inherited: not on a terminal,
+  // none.
+  delete childEnv[LIVE_PROGRESS_ENV];
+  const live = liveProgressEnv(process.stdout)[LIVE_PROGRESS_ENV];
+  if (live !== undefined) childEnv[LIVE_PROGRESS_ENV] = live;
   const child = spawn(process.execPath, [PLAYWRIGHT_CLI, ...args], {
     cwd: ROOT,
     env: childEnv,

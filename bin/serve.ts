@@ -19,6 +19,11 @@ import {
   WRITABLE_COUNTERPARTY,
 } from '../servers/reference.ts';
 import { spec } from '../spec/index.ts';
+import { commandPrefix } from '../config/command.ts';
+import { EMBEDDED_TARGET } from '../config/embedded.ts';
+import { invocationDirectory } from '../config/sources.ts';
+import { itemFixturesJson } from '../generators/item-fixtures.ts';
+import { printedVersion } from './version.ts';
 
 /** The port `serve` listens on unless --port says otherwise (Prism's mock uses 4010 too). */
 export const DEFAULT_SERVE_PORT = 4010;
@@ -99,10 +104,22 @@ ${formatFlags(serveFlags({ port: DEFAULT_SERVE_PORT, host: '127.0.0.1' }))}
 Exit status: 0 stopped by SIGINT or SIGTERM, 2 usage error or the port is not free.`;
 }
 
-/** What `serve` prints once it listens at `url` with `token`. */
-export function serveBanner(url: string, token: string, tokenDrawn: boolean): string {
+/**
+ * What `serve` prints once it listens at `url` with `token`: the variables that point the suite
+ * at it, each fixture the embedded target gets among them (ITEM_FIXTURES names the bills,
+ * mandates and collections it holds and accepts, without which a run cannot exercise what §4.3
+ * says of them), and the commands, as they start from `from` (config/command.ts).
+ */
+export function serveBanner(
+  url: string,
+  token: string,
+  tokenDrawn: boolean,
+  from: string = invocationDirectory(),
+): string {
   const quote = (v: string): string => `'${v.replaceAll("'", `'\\''`)}'`;
   const fixture = JSON.stringify(DEFAULT_ACCOUNT_FIXTURE);
+  const items = EMBEDDED_TARGET.itemFixtures && itemFixturesJson(EMBEDDED_TARGET.itemFixtures);
+  const command = commandPrefix(from);
   return [
     `payflow-conformance serve: the reference server of interface ${spec().version} at ${url}`,
     '',
@@ -110,11 +127,13 @@ export function serveBanner(url: string, token: string, tokenDrawn: boolean): st
     `  export API_BASE_URL=${url}`,
     `  export API_TOKEN=${quote(token)}${tokenDrawn ? '   # drawn for this start; --token chooses one' : ''}`,
     `  export COUNTERPARTY_REF=${REFERENCE_COUNTERPARTY}`,
-    '  npx payflow-conformance run            # a read-only run',
+    ...(items ? [`  export ITEM_FIXTURES=${quote(items)}`] : []),
+    `  ${command} run            # a read-only run`,
     'For a write run, also (up to four lanes, comma-separated):',
     `  export WRITABLE_COUNTERPARTY_REF=${WRITABLE_COUNTERPARTY}   # or ${WRITABLE_COUNTERPARTIES.join(',')}`,
     `  export ACCOUNT_FIXTURE=${quote(fixture)}`,
-    'Then validate what a run recorded: npx payflow-conformance validate reports/exchanges.har',
+    `  ${command} run            # a write run`,
+    `Then validate what a run recorded: ${command} validate reports/exchanges.har`,
     '',
     'Serving until Ctrl-C (SIGINT) or SIGTERM.',
   ].join('\n');
@@ -158,6 +177,7 @@ export async function serveCommand(args: readonly string[]): Promise<void> {
     console.log(serveUsage());
     return;
   }
+  if (printedVersion(args)) return;
   let serving: Served;
   try {
     serving = await startServing(parseServeFlags(args));

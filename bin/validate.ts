@@ -60,6 +60,8 @@ import {
 } from './args.ts';
 import { lockReportsDir } from './reports-lock.ts';
 import { endWith, failures, isEntryPoint, oneLine, type Fail, type OrFail } from './run-support.ts';
+import { printedVersion } from './version.ts';
+import { violationLine } from '../reporter/live.ts';
 
 /** Exit 2 with one line on stderr (usage, configuration, a malformed HAR file). */
 const validate = failures('validate');
@@ -387,6 +389,9 @@ async function validateProxy(run: ResolvedRun, flags: ValidateFlags): Promise<vo
     undefined,
     run.config.settleMs,
   );
+  // Each violation as the proxy judges it, for a person watching (the reports come at the stop).
+  validation.onFinding = (finding) =>
+    process.stdout.write(`validate: ${redactText(violationLine(finding), secrets())}\n`);
   session.validation = validation;
   let stopping = false;
   const stop = async (): Promise<void> => {
@@ -421,6 +426,7 @@ export async function validateCommand(args: readonly string[]): Promise<void> {
     console.log(validateUsage());
     return;
   }
+  if (printedVersion(args)) return;
   const flags = orFail(() => parseValidateFlags(args));
   const run = orFail(() => resolveValidateRun(flags, process.env, invocationDirectory()));
   orFail(() => lockReportsDir(run.reportsDir));

@@ -52,6 +52,8 @@ export { INTERRUPTED_REASON };
 export class RunContext {
   /** Every exchange of this process, as kept, in the order they completed. */
   readonly log: ExchangeLog;
+  /** The outcome of the probe this process runs now, as it grows (suite/live-progress.ts shows it). */
+  running: ProbeOutcome | undefined;
   private readonly judge: Judge;
 
   constructor(
@@ -330,6 +332,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
   const outcome = emptyOutcome(probe.id, probe.title, probe.requirements);
   if (skipped(probe, target, run, outcome)) return outcome;
   const scope = new ProbeScope(outcome);
+  run.running = outcome;
   const ctx = probeContext(probe, target, run, scope, outcome);
   const http = ctx.http;
   const before = { ...run.session.stats };
@@ -346,6 +349,7 @@ export async function runProbe(probe: Probe, target: TargetConfig, run: RunConte
     run.baselines.release(probe.id);
     // A PATCH whose read after never came is judged on what it has.
     scope.deliver(run.flush());
+    run.running = undefined;
   }
   outcome.requests = http.requestCount;
   outcome.tokenAnswers = http.tokenAnswers;

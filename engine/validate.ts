@@ -22,7 +22,7 @@ import { CoverageCounter, type Coverage } from './coverage.ts';
 import { Judge } from './judge.ts';
 import { FindingKeeper } from './finding-groups.ts';
 import { emptyOutcome, findingOf } from './run.ts';
-import type { ProbeOutcome } from './types.ts';
+import type { Finding, ProbeOutcome } from './types.ts';
 
 /** Why a requirement only probes judge is not exercised in validation (the default). */
 export const PROBE_ONLY_REASON =
@@ -101,6 +101,8 @@ export class TrafficValidation {
   private readonly traffic: TrafficRecord;
   private nextId = 1;
   private readonly started = performance.now();
+  /** Told each violation as it is judged, kept or not: the proxy prints it then (bin/validate.ts). */
+  onFinding: ((finding: Finding) => void) | undefined;
 
   constructor(
     kind: TrafficRecord['kind'],
@@ -177,6 +179,7 @@ export class TrafficValidation {
       if (judgement.held) continue;
       const { held: _held, ...violation } = judgement;
       const finding = findingOf({ ...violation, judgedBy: oracle });
+      this.onFinding?.(finding);
       if (this.keeper.keep(finding)) this.outcome.findings.push(finding);
     }
   }

@@ -53,6 +53,8 @@ export interface RecordInput {
   requireExercised?: 'must' | 'all';
   /** Every setting of the run but the token, for the replay lines (run/resolve.ts). */
   settings?: Record<string, string>;
+  /** The command that starts the suite from the run's directory, for the replay lines (config/command.ts). */
+  command?: string;
   /** "Today", for waiver expiry (default: now). */
   now?: Date;
   /** Set when the run was interrupted. */
@@ -121,6 +123,7 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
       ? { selection: { label: input.selection.label, probes: [...(input.selectedProbes ?? [])] } }
       : {}),
     ...(input.settings ? { settings: input.settings } : {}),
+    ...(input.command ? { command: input.command } : {}),
     gateReasons: reasons,
     hints: setupHints(input.outcomes),
     counts,

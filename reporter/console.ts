@@ -8,7 +8,7 @@
 import { keptComment } from '../exchange/har-file.ts';
 import type { Coverage } from '../engine/coverage.ts';
 import type { GateStatus } from './gate.ts';
-import { envAssignments, replayLine, replayPrefix } from './replay.ts';
+import { replayLine, runReplayLine } from './replay.ts';
 import { headline, type Headline } from './headline.ts';
 import { paceLine } from './pace.ts';
 import { answerLine, bodyLine } from './evidence-text.ts';
@@ -134,10 +134,7 @@ export function formatSummary(
   if (record.pace && record.pace.requests > 0) lines.push(`  Pace: ${paceLine(record.pace)}`);
   const kept = record.kept && keptComment(record.kept);
   if (kept) lines.push(`  Kept in exchanges.har: ${kept}`);
-  if (!t)
-    lines.push(
-      `  Seed ${record.seed}: replay the run with ${record.settings ? `${envAssignments(record.settings)} ${replayPrefix()}` : `payflow-conformance run --seed ${record.seed}`}`,
-    );
+  if (!t) lines.push(`  Seed ${record.seed}: replay the run with ${runReplayLine(record)}`);
   lines.push(`  Reports: ${reports.length > 0 ? reports.join(', ') : 'none'}`);
   for (const u of options.unwritten ?? [])
     lines.push(`  Not written: the ${u.name} report (${u.files.join(', ')}): ${u.error}`);

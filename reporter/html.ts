@@ -13,6 +13,7 @@ import { GRID_CSS, renderCoverageGrid } from './coverage-grid.ts';
 import { STALE_WAIVER_STATUSES, type GateStatus } from './gate.ts';
 import { FINDING_CSS, renderCause, renderQuotes } from './finding-html.ts';
 import { probeStatusText } from './probe-state.ts';
+import { runReplayLine } from './replay.ts';
 import { bySection } from './sections.ts';
 import { headline } from './headline.ts';
 import { paceLine } from './pace.ts';
@@ -242,7 +243,7 @@ function runRows(record: ConformanceRecord): [string, string][] {
         ],
         ['Interface', `version ${record.interfaceVersion}`],
         ['Mode', `${record.mode} run${record.strict ? ', strict (SHOULD warnings fail the gate)' : ''}`],
-        ['Seed', `${record.seed} (replay: payflow-conformance run --seed ${record.seed})`],
+        ['Seed', `${record.seed} (replay: ${runReplayLine(record)})`],
         ...(record.selection ? ([['Selection', record.selection.label]] as [string, string][]) : []),
         ...(record.requireExercised
           ? ([

@@ -88,6 +88,11 @@ export interface ConformanceRecord {
    * (reporter/replay.ts).
    */
   settings?: Record<string, string>;
+  /**
+   * The command that starts this copy of the suite from the directory the run was started from
+   * (config/command.ts), which the replay lines begin with.
+   */
+  command?: string;
   /** Why the gate failed, one line each (empty when it passed). */
   gateReasons: string[];
   /**

@@ -23,6 +23,7 @@ import {
 } from '../config/selection.ts';
 import { CONFIG_VARIABLES, readDotenv } from '../config/sources.ts';
 import { flagOf } from '../config/flags.ts';
+import { pathFrom } from '../config/command.ts';
 import {
   checkMisspelled,
   chooseTarget,
@@ -100,9 +101,17 @@ const POLITENESS_NAMES = CONFIG_VARIABLES.filter((name) => POLITENESS_VARIABLE_N
  * none, so a .env where the replay is pasted cannot change them), and the limits that were set.
  * Never the token. The fixture is written as JSON, so the line does not depend on a file.
  */
-function replaySettings(config: SuiteConfig, strict: boolean, inputs: Env): Record<string, string> {
+function replaySettings(
+  config: SuiteConfig,
+  strict: boolean,
+  inputs: Env,
+  reportsDir: string,
+): Record<string, string> {
   const out: Record<string, string> = {
     API_BASE_URL: config.baseURL ?? '',
+    // The embedded server asked for by name: beside the other settings written out, an empty
+    // API_BASE_URL alone would be a deployment left out (config/target.ts), exit 2.
+    ...(config.baseURL === undefined ? { CONFORMANCE_EMBEDDED: '1' } : {}),
     COUNTERPARTY_REF: config.counterpartyRef,
     WRITABLE_COUNTERPARTY_REF: config.writableRefs?.join(',') ?? '',
     ACCOUNT_FIXTURE:
@@ -117,6 +126,8 @@ function replaySettings(config: SuiteConfig, strict: boolean, inputs: Env): Reco
     CONFORMANCE_RUNS: String(config.runs),
     CONFORMANCE_SETTLE_MS: String(config.settleMs),
     CONFORMANCE_STRICT: strict ? '1' : '0',
+    // As the user names it from the run's directory: a replay writes its reports below it.
+    CONFORMANCE_REPORTS_DIR: reportsDir,
   };
   // The embedded server's own fixtures (forty of them) are its default: a replay against it gets
   // them without a line of JSON.
@@ -195,6 +206,10 @@ export function resolveRun(
     const value = own(inputs, name)?.trim();
     return value ? resolve(dir, value) : fallback;
   };
+  // Below the directory the run was started from, never in the package: installed, the
+  // package's directory is npm's, not the user's (in the repository, run from its root, the
+  // project's reports/).
+  const reportsDir = path('CONFORMANCE_REPORTS_DIR', join(dir, 'reports'));
   return {
     dir,
     envFile: dotenv.file,
@@ -202,16 +217,13 @@ export function resolveRun(
     config,
     waivers: file ?? null,
     strict,
-    // Below the directory the run was started from, never in the package: installed, the
-    // package's directory is npm's, not the user's (in the repository, run from its root, the
-    // project's reports/).
-    reportsDir: path('CONFORMANCE_REPORTS_DIR', join(dir, 'reports')),
+    reportsDir,
     resultsDir: path('CONFORMANCE_RESULTS_DIR', join(dir, 'test-results', 'conformance')),
     reports,
     probes: selection ? selection.probes : null,
     selection,
     requireExercised,
     replayCase: flags.replayCase === undefined ? null : parseReplayCase(flags.replayCase),
-    settings: replaySettings(config, strict, inputs),
+    settings: replaySettings(config, strict, inputs, pathFrom(dir, reportsDir)),
   };
 }

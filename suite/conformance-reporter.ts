@@ -49,6 +49,9 @@ import { handOnOutcome, outcomeOf } from '../reporter/outcome.ts';
 import { DiskError, handOnWriteFailure } from '../reporter/disk-errors.ts';
 import { probeState, whyNothingSent } from '../reporter/probe-state.ts';
 import { readAttachments } from './attachments.ts';
+import { commandPrefix } from '../config/command.ts';
+import { LiveLine } from '../reporter/live.ts';
+import { LIVE_INTERVAL_MS, liveTerminal, readProgress } from './live-progress.ts';
 
 /** The exchanges of every check in the order they completed (the order of a check's log breaks ties). */
 export function inCompletionOrder(lists: readonly (readonly Exchange[])[]): Exchange[] {
@@ -111,6 +114,8 @@ export default class ConformanceReporter implements Reporter {
   private readonly strict: boolean;
   private total = 0;
   private ended = 0;
+  /** On a terminal, the line that shows the probes running long (reporter/live.ts). */
+  private live: { line: LiveLine; timer: NodeJS.Timeout } | undefined;
 
   constructor(options: ConformanceReporterOptions = {}) {
     this.outputDir = resolve(options.outputDir ?? 'reports');
@@ -124,6 +129,19 @@ export default class ConformanceReporter implements Reporter {
   onBegin(_config: FullConfig, suite: Suite): void {
     this.startedAt = new Date();
     this.total = suite.allTests().length;
+    const terminal = liveTerminal();
+    if (terminal.tty) {
+      const line = new LiveLine({
+        tty: true,
+        columns: terminal.columns,
+        write: (text) => process.stdout.write(text),
+        now: Date.now,
+        read: () => readProgress(process.env.CONFORMANCE_RUN_STATE),
+      });
+      const timer = setInterval(() => line.tick(), LIVE_INTERVAL_MS);
+      timer.unref();
+      this.live = { line, timer };
+    }
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -178,12 +196,17 @@ export default class ConformanceReporter implements Reporter {
       ...secretsFromEnv({ API_TOKEN: run.config.token }),
       ...headerSecrets(run.config.extraHeaders),
     ];
+    this.live?.line.clear();
     process.stdout.write(
       `${redactText(`  [${String(this.ended).padStart(String(this.total).length)}/${this.total}] ${line}`, secrets)}\n`,
     );
   }
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] } | undefined> {
+    if (this.live) {
+      clearInterval(this.live.timer);
+      this.live.line.clear();
+    }
     // As global setup completed it (the embedded server's URL, the kind of target).
     const run = resolvedRun();
     const recordRun: RecordRun = {
@@ -235,6 +258,7 @@ export default class ConformanceReporter implements Reporter {
       ...(run.requireExercised ? { requireExercised: run.requireExercised } : {}),
       // Resolved before global setup: an embedded target stays empty, which replays on a fresh one.
       ...(run.settings ? { settings: run.settings } : {}),
+      command: commandPrefix(run.dir),
       endedTests: [...this.endedTests],
       ...(this.interruption ? { interrupted: this.interruption, recoveries } : {}),
       writeProbes: PROBE_CATALOG.filter((p) => p.access === 'write').map((p) => p.id),

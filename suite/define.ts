@@ -18,6 +18,8 @@ import { resolvedRun } from '../run/hand-down.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
 import { redactText, type SecretInput } from '../exchange/redactors.ts';
 import { replayLine } from '../reporter/replay.ts';
+import { commandPrefix } from '../config/command.ts';
+import { keepProgress } from './live-progress.ts';
 import { provenance } from '../reporter/provenance.ts';
 import { requirement } from '../spec/requirements.ts';
 import { attachExchanges, attachOutcome } from './attachments.ts';
@@ -91,7 +93,7 @@ export function formatFinding(f: Finding, probe?: string): string {
   if (f.curl) lines.push(`  curl:     ${f.curl}   (API_TOKEN must be set)`);
   const run = resolvedRun();
   const replay = replayLine(
-    { seed: run.config.seed, settings: run.settings },
+    { seed: run.config.seed, settings: run.settings, command: commandPrefix(run.dir) },
     { ...f, ...(probe ? { probe } : {}) },
   );
   if (replay) lines.push(`  replay:   ${replay}`);
@@ -119,8 +121,13 @@ function defineProbe(probe: Defined, lane?: Lane): void {
       const impl = 'run' in probe ? probe : implementation(probe.id);
       const run = fromEnv.runContextFromEnv();
       const first = run.log.size;
+      // On a terminal, what it has done so far, for the reporter's live line (suite/live-progress.ts).
+      const stopProgress = keepProgress(resolvedRun().state?.dir, probe.id, run);
       running = runProbe(impl, lane ? laneTarget(target, lane, impl) : target, run);
-      const outcome = await running.finally(() => (running = undefined));
+      const outcome = await running.finally(() => {
+        running = undefined;
+        stopProgress();
+      });
       // What leaves for Playwright (the attachments, the error, the annotations) is redacted here,
       // as it leaves the worker: Playwright's own report and output hold every one of them.
       const secrets = attachmentSecrets(target);

@@ -9,7 +9,7 @@
  * resolution the commands call, in this process.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -145,6 +145,10 @@ test.describe('payflow-conformance', () => {
     expect(help.stdout).toMatch(/^ {2}validate {2}judge recorded traffic/m);
     expect(help.stdout).toMatch(/^ {2}merge {5}merge the blob reports/m);
     expect(help.stdout).toMatch(/^ {2}serve {5}run the reference server alone/m);
+    // Its examples run as printed from where it was asked: here, outside the clone, its script.
+    const script = join(ROOT, 'bin', 'payflow-conformance.mjs');
+    expect(help.stdout).toContain(`  API_TOKEN=... node ${script} run --base-url `);
+    expect(help.stdout).toContain(`Without one: \`node ${script} serve\` starts`);
     const none = cli([]);
     expect(none.code).toBe(2);
     expect(none.stderr).toBe('conformance: a command is needed: run, validate, merge, serve (see --help)\n');
@@ -153,6 +157,23 @@ test.describe('payflow-conformance', () => {
     expect(unknown.stderr).toBe(
       "conformance: unknown command 'test'; commands: run, validate, merge, serve (see --help)\n",
     );
+  });
+
+  test('--version prints the version alone, before the command or after any of them, the proxy too', () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const args of [
+      ['--version'],
+      ['-V'],
+      ['run', '--version'],
+      ['run', '--base-url', 'https://example.com', '--version'],
+      ['validate', '--version'],
+      ['validate', '--proxy', '--version'],
+      ['serve', '--version'],
+      ['merge', '-V'],
+    ]) {
+      const r = cli(args);
+      expect({ args, ...r }).toEqual({ args, code: 0, stdout: `${version}\n`, stderr: '' });
+    }
   });
 
   test('a command named as a property of Object.prototype is an unknown command, not a crash', () => {

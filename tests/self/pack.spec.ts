@@ -2,8 +2,10 @@
  * The installable command, as a user gets it: the tarball `npm pack` makes (prepack compiles it)
  * is installed into an empty directory (dependencies from the npm registry, or npm's cache), and
  * `npx payflow-conformance` works there with no clone: `serve`, a read-only run against it over
- * HTTP (exit 0, its last lines counting the MUST requirements it did not exercise), and
- * `validate` of that run's exchanges.har (exit 0). Nothing is written into the installed package.
+ * HTTP set up and started as serve printed it (exit 0, its last lines counting the MUST
+ * requirements it did not exercise), `validate` of that run's exchanges.har as serve printed it
+ * (exit 0), and a finding's replay line as the run printed it (npx, its reports below the run's).
+ * Nothing is written into the installed package.
  * With other Node binaries named (PAYFLOW_TEST_NODES), the installed command serves and runs
  * under each.
  *
@@ -23,9 +25,10 @@ import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { ConformanceRecord } from '../../reporter/record.ts';
 import { removeTemporaryDirectories, temporaryDirectory } from './cli-fixtures.ts';
-import { REFERENCE_COUNTERPARTY } from '../../servers/reference.ts';
+import { REFERENCE_COUNTERPARTY, REFERENCE_TOKEN } from '../../servers/reference.ts';
+import { GALLERY } from '../../servers/gallery/index.ts';
 import { installedApp, runWithPath, timedSteps } from './pack-fixtures.ts';
-import { startServe } from './serve-fixtures.ts';
+import { bannerSetup, startServe } from './serve-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);
 
@@ -56,9 +59,10 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
   symlinkSync(join(installed, '..'), join(app, 'node_modules'), 'dir');
   const before = snapshot(installed);
 
-  // serve, as the installed bin, and a read-only run against it over HTTP, as npx runs it: two
-  // reads (one of generated inputs) and a write probe, which a read-only run cannot exercise. One
-  // worker (--concurrency 1): the run proves the installed command, not what two workers share.
+  // serve, as the installed bin, and a read-only run against it over HTTP, as serve printed it
+  // (npx, from the user's directory), narrowed by flags to two reads (one of generated inputs)
+  // and a write probe, which a read-only run cannot exercise. One worker (--concurrency 1): the
+  // run proves the installed command, not what two workers share.
   const started = performance.now();
   const served = await startServe(
     join(app, 'node_modules', '.bin', 'payflow-conformance'),
@@ -67,38 +71,26 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
   );
   timings.push(`serve ${((performance.now() - started) / 1000).toFixed(1)} s`);
   try {
-    const target = {
-      API_BASE_URL: served.url,
-      API_TOKEN: served.token,
-      COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
-    };
+    const setup = bannerSetup(served.banner);
+    expect(setup.readOnly).toMatch(/^npx payflow-conformance run +# a read-only run$/);
+    expect(setup.write).toMatch(/^npx payflow-conformance run +# a write run$/);
+    expect(setup.validate).toBe('npx payflow-conformance validate reports/exchanges.har');
+    const readOnlySetup = setup.exports.filter(
+      (e) => !/^export (?:WRITABLE_COUNTERPARTY_REF|ACCOUNT_FIXTURE)=/.test(e),
+    );
+    const narrowed = [
+      '--seed 7 --runs 10 --concurrency 1',
+      '--probe known-counterparty --probe invalid-references --probe patch-valid-details',
+    ].join(' ');
     const readOnly = await step(
-      'run (read-only, against serve)',
-      'npx',
-      [
-        'payflow-conformance',
-        'run',
-        '--seed',
-        '7',
-        '--runs',
-        '10',
-        '--reports-dir',
-        'served',
-        '--concurrency',
-        '1',
-        '--probe',
-        'known-counterparty',
-        '--probe',
-        'invalid-references',
-        '--probe',
-        'patch-valid-details',
-      ],
+      'run (read-only, against serve, as printed)',
+      'bash',
+      ['-c', [...readOnlySetup, `${setup.readOnly.replace(/ +#.*$/, '')} ${narrowed}`].join('\n')],
       app,
-      target,
     );
     expect(readOnly.stdout).toContain(`target ${served.url} (API_BASE_URL from the environment), read-only,`);
     const against = JSON.parse(
-      readFileSync(join(app, 'served', 'conformance.json'), 'utf8'),
+      readFileSync(join(app, 'reports', 'conformance.json'), 'utf8'),
     ) as ConformanceRecord;
     // A read-only run leaves MUST requirements unexercised, and its verdict says so.
     expect(against.verdict).toBe('pass-unexercised');
@@ -107,16 +99,11 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
     expect(must, readOnly.stdout).not.toBeNull();
     expect(Number(must![1])).toBeGreaterThan(0);
 
-    // The bin npx ran, directly (npx costs a process of its own).
-    const validate = await step(
-      'validate',
-      join(app, 'node_modules', '.bin', 'payflow-conformance'),
-      ['validate', 'served/exchanges.har', '--reports-dir', 'validated'],
-      app,
-    );
-    expect(validate.stdout).toContain('Reports: validated/conformance.html');
+    // The validation serve printed, as printed.
+    const validate = await step('validate (as printed)', 'bash', ['-c', setup.validate], app);
+    expect(validate.stdout).toContain('Reports: reports/conformance.html');
     const validated = JSON.parse(
-      readFileSync(join(app, 'validated', 'conformance.json'), 'utf8'),
+      readFileSync(join(app, 'reports', 'conformance.json'), 'utf8'),
     ) as ConformanceRecord;
     // The HAR holds the traffic, not the probes' own judgements: what only a probe judges is not
     // exercised, and the verdict says so.
@@ -125,6 +112,39 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
   } finally {
     const stopped = await served.stop('SIGINT');
     expect(stopped.code, stopped.stderr).toBe(0);
+  }
+
+  // A finding's replay line, printed by the installed command and pasted where it was printed:
+  // it starts with npx, runs that probe and case again, and writes below the run's reports.
+  const faulty = GALLERY.find((v) => v.id === 'dot-accepted')!.create();
+  const faultyURL = await faulty.start(0);
+  try {
+    const failing = await runWithPath(
+      'npx',
+      ['payflow-conformance', 'run', '--seed', '11', '--runs', '10', '--concurrency', '1'].concat([
+        '--probe',
+        'invalid-references',
+        '--reports-dir',
+        'faulty',
+      ]),
+      app,
+      { API_BASE_URL: faultyURL, API_TOKEN: REFERENCE_TOKEN, COUNTERPARTY_REF: REFERENCE_COUNTERPARTY },
+    );
+    expect(failing.code, failing.stdout + failing.stderr).toBe(1);
+    const line = /^\s+replay: (.+)$/m.exec(failing.stdout)?.[1];
+    expect(line, failing.stdout).toMatch(/ npx payflow-conformance run --probe invalid-references --case /);
+    const where = /CONFORMANCE_REPORTS_DIR=(\S+) /.exec(line!)?.[1];
+    expect(where).toMatch(/^faulty\/replay-invalid-references-/);
+    const replay = await runWithPath('bash', ['-c', line!], app, { API_TOKEN: REFERENCE_TOKEN });
+    timings.push(`replay ${(replay.ms / 1000).toFixed(1)} s`);
+    expect(replay.code, replay.stdout + replay.stderr).toBe(1);
+    expect(replay.stdout).toContain(`Reports: ${where!}/conformance.html`);
+    const again = JSON.parse(
+      readFileSync(join(app, where!, 'conformance.json'), 'utf8'),
+    ) as ConformanceRecord;
+    expect(again.requirements.find((q) => q.id === 'reference-invalid-400')?.status).toBe('failed');
+  } finally {
+    await faulty.stop();
   }
 
   // Nothing of the runs went into the installed package: no reports, no test-results.

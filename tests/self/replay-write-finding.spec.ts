@@ -15,14 +15,7 @@ import type { Finding } from '../../engine/types.ts';
 import type { ConformanceRecord } from '../../reporter/record.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { REFERENCE_TOKEN } from '../../servers/reference.ts';
-import {
-  collected,
-  removeTemporaryDirectories,
-  runCli,
-  targetEnv,
-  temporaryDirectory,
-  type ProcessRun,
-} from './cli-fixtures.ts';
+import { collected, removeTemporaryDirectories, runCli, targetEnv, type ProcessRun } from './cli-fixtures.ts';
 
 test.afterAll(() => removeTemporaryDirectories());
 
@@ -91,10 +84,12 @@ test("a write finding's input, request, curl and replay are one exchange's", asy
     // The console shows the same input the curl sends.
     expect(summary).toContain(`input ${JSON.stringify(first.input)}`);
 
-    const elsewhere = temporaryDirectory('payflow-replay-write-');
-    const replay = await cleanShell(line!, { API_TOKEN: REFERENCE_TOKEN }, elsewhere);
+    // Pasted where the run was started; its reports go where the line says, below the run's.
+    const replay = await cleanShell(line!, { API_TOKEN: REFERENCE_TOKEN }, full.work);
     expect(replay.code, replay.stdout + replay.stderr).toBe(1);
-    const again = caseFinding(record(join(elsewhere, 'reports')), REQUIREMENT);
+    const where = /CONFORMANCE_REPORTS_DIR=(\S+) /.exec(line!)?.[1];
+    expect(where).toMatch(/^reports\/replay-patch-valid-details-/);
+    const again = caseFinding(record(join(full.work, where!)), REQUIREMENT);
     expect(again.finding.input).toEqual(first.input);
     expect(again.body).toBe(body);
     expect(again.finding.path).toBe(first.path);

@@ -243,7 +243,7 @@ test.describe('conformance.html', () => {
       '<h5>Input (shrunk)</h5><pre class="input">&quot;ab&quot;</pre>',
       'the input breaks counterpartyReference minLength: length 2 &lt; minLength 3',
       // The replay line of the finding: the one probe that sent it, from the repository.
-      `CONFORMANCE_SEED=7 ${replayPrefix()} --probe c-main`,
+      `CONFORMANCE_SEED=7 CONFORMANCE_REPORTS_DIR=reports/replay-c-main ${replayPrefix()} --probe c-main`,
       `<pre class="curl">curl -sS -i -X GET &#39;http://127.0.0.1:9/api/v1/counterparties/ab&#39; -H &quot;Authorization: Bearer $API_TOKEN&quot;</pre>`,
       '<dt>futureField</dt>',
     ])

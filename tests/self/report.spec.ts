@@ -251,7 +251,10 @@ test.describe('in a real Chromium', () => {
     await expect(details).toContainText(
       `${baseURL} (configured deployment: API_BASE_URL from the environment)`,
     );
-    await expect(details).toContainText('7 (replay: payflow-conformance run --seed 7)');
+    // The line that runs it again, with its settings, its reports beside the run's.
+    await expect(details).toContainText(
+      /7 \(replay: .*CONFORMANCE_SEED=7 .*CONFORMANCE_REPORTS_DIR=reports\/replay-seed-7 .*node \S+ run\)/,
+    );
 
     // The failed requirement is open in its section, with its level, evidence and curl command.
     const failed = page.locator('#req-timestamp-format');

@@ -1,8 +1,9 @@
 /**
  * Choosing what runs, the stricter gate and the replay line, through `npm run conformance` end
  * to end: a finding's printed replay line, pasted into a clean shell (only PATH, HOME and
- * API_TOKEN) in another directory, runs that probe alone with the run's seed and fails the same
- * way with that finding alone, the rest not selected; without API_TOKEN it refuses to run. The
+ * API_TOKEN) where the run was started, runs that probe alone with the run's seed and fails the
+ * same way with that finding alone, the rest not selected, its reports below the run's and the
+ * run's left as they were; without API_TOKEN it refuses to run. The
  * requirements outside a selection are "not selected" in every report; --require-exercised fails
  * the gate on what was not exercised. Selection flags with an unknown or missing value are a
  * one-line usage or configuration error (exit 2) listing the known ones: one through the CLI, the
@@ -81,20 +82,24 @@ test("a finding's replay line, pasted into a clean shell with only API_TOKEN set
     const whole = record(full.reports);
     const original = whole.requirements.find((q) => q.id === 'reference-invalid-400')!;
 
-    // Another directory, whose .env sets only where the reports go, and a seed the line overrides.
-    const elsewhere = temporaryDirectory('payflow-replay-');
-    writeFileSync(
-      join(elsewhere, '.env'),
-      `CONFORMANCE_REPORTS_DIR=${join(elsewhere, 'reports')}\nCONFORMANCE_RESULTS_DIR=${join(elsewhere, 'results')}\nCONFORMANCE_SEED=999\n`,
+    // Pasted where the run was started (its .env now sets a seed the line overrides): the line
+    // names its reports directory, below the run's, and the run's reports stay as they were.
+    const where = /CONFORMANCE_REPORTS_DIR=(\S+) /.exec(line!)?.[1];
+    expect(where).toBe(
+      `reports/replay-invalid-references-${original.findings[0]!.path!.replaceAll(':', '-')}`,
     );
-    const replay = await cleanShell(line!, { API_TOKEN: REFERENCE_TOKEN }, elsewhere);
+    writeFileSync(join(full.work, '.env'), 'CONFORMANCE_SEED=999\n');
+    const runRecord = readFileSync(join(full.reports, 'conformance.json'), 'utf8');
+    const replay = await cleanShell(line!, { API_TOKEN: REFERENCE_TOKEN }, full.work);
     expect(replay.code, replay.stdout + replay.stderr).toBe(1);
+    expect(readFileSync(join(full.reports, 'conformance.json'), 'utf8')).toBe(runRecord);
+    expect(replay.stdout).toContain(`Reports: ${where!}/conformance.html`);
     const first = replay.stdout.split('\n')[0] ?? '';
     expect(first).toContain('seed 11 (given)');
     expect(first).toContain('only --probe invalid-references');
     expect(replay.stdout).toMatch(/\[1\/1\] ✗ invalid-references: /);
     // That probe alone (the probes the record lists as run), with the run's seed.
-    const again = record(join(elsewhere, 'reports'));
+    const again = record(join(full.work, where!));
     expect(again.seed).toBe(11);
     expect(again.selection?.probes).toEqual(['invalid-references']);
     expect(again.probes.map((p) => p.probe)).toEqual(['invalid-references']);
@@ -116,7 +121,7 @@ test("a finding's replay line, pasted into a clean shell with only API_TOKEN set
     expect(again.requirements.filter((q) => q.status === 'passed').every((q) => q.judged > 0)).toBe(true);
 
     // Without API_TOKEN it refuses to run against the deployment: exit 2, one line.
-    const refused = await cleanShell(line!, {}, elsewhere);
+    const refused = await cleanShell(line!, {}, full.work);
     expect(refused.code, refused.stdout + refused.stderr).toBe(2);
     expect(refused.stderr).toMatch(/API_TOKEN is required when API_BASE_URL is set/);
   } finally {

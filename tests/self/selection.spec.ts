@@ -237,11 +237,20 @@ test.describe('replay line', () => {
   };
 
   test('carries every setting but the token, quoted, the probe and the case', () => {
-    const line = replayLine({ seed: 5, settings }, finding)!;
+    const line = replayLine(
+      {
+        seed: 5,
+        settings: { ...settings, CONFORMANCE_REPORTS_DIR: 'out' },
+        command: 'npx payflow-conformance',
+      },
+      finding,
+    )!;
+    // Its reports go below the run's, in a directory named after the probe and the case.
     expect(line).toBe(
       `API_BASE_URL=https://sandbox.example.com COUNTERPARTY_REF=ACME-0001 WRITABLE_COUNTERPARTY_REF= ` +
         `ACCOUNT_FIXTURE='{"accountIdentifier":{"type":"IBAN","value":"NL91 ABNA"},"note":"it'\\''s"}' ` +
-        `CONFORMANCE_SEED=12 CONFORMANCE_RUNS=15 CONFORMANCE_STRICT=1 ${replayPrefix()} --probe invalid-references --case 'invalid reference@18:0'`,
+        `CONFORMANCE_SEED=12 CONFORMANCE_RUNS=15 CONFORMANCE_STRICT=1 CONFORMANCE_REPORTS_DIR=out/replay-invalid-references-18-0 ` +
+        `npx payflow-conformance run --probe invalid-references --case 'invalid reference@18:0'`,
     );
     expect(line).not.toMatch(/API_TOKEN/);
     expect(envAssignments({ A: '', B: 'x y' })).toBe("A= B='x y'");
@@ -249,8 +258,11 @@ test.describe('replay line', () => {
 
   test('a finding without a case names the probe alone; recorded traffic has no replay', () => {
     const { path: _p, property: _q, seed: _s, ...plain } = finding;
+    // A record of an older run: no reports directory (reports/), no command (this copy's, from here).
     expect(replayLine({ seed: 5, settings }, plain)).toMatch(
-      /CONFORMANCE_SEED=5 .* --probe invalid-references$/,
+      new RegExp(
+        `CONFORMANCE_SEED=5 .* CONFORMANCE_REPORTS_DIR=reports/replay-invalid-references ${replayPrefix().replace(/[.]/g, '\\.')} --probe invalid-references$`,
+      ),
     );
     expect(replayLine({ seed: 5, settings }, { ...plain, harEntry: 3 })).toBeUndefined();
   });

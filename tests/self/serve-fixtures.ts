@@ -73,3 +73,17 @@ export function startServe(
     });
   });
 }
+
+/** The lines of serve's banner a user copies: the exports, and each command with what it is for. */
+export function bannerSetup(banner: string): {
+  exports: string[];
+  readOnly: string;
+  write: string;
+  validate: string;
+} {
+  const lines = banner.split('\n');
+  const exports = lines.filter((l) => l.startsWith('  export ')).map((l) => l.trim());
+  const command = (comment: string): string => lines.find((l) => l.endsWith(`# ${comment}`))!.trim();
+  const validate = /^Then validate what a run recorded: (.+)$/m.exec(banner)![1]!;
+  return { exports, readOnly: command('a read-only run'), write: command('a write run'), validate };
+}

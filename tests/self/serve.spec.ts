@@ -21,6 +21,8 @@ import { DEFAULT_SERVE_PORT, parseServeFlags, serveBanner, startServing } from '
 import { UsageError } from '../../bin/args.ts';
 import type { ConformanceRecord } from '../../reporter/record.ts';
 import { REFERENCE_COUNTERPARTY, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
+import { EMBEDDED_TARGET } from '../../config/embedded.ts';
+import { itemFixturesJson } from '../../generators/item-fixtures.ts';
 import {
   readJson,
   removeTemporaryDirectories,
@@ -88,6 +90,9 @@ test.describe('its flags and banner', () => {
       new RegExp(`^ {2}export WRITABLE_COUNTERPARTY_REF=${WRITABLE_COUNTERPARTY} `, 'm'),
     );
     expect(banner).toMatch(/^ {2}export ACCOUNT_FIXTURE='\{"accountIdentifier":/m);
+    // The bills, mandates and collections it holds and accepts, as the embedded run gets them.
+    const items = /^ {2}export ITEM_FIXTURES='(.*)'$/m.exec(banner)?.[1];
+    expect(JSON.parse(items!)).toEqual(JSON.parse(itemFixturesJson(EMBEDDED_TARGET.itemFixtures!)));
     expect(serveBanner('http://127.0.0.1:4010', 'tok', false)).not.toContain('drawn for this start');
   });
 });

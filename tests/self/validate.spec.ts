@@ -581,6 +581,8 @@ test(`the suite's own exchanges.har (against answers-undo-resets-updated-at) get
 /** Starts `npm run validate -- --proxy --port 0` and resolves its URL once it listens. */
 async function startProxy(env: Record<string, string | undefined>): Promise<{
   url: string;
+  /** What it has printed on stdout so far. */
+  printed: () => string;
   stop: () => Promise<Validation>;
 }> {
   const work = temporaryDirectory('payflow-proxy-');
@@ -613,6 +615,7 @@ async function startProxy(env: Record<string, string | undefined>): Promise<{
   const closed = new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
   return {
     url,
+    printed: () => stdout,
     stop: async () => {
       child.kill('SIGTERM');
       const code = await closed;
@@ -689,13 +692,29 @@ test.describe('the validating proxy', () => {
     }
   });
 
-  test('between a client and a faulty variant: exit 1 with the finding', async () => {
+  test('between a client and a faulty variant: each violation printed as it happens, exit 1 with the finding', async () => {
     const variant = GALLERY.find((v) => v.id === 'fractional-second-timestamps')!;
     const server = variant.create();
     const base = await server.start(0);
     try {
       const proxy = await startProxy({ API_BASE_URL: base, API_TOKEN: REFERENCE_TOKEN });
-      await send(`${proxy.url}/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`, 'GET', REFERENCE_TOKEN);
+      const path = `/api/v1/counterparties/${REFERENCE_COUNTERPARTY}`;
+      await send(`${proxy.url}${path}`, 'GET', REFERENCE_TOKEN);
+      // Printed while the proxy still runs, one line per violation: its level and requirement,
+      // the method and path, the answer, the exchange. (The poll's bound is a backstop only.)
+      const live = new RegExp(
+        `^validate: ✗ MUST timestamp-format: GET ${path} -> 200 \\(exchange 1\\): .+$`,
+        'm',
+      );
+      await expect.poll(proxy.printed, { timeout: 30_000 }).toMatch(live);
+      // A second violation, a line of its own as it happens.
+      await send(`${proxy.url}${path}`, 'GET', REFERENCE_TOKEN);
+      await expect
+        .poll(() => proxy.printed().match(/^validate: ✗ MUST timestamp-format: /gm)?.length ?? 0, {
+          timeout: 30_000,
+        })
+        .toBeGreaterThanOrEqual(2);
+      expect(proxy.printed()).toMatch(/^validate: ✗ MUST timestamp-format: GET \S+ -> 200 \(exchange 2\): /m);
       const v = await proxy.stop();
       expect(v.code, v.stdout + v.stderr).toBe(1);
       expect(status(v.record, 'timestamp-format')).toBe('failed');

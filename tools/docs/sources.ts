@@ -22,6 +22,7 @@ import { RECOVERY_ENV } from '../../probes/recovery.ts';
 import { REPORTS_STAGING_ENV, RESULTS_STAGING_ENV } from '../../reporter/report-set.ts';
 import { WRITE_FAILURE_ENV } from '../../reporter/disk-errors.ts';
 import { OUTCOME_ENV } from '../../reporter/outcome.ts';
+import { LIVE_PROGRESS_ENV } from '../../reporter/live.ts';
 import { REPORT_WRITERS, SOURCE_COMMANDS } from '../../reporter/writers.ts';
 import { compareSections, sectionTitle } from '../../reporter/sections.ts';
 import { spec } from '../../spec/index.ts';
@@ -221,6 +222,11 @@ function runVariables(): OtherVariableRow[] {
     internal(RECOVERY_ENV, 'suite/conformance-reporter.ts', "global teardown's restores of a dead worker"),
     internal(PACE_ENV, 'suite/conformance-reporter.ts', "the run's pace, for the report"),
     internal(INTERRUPTED_ENV, 'transport/stop.ts', 'why and how the run was interrupted'),
+    internal(
+      LIVE_PROGRESS_ENV,
+      'suite/live-progress.ts',
+      "set when the CLI's output is a terminal, to its width: the live progress line while a probe runs",
+    ),
     {
       name: 'GITHUB_OUTPUT',
       kind: 'process',
