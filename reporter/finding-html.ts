@@ -196,6 +196,6 @@ pre.answer{max-height:11em;overflow:auto}
 details.quotes>summary{cursor:pointer;color:#57606a;font-size:13px}
 .finding pre.curl{max-height:8.5em;overflow:auto}
 .evidence{grid-template-rows:auto 1fr}.evidence>div.received{grid-column:2;grid-row:1/span 2}.evidence>div.expected,.evidence>div.reproduce{grid-column:1}
-p.replay{margin:4px 0}
-@media (max-width:760px){.evidence>div.received,.evidence>div.expected,.evidence>div.reproduce{grid-column:1;grid-row:auto}}
+p.replay{margin:4px 0;font-size:13px}
+@media (max-width:760px){table.quoted-row{display:block;overflow-x:auto}.evidence>div.received,.evidence>div.expected,.evidence>div.reproduce{grid-column:1;grid-row:auto}}
 `;

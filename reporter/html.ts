@@ -163,14 +163,14 @@ body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:
 main{max-width:1100px;margin:0 auto;padding:0 20px 40px}
 code,pre{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all;margin:4px 0 10px}
-header.verdict{color:#fff;padding:18px 20px;margin:0 0 16px}
+header.verdict{color:#fff;padding:14px 20px;margin:0 0 8px}
 header.verdict.pass{background:var(--pass)}header.verdict.partial{background:var(--partial)}header.verdict.fail{background:var(--fail)}
 header.verdict p.advice{font-weight:600;opacity:1}
 header.verdict h1{margin:0;font-size:28px;max-width:1100px;margin:0 auto}
 header.verdict p{margin:4px auto 0;max-width:1100px;opacity:.95}
-h2{border-bottom:1px solid var(--line);padding-bottom:4px;margin-top:28px}
+h2{border-bottom:1px solid var(--line);padding-bottom:4px;margin-top:28px}section#findings>h2{margin-top:12px}
 h4{margin:6px 0;font-size:14px;font-weight:600;overflow-wrap:anywhere}h5{margin:8px 0 2px;font-size:13px;text-transform:uppercase;letter-spacing:.03em;color:#57606a}
-dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0 0 12px}dl.run dt{color:#57606a}dl.run dd{margin:0}
+dl.run{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 16px;margin:0 0 12px}dl.run dt{color:#57606a}dl.run dd{margin:0;min-width:0;overflow-wrap:anywhere}
 table{border-collapse:collapse;margin:8px 0 12px}th,td{border:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 table.counts td{text-align:right;min-width:64px;font-weight:600}table.counts td.zero{color:#8c959f;font-weight:400}
 table.counts th,table.counts td{overflow-wrap:normal;word-break:normal;hyphens:none}table.counts th[scope=row]{white-space:nowrap}
