@@ -32,6 +32,7 @@ import { lockReportsDir } from './reports-lock.ts';
 import { checkWritable, runOutputs } from './write-failure.ts';
 import { exitWithGate, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
 import { modulePath } from '../config/layout.ts';
+import { mark, startTimeline } from '../reporter/timeline.ts';
 import {
   configurationFlags,
   embeddedFlag,
@@ -156,10 +157,12 @@ export async function runCommand(args: readonly string[]): Promise<void> {
     console.log(runUsage());
     return;
   }
+  startTimeline(process.env);
   const flags = orFail(() => parseRunArgs(args));
   const run = orFail(() =>
     resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, runFlagsOf(flags)),
   );
+  mark(process.env, 'configurationRead');
   const { config } = run;
   // Before the first request: the reports directory must be writable, and this run's alone, and
   // neither it nor the results directory may hold, where the run writes, what it did not write.
@@ -206,7 +209,9 @@ export async function runCommand(args: readonly string[]): Promise<void> {
         secrets,
       ),
     );
+    mark(process.env, 'preflightStart');
     note = await preflight(target).catch((error: unknown) => fail((error as Error).message));
+    mark(process.env, 'preflightEnd');
   }
   // Stopped during the check: the partial report is being written, and the CLI exits after it.
   if (guard.stoppedBeforeStart) return new Promise<never>(() => {});

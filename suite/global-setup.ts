@@ -20,9 +20,11 @@ import { FileLedger, PACE_ENV } from '../transport/ledger.ts';
 import { describePoliteness } from '../config/config.ts';
 import { handDown, resolvedRun } from '../run/hand-down.ts';
 import { INTERRUPTED_ENV, readStop, requestStop } from '../transport/stop.ts';
+import { mark } from '../reporter/timeline.ts';
 import type { ReferenceServer } from '../servers/reference.ts';
 
 export default async function globalSetup(fullConfig: FullConfig): Promise<() => Promise<void>> {
+  mark(process.env, 'runnerReady');
   const run = resolvedRun();
   const config = { ...run.config };
   let server: ReferenceServer | undefined;
