@@ -19,6 +19,7 @@
  * other self-tests.
  */
 import { readFileSync, readdirSync, statSync, symlinkSync } from 'node:fs';
+import module from 'node:module';
 import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { ConformanceRecord } from '../../reporter/record.ts';
@@ -71,6 +72,9 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
       API_BASE_URL: served.url,
       API_TOKEN: served.token,
       COUNTERPARTY_REF: REFERENCE_COUNTERPARTY,
+      // Node's compile cache of the installed command: in the user's cache directory.
+      NODE_COMPILE_CACHE: undefined,
+      XDG_CACHE_HOME: join(app, 'cache'),
     };
     const readOnly = await step(
       'run (read-only, against serve)',
@@ -106,6 +110,10 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
     const must = /MUST: \d+ passed, 0 failed, (\d+) not exercised/.exec(readOnly.stdout);
     expect(must, readOnly.stdout).not.toBeNull();
     expect(Number(must![1])).toBeGreaterThan(0);
+
+    // Node 22.1 and later: the command and its Playwright processes compiled into that cache.
+    if (typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function')
+      expect(readdirSync(join(app, 'cache', 'payflow-conformance', 'node-compile-cache'))).not.toEqual([]);
 
     // The bin npx ran, directly (npx costs a process of its own).
     const validate = await step(

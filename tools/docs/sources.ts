@@ -15,7 +15,8 @@
 import { VARIABLE_HELP, flagOf } from '../../config/flags.ts';
 import { HEADER_PREFIX, SECRET_HEADER_PREFIX } from '../../config/headers.ts';
 import { CONFIG_VARIABLES } from '../../config/sources.ts';
-import { RESOLVED_VARIABLE } from '../../run/hand-down.ts';
+import { EMBEDDED_SERVER_VARIABLE, RESOLVED_VARIABLE } from '../../run/hand-down.ts';
+import { TIMELINE_ENV } from '../../reporter/timeline.ts';
 import { ORACLES, oracleFile } from '../../oracles/index.ts';
 import { PROBES, probeFile } from '../../probes/index.ts';
 import { RECOVERY_ENV } from '../../probes/recovery.ts';
@@ -221,6 +222,16 @@ function runVariables(): OtherVariableRow[] {
     internal(RECOVERY_ENV, 'suite/conformance-reporter.ts', "global teardown's restores of a dead worker"),
     internal(PACE_ENV, 'suite/conformance-reporter.ts', "the run's pace, for the report"),
     internal(INTERRUPTED_ENV, 'transport/stop.ts', 'why and how the run was interrupted'),
+    internal(
+      TIMELINE_ENV,
+      'reporter/timeline.ts',
+      "when each step of the run's start-up came, for the record's `durations`",
+    ),
+    internal(
+      EMBEDDED_SERVER_VARIABLE,
+      'suite/global-setup.ts',
+      'the URL of the embedded reference server the CLI started beside the runner',
+    ),
     {
       name: 'GITHUB_OUTPUT',
       kind: 'process',
@@ -261,7 +272,7 @@ function developmentVariables(): OtherVariableRow[] {
       name: 'BENCH_ONLY',
       kind: 'development',
       readBy: 'bench/bench.ts',
-      help: '`remote`, `timing` or `proxy`: `npm run bench` measures that part alone',
+      help: '`embedded`, `remote`, `timing` or `proxy`: `npm run bench` measures that part alone',
     },
     {
       name: 'BENCH_LATENCY_MS',
@@ -301,9 +312,9 @@ function developmentVariables(): OtherVariableRow[] {
     },
     {
       name: 'NODE_COMPILE_CACHE',
-      kind: 'development',
-      readBy: 'scripts/test.ts',
-      help: "where Node 22 and later keep compiled code for the self-tests' processes (default `node_modules/.cache/payflow-node-compile-cache`); Node 20 ignores it",
+      kind: 'process',
+      readBy: 'bin/compile-cache.ts, scripts/test.ts',
+      help: "where Node 22 and later keep compiled code for the command's and the self-tests' processes (default: in a clone `node_modules/.cache/payflow-node-compile-cache`, installed `~/.cache/payflow-conformance/node-compile-cache`); `NODE_DISABLE_COMPILE_CACHE=1` turns it off; Node 20 has none",
     },
     {
       name: 'UPDATE_REPORT_SCREENSHOT',
