@@ -3,7 +3,8 @@
  * start: when no API_BASE_URL is configured, puts the URL of the embedded reference server in the
  * configuration (the server the CLI started, else one started here), and fixes the run's shared state (a request ledger shared by the
  * workers, a deadline, the worker count), handed down with the rest. It prints the run's limits,
- * and at the end how many requests the run sent.
+ * and at the end how many requests the run sent; in a clone it then compiles what runs a probe
+ * for the next run's workers (suite/worker-modules.ts).
  *
  * The run-state directory (a `payflow-run-*` directory in the OS temp dir) holds the ledger and
  * the run-wide stop state (transport/stop.ts). bin/conformance.ts creates it, so that it can stop
@@ -21,6 +22,8 @@ import { describePoliteness } from '../config/config.ts';
 import { EMBEDDED_SERVER_VARIABLE, handDown, resolvedRun } from '../run/hand-down.ts';
 import { INTERRUPTED_ENV, readStop, requestStop } from '../transport/stop.ts';
 import { mark } from '../reporter/timeline.ts';
+import { CODE_ROOT, COMPILED } from '../config/layout.ts';
+import { compileWorkerModules, sourcesDigest } from './worker-modules.ts';
 import type { ReferenceServer } from '../servers/reference.ts';
 
 export default async function globalSetup(fullConfig: FullConfig): Promise<() => Promise<void>> {
@@ -104,5 +107,11 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     if (pace) process.env[PACE_ENV] = JSON.stringify(pace);
     rmSync(state, { recursive: true, force: true });
     await server?.stop();
+    // In a clone: what runs a probe, compiled into Playwright's cache for the next run's workers.
+    if (!COMPILED)
+      await compileWorkerModules(
+        () => Promise.all([import('../engine/run.ts'), import('../probes/index.ts'), import('./target.ts')]),
+        sourcesDigest(CODE_ROOT),
+      );
   };
 }

@@ -4,10 +4,11 @@
  * run is handed over, then runs the command with the run's command line and environment (and no
  * configuration variable of the command's, nor the -e of its script, for the workers it forks);
  * a runner never handed a run exits. Global setup takes the embedded server the CLI started beside
- * the runner rather than starting its own. And Node's compile cache (bin/compile-cache.ts): where
+ * the runner rather than starting its own; in a clone, what runs a probe is compiled into
+ * Playwright's cache once for given sources (suite/worker-modules.ts). And Node's compile cache (bin/compile-cache.ts): where
  * it is.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { WarmRunner } from '../../bin/warm-runner.ts';
@@ -17,6 +18,7 @@ import { EMBEDDED_TARGET } from '../../config/embedded.ts';
 import { resolveRun } from '../../run/resolve.ts';
 import { EMBEDDED_SERVER_VARIABLE, RESOLVED_VARIABLE, encodeRun, resolvedRun } from '../../run/hand-down.ts';
 import globalSetup from '../../suite/global-setup.ts';
+import { compileWorkerModules, playwrightCacheDir, sourcesDigest } from '../../suite/worker-modules.ts';
 import type { FullConfig } from '@playwright/test';
 import { removeTemporaryDirectories, temporaryDirectory } from './cli-fixtures.ts';
 
@@ -128,6 +130,7 @@ test('global setup takes the embedded server the CLI started, and starts none of
     EMBEDDED_SERVER_VARIABLE,
     'CONFORMANCE_RUN_STATE',
     'CONFORMANCE_TIMELINE',
+    'PLAYWRIGHT_TRANSFORM_CACHE_DIR',
   ];
   const saved = new Map(names.map((n) => [n, process.env[n]]));
   const run = resolveRun({}, dir, EMBEDDED_TARGET);
@@ -136,6 +139,8 @@ test('global setup takes the embedded server the CLI started, and starts none of
   // A port nothing listens on: global setup must neither start a server nor reach this one.
   process.env[EMBEDDED_SERVER_VARIABLE] = 'http://127.0.0.1:9';
   delete process.env.CONFORMANCE_RUN_STATE;
+  // Its teardown stamps Playwright's cache, which a worker of these tests compiles nothing into.
+  process.env.PLAYWRIGHT_TRANSFORM_CACHE_DIR = dir;
   try {
     const teardown = await globalSetup({ workers: 1 } as FullConfig);
     const handed = resolvedRun();
@@ -148,4 +153,34 @@ test('global setup takes the embedded server the CLI started, and starts none of
       else process.env[name] = value;
     }
   }
+});
+
+test("what runs a probe is compiled into Playwright's cache once for given sources, again when they change", async () => {
+  const dir = temporaryDirectory('payflow-pwcache-');
+  let loads = 0;
+  const load = async (): Promise<void> => {
+    loads++;
+  };
+  expect(await compileWorkerModules(load, 'digest-1', dir)).toBe(true);
+  expect(await compileWorkerModules(load, 'digest-1', dir)).toBe(false);
+  expect(await compileWorkerModules(load, 'digest-2', dir)).toBe(true);
+  expect(loads).toBe(2);
+  // A load that fails stamps nothing (the next run tries again), and fails no run.
+  const failing = async (): Promise<void> => {
+    throw new Error('a module that does not compile');
+  };
+  expect(await compileWorkerModules(failing, 'digest-3', dir)).toBe(false);
+  expect(await compileWorkerModules(load, 'digest-3', dir)).toBe(true);
+  // The digest follows the sources: a file changed, a file added.
+  const root = temporaryDirectory('payflow-sources-');
+  mkdirSync(join(root, 'engine'));
+  writeFileSync(join(root, 'engine', 'a.ts'), 'export const a = 1;');
+  const before = sourcesDigest(root);
+  expect(sourcesDigest(root)).toBe(before);
+  writeFileSync(join(root, 'engine', 'a.ts'), 'export const a = 2;');
+  const changed = sourcesDigest(root);
+  expect(changed).not.toBe(before);
+  writeFileSync(join(root, 'engine', 'b.ts'), '');
+  expect(sourcesDigest(root)).not.toBe(changed);
+  expect(playwrightCacheDir({ PLAYWRIGHT_TRANSFORM_CACHE_DIR: '/c/pw' })).toBe('/c/pw');
 });
