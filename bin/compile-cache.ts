@@ -2,7 +2,7 @@
  * Node's compile cache for the command and the processes it starts (Node 22.1 and later; Node 20
  * has none, and runs as before). A run starts three or four Node processes (the command,
  * Playwright's runner, its workers), each compiling Playwright's bundles and the suite's modules
- * (some 3 MB of JavaScript) anew; with the cache every run after the first reads what an earlier
+ * anew; with the cache every run after the first reads what an earlier
  * one compiled, keyed by the code itself, so nothing stale is read.
  *
  * Where: NODE_COMPILE_CACHE when the user set it (and none with NODE_DISABLE_COMPILE_CACHE);

@@ -3,8 +3,8 @@
  * the suite's TypeScript itself (Babel) and keeps what it compiled on disk, but only what its
  * runner loads: a worker compiles and never writes (Playwright's transform cache). The runner
  * loads none of what runs a probe (suite/define.ts loads it in the worker), so every worker of
- * every run compiled the engine, the probes, the oracles and the generators anew: some 5 s of CPU
- * a worker. So at the end of a run the runner loads those modules once, which writes them to
+ * every run compiled the engine, the probes, the oracles and the generators anew: 3 to 5 s of
+ * CPU a worker on the project's machine. So at the end of a run the runner loads those modules once, which writes them to
  * Playwright's cache, unless it did so already for these very sources (a stamp in that cache,
  * gone with it). The installed package runs compiled JavaScript and compiles nothing.
  */
