@@ -70,8 +70,9 @@ export class WarmRunner {
     /** The module it loads and runs the command of (the self-tests give a stand-in). */
     program: string = playwrightProgram(cli),
   ): WarmRunner {
-    const clean: NodeJS.ProcessEnv = {};
-    for (const [name, value] of Object.entries(env)) if (!isConfigVariable(name)) clean[name] = value;
+    const clean: NodeJS.ProcessEnv = Object.fromEntries(
+      Object.entries(env).filter(([name]) => !isConfigVariable(name)),
+    );
     const child = spawn(process.execPath, ['-e', SCRIPT, cli, program], {
       cwd,
       env: clean,
