@@ -107,8 +107,9 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     if (pace) process.env[PACE_ENV] = JSON.stringify(pace);
     rmSync(state, { recursive: true, force: true });
     await server?.stop();
-    // In a clone: what runs a probe, compiled into Playwright's cache for the next run's workers.
-    if (!COMPILED)
+    // In a clone: what runs a probe, compiled into Playwright's cache for the next run's workers;
+    // not while an interrupted run is ending.
+    if (!COMPILED && interruption === undefined)
       await compileWorkerModules(
         () => Promise.all([import('../engine/run.ts'), import('../probes/index.ts'), import('./target.ts')]),
         sourcesDigest(CODE_ROOT),
