@@ -5,6 +5,8 @@
  *      property, a fixed seed): wall time, peak memory of its process tree (the CLI, Playwright's
  *      runner with the embedded server, the workers), requests sent (in all and per probe) and
  *      requests per second.
+ *      Its timeline (the record's `durations`, bench/timeline.ts): when each step came after the
+ *      spawn, up to the reports written and the exit; BENCH_ONLY=embedded runs this case alone.
  *   2. The same reference server alone in a process, loaded by autocannon with a mix of the GETs
  *      the suite sends most (200, 404, 400, 401): its raw request rate, and the suite's rate as a
  *      share of it. Then the same mix one request at a time, from autocannon and from the suite's
@@ -52,6 +54,8 @@ import { timingRows } from './timing.ts';
 import { PLAYWRIGHT, ROOT, run, startServer, TSX } from './processes.ts';
 import { PROXY_ROUNDS, proxyLatency, proxyMix, proxyRow } from './proxy-latency.ts';
 import { lastScore } from '../mutation/check.ts';
+import { timelineText } from './timeline.ts';
+import type { Durations } from '../reporter/timeline.ts';
 
 const SEED = '20261122';
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
@@ -191,9 +195,12 @@ async function remoteRuns(): Promise<RemoteRun[]> {
           requests: number;
           verdict: string;
           probes: { probe: string; requests: number; durationMs: number }[];
+          durations?: Durations;
         };
         requests = record.requests;
         verdict = record.verdict;
+        const timeline = timelineText(record.durations, done, join(work, 'reports'));
+        if (timeline !== undefined) console.log(`  timeline: ${timeline}`);
         // Where the time went: the slowest probes (a lane's probes run one after another).
         const slowest = [...record.probes]
           .sort((a, b) => b.durationMs - a.durationMs)
@@ -253,6 +260,14 @@ async function onlyPart(): Promise<boolean> {
     const runs = await remoteRuns();
     console.log(table(remoteRows(runs)));
     if (runs.some((r) => r.code !== 0)) process.exitCode = 1;
+  } else if (only === 'embedded') {
+    const r = await conformanceRun();
+    console.log(
+      table([
+        ['embedded run, wall (CLI to exit)', `${seconds(r.ms)} (exit ${r.code}; ${r.verdict})`],
+        ['  timeline (from the spawn)', r.timeline ?? 'n/a'],
+      ]),
+    );
   } else if (only === 'mutation') console.log(table([mutationRow()]));
   else if (only === 'timing') console.log(table(await timingRows()));
   else if (only === 'proxy') {
@@ -286,6 +301,7 @@ async function conformanceRun() {
   let suiteMs = Number.NaN;
   let verdict = 'unknown';
   let perProbe: { probe: string; requests: number }[] = [];
+  let timeline: string | undefined;
   try {
     const record = JSON.parse(readFileSync(join(work, 'reports', 'conformance.json'), 'utf8')) as {
       requests: number;
@@ -293,7 +309,9 @@ async function conformanceRun() {
       verdict: string;
       runs: number;
       probes: { probe: string; requests: number }[];
+      durations?: Durations;
     };
+    timeline = timelineText(record.durations, conformance, join(work, 'reports'));
     perProbe = record.probes.map(({ probe, requests: n }) => ({ probe, requests: n }));
     if (Number.isNaN(requests)) requests = record.requests;
     suiteMs = record.durationMs;
@@ -303,7 +321,7 @@ async function conformanceRun() {
   }
   rmSync(work, { recursive: true, force: true });
   if (conformance.code !== 0) console.log(conformance.stdout.split('\n').slice(-15).join('\n'));
-  return { ...conformance, requests, suiteMs, verdict, perProbe };
+  return { ...conformance, requests, suiteMs, verdict, perProbe, timeline };
 }
 
 /**
@@ -402,6 +420,7 @@ async function main(): Promise<void> {
         `${seconds(conformance.ms)} (exit ${conformance.code}; ${conformance.verdict})`,
       ],
       ['  of which the Playwright suite', seconds(suiteMs)],
+      ['  timeline (from the spawn)', conformance.timeline ?? 'n/a (no durations in the record)'],
       ['peak memory (RSS of the whole process tree)', mib(conformance.peakBytes)],
       ['requests sent', String(requests)],
       ...conformance.perProbe.map(({ probe, requests: n }): [string, string] => [`  ${probe}`, String(n)]),

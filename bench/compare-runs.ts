@@ -102,7 +102,7 @@ function compareHar(a: string, b: string): void {
 
 function record(dir: string): { [key: string]: Json } {
   const r = readJson<{ [key: string]: Json }>(dir, 'conformance.json');
-  for (const k of ['startedAt', 'durationMs', 'pace'] as const) delete r[k];
+  for (const k of ['startedAt', 'durationMs', 'pace', 'durations'] as const) delete r[k];
   // Probes end in any order across workers: keyed by id, each without its duration.
   const probes = (r.probes ?? []) as { [key: string]: Json }[];
   r.probes = Object.fromEntries(probes.map(({ durationMs: _d, ...rest }) => [String(rest.probe), rest]));

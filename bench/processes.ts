@@ -61,6 +61,9 @@ class TreeMemory {
 export interface Timed {
   code: number;
   ms: number;
+  /** When the command was spawned and when it ended (epoch milliseconds). */
+  spawnedAt: number;
+  endedAt: number;
   stdout: string;
   peakBytes?: number;
 }
@@ -69,6 +72,7 @@ export interface Timed {
 export function run(args: string[], env: NodeJS.ProcessEnv, measureMemory = false): Promise<Timed> {
   return new Promise((resolve) => {
     const started = performance.now();
+    const spawnedAt = Date.now();
     const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const memory = measureMemory ? new TreeMemory(child.pid!) : undefined;
     memory?.start();
@@ -80,6 +84,8 @@ export function run(args: string[], env: NodeJS.ProcessEnv, measureMemory = fals
       resolve({
         code: code ?? -1,
         ms: performance.now() - started,
+        spawnedAt,
+        endedAt: Date.now(),
         stdout,
         ...(memory?.supported ? { peakBytes: memory.peak } : {}),
       });

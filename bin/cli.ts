@@ -11,13 +11,23 @@
  * A command's module is loaded when it is chosen, so --help loads none of the suite.
  */
 import { commandPrefix } from '../config/command.ts';
-import { fail, runMain } from './run-support.ts';
+import { fail, PLAYWRIGHT_CLI, playwrightProcessEnv, ROOT, runMain } from './run-support.ts';
+import { enableCompileCache } from './compile-cache.ts';
 import { packageVersion, printedVersion } from './version.ts';
 
 const COMMANDS: Record<string, { summary: string; main: (args: readonly string[]) => Promise<void> }> = {
   run: {
     summary: 'run the conformance suite against a deployment, or the embedded reference server',
-    main: async (args) => (await import('./conformance.ts')).runCommand(args),
+    main: async (args) => {
+      // Playwright's runner loads while the command's own modules do (bin/warm-runner.ts).
+      if (!args.includes('--help') && !args.includes('-h'))
+        (await import('./warm-runner.ts')).prestartRunner(
+          PLAYWRIGHT_CLI,
+          ROOT,
+          playwrightProcessEnv(process.env),
+        );
+      return (await import('./conformance.ts')).runCommand(args);
+    },
   },
   validate: {
     summary: 'judge recorded traffic (a HAR file) or proxied traffic with the same oracles',
@@ -64,6 +74,8 @@ that point \`run\` at it.`;
 }
 
 async function main(args: readonly string[]): Promise<void> {
+  // Before the chosen command's modules load (bin/compile-cache.ts).
+  enableCompileCache();
   const [command, ...rest] = args;
   if (command === '--help' || command === '-h' || command === 'help') {
     console.log(cliUsage());

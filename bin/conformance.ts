@@ -3,8 +3,9 @@
  * (run/resolve.ts: flags, then the
  * environment, then the .env of the directory it was run from) and validates it, the waiver file
  * too; takes the reports directory (writable, and no other run in it); checks that the target
- * can be reached (bin/preflight.ts); runs the Playwright suite, handing it the resolved
- * configuration and nothing else; and turns the gate's verdict, as the reporter hands it on
+ * can be reached (bin/preflight.ts), or starts the embedded reference server; runs the Playwright
+ * suite, handing it the resolved configuration and nothing else (its runner was started first and
+ * loaded Playwright meanwhile: bin/warm-runner.ts); and turns the gate's verdict, as the reporter hands it on
  * (reporter/outcome.ts), into the exit status:
  *   0  the gate passed: no MUST requirement failed (waived ones aside); SHOULD failures are
  *      warnings, unless in strict mode (--strict or CONFORMANCE_STRICT=1)
@@ -18,7 +19,7 @@
 import { join } from 'node:path';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
 import { resolveRun, type RunFlags } from '../run/resolve.ts';
-import { playwrightEnv } from '../run/hand-down.ts';
+import { EMBEDDED_SERVER_VARIABLE, playwrightEnv } from '../run/hand-down.ts';
 import { dotenvLine, invocationDirectory } from '../config/sources.ts';
 import { checkOwnPaths, RESULTS_PATHS } from '../reporter/report-set.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';
@@ -30,8 +31,20 @@ import { spec } from '../spec/index.ts';
 import { preflight } from './preflight.ts';
 import { lockReportsDir } from './reports-lock.ts';
 import { checkWritable, runOutputs } from './write-failure.ts';
-import { exitWithGate, fail, isEntryPoint, orFail, runMain, runPlaywright } from './run-support.ts';
+import {
+  exitWithGate,
+  fail,
+  isEntryPoint,
+  orFail,
+  passOutput,
+  PLAYWRIGHT_CLI,
+  playwrightProcessEnv,
+  ROOT,
+  runMain,
+} from './run-support.ts';
+import { takeRunner } from './warm-runner.ts';
 import { modulePath } from '../config/layout.ts';
+import { mark, startTimeline } from '../reporter/timeline.ts';
 import {
   configurationFlags,
   embeddedFlag,
@@ -151,6 +164,16 @@ export function runFlagsOf(flags: Flags): RunFlags {
   };
 }
 
+/**
+ * The embedded reference server on a port of its own; loaded only for an embedded run (a run
+ * against a deployment needs none of it).
+ */
+async function startEmbeddedServer(token: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const { ReferenceServer } = await import('../servers/reference.ts');
+  const server = new ReferenceServer({ token });
+  return { url: await server.start(0), stop: () => server.stop() };
+}
+
 /** `payflow-conformance run` and `npm run conformance`: exits with the gate's status. */
 export async function runCommand(args: readonly string[]): Promise<void> {
   if (args.includes('--help') || args.includes('-h')) {
@@ -158,10 +181,14 @@ export async function runCommand(args: readonly string[]): Promise<void> {
     return;
   }
   if (printedVersion(args)) return;
+  startTimeline(process.env);
+  // Playwright's runner loads while this process reads the configuration and checks the target.
+  const runner = takeRunner(PLAYWRIGHT_CLI, ROOT, playwrightProcessEnv(process.env));
   const flags = orFail(() => parseRunArgs(args));
   const run = orFail(() =>
     resolveRun(process.env, invocationDirectory(), EMBEDDED_TARGET, runFlagsOf(flags)),
   );
+  mark(process.env, 'configurationRead');
   const { config } = run;
   // Before the first request: the reports directory must be writable, and this run's alone, and
   // neither it nor the results directory may hold, where the run writes, what it did not write.
@@ -188,6 +215,8 @@ export async function runCommand(args: readonly string[]): Promise<void> {
     config.baseURL !== undefined
       ? [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)]
       : [];
+  // The embedded server starts beside the runner, in this process, which has little else to do.
+  const embedded = config.baseURL === undefined ? startEmbeddedServer(config.token) : undefined;
   let note: string | undefined;
   if (config.baseURL !== undefined) {
     const target = {
@@ -208,17 +237,25 @@ export async function runCommand(args: readonly string[]): Promise<void> {
         secrets,
       ),
     );
+    mark(process.env, 'preflightStart');
     note = await preflight(target).catch((error: unknown) => fail((error as Error).message));
+    mark(process.env, 'preflightEnd');
   }
   // Stopped during the check: the partial report is being written, and the CLI exits after it.
   if (guard.stoppedBeforeStart) return new Promise<never>(() => {});
   if (note !== undefined) console.log(note);
-  const code = await runPlaywright(
+  const server = await embedded;
+  const child = runner.hand(
     ['test', '--config', modulePath('playwright.config.ts')],
-    { ...playwrightEnv(run), ...guard.env() },
-    secrets,
-    { detached: true, onSpawn: (child) => guard.watch(child) },
+    playwrightProcessEnv({
+      ...playwrightEnv(run),
+      ...guard.env(),
+      ...(server ? { [EMBEDDED_SERVER_VARIABLE]: server.url } : {}),
+    }),
   );
+  guard.watch(child);
+  const code = await passOutput(child, secrets);
+  await server?.stop();
   const written = guard.finish(run.reportsDir);
   if (guard.writeFailure !== undefined) fail(guard.writeFailure);
   if (!written)

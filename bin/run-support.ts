@@ -14,6 +14,7 @@ import { escapeControls } from '../exchange/escape.ts';
 import { RedactingStream } from '../exchange/redact-stream.ts';
 import { redactorOf, type SecretInput } from '../exchange/redactors.ts';
 import { gatePassed } from '../reporter/gate.ts';
+import { withCompileCache } from './compile-cache.ts';
 import type { ConformanceRecord } from '../reporter/record.ts';
 import type { RunOutcome } from '../reporter/outcome.ts';
 import { LIVE_PROGRESS_ENV, liveProgressEnv } from '../reporter/live.ts';
@@ -84,17 +85,11 @@ export const fail: Fail = conformance.fail;
 export const orFail: OrFail = conformance.orFail;
 
 /**
- * Runs the Playwright CLI with `args` in the project root. Its output is passed through with
- * every form of `secrets` replaced (exchange/redact.ts); colours are kept when this process writes to a terminal.
- * `detached`: in a process group of its own (bin/interrupt.ts says why), without stdin.
+ * The environment of a Playwright process started to run `env`'s run: source maps for the
+ * compiled package, colours when this process writes to a terminal, Node's compile cache.
  */
-export async function runPlaywright(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  secrets: readonly SecretInput[],
-  options: { detached?: boolean; onSpawn?: (child: ChildProcess) => void } = {},
-): Promise<number> {
-  const childEnv: NodeJS.ProcessEnv = { ...withSourceMaps(env) };
+export function playwrightProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const childEnv: NodeJS.ProcessEnv = { ...withCompileCache(withSourceMaps(env)) };
   if (process.stdout.isTTY && childEnv.FORCE_COLOR === undefined) childEnv.FORCE_COLOR = '1';
   // On a terminal, a live progress line (reporter/live.ts): the run's processes write to this
   // pipe, not to the terminal, and would not know otherwise. Never inherited: not on a terminal,
@@ -102,13 +97,14 @@ export async function runPlaywright(
   delete childEnv[LIVE_PROGRESS_ENV];
   const live = liveProgressEnv(process.stdout)[LIVE_PROGRESS_ENV];
   if (live !== undefined) childEnv[LIVE_PROGRESS_ENV] = live;
-  const child = spawn(process.execPath, [PLAYWRIGHT_CLI, ...args], {
-    cwd: ROOT,
-    env: childEnv,
-    stdio: [options.detached ? 'ignore' : 'inherit', 'pipe', 'pipe'],
-    detached: options.detached ?? false,
-  });
-  options.onSpawn?.(child);
+  return childEnv;
+}
+
+/**
+ * Passes a Playwright process's output through, with every form of `secrets` replaced
+ * (exchange/redact.ts); resolves its exit status once it closed and its output is written.
+ */
+export async function passOutput(child: ChildProcess, secrets: readonly SecretInput[]): Promise<number> {
   const pipe = (from: NodeJS.ReadableStream, to: NodeJS.WritableStream): Promise<void> => {
     const decoder = new StringDecoder('utf8');
     const out = new RedactingStream(redactorOf(secrets), (text) => to.write(text));
@@ -121,12 +117,35 @@ export async function runPlaywright(
       }),
     );
   };
-  const piped = Promise.all([pipe(child.stdout, process.stdout), pipe(child.stderr, process.stderr)]);
-  const code: number = await new Promise((resolveCode) =>
-    child.on('close', (c, signal) => resolveCode(c ?? (signal ? 2 : 0))),
-  );
+  const piped = Promise.all([pipe(child.stdout!, process.stdout), pipe(child.stderr!, process.stderr)]);
+  const code: number = await new Promise((resolveCode) => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolveCode(child.exitCode ?? (child.signalCode ? 2 : 0));
+    else child.on('close', (c, signal) => resolveCode(c ?? (signal ? 2 : 0)));
+  });
   await piped;
   return code;
+}
+
+/**
+ * Runs the Playwright CLI with `args` in the project root. Its output is passed through with
+ * every form of `secrets` replaced (exchange/redact.ts); colours are kept when this process writes to a terminal.
+ * `detached`: in a process group of its own (bin/interrupt.ts says why), without stdin.
+ */
+export async function runPlaywright(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  secrets: readonly SecretInput[],
+  options: { detached?: boolean; onSpawn?: (child: ChildProcess) => void } = {},
+): Promise<number> {
+  const child = spawn(process.execPath, [PLAYWRIGHT_CLI, ...args], {
+    cwd: ROOT,
+    env: playwrightProcessEnv(env),
+    stdio: [options.detached ? 'ignore' : 'inherit', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+  });
+  options.onSpawn?.(child);
+  return passOutput(child, secrets);
 }
 
 /** Runs a command's main function: an error it did not expect is one line and exit 2. */

@@ -77,8 +77,19 @@ export class CaseRunner<C> {
     private readonly schedule: CaseSchedule<C>,
   ) {}
 
+  /**
+   * Each case's key, computed once: sending, fetching and recording a case each ask for it, and a
+   * key is a digest of the whole request (requestKey) or fast-check's rendering of the input.
+   */
+  private readonly keys = new Map<C, string>();
+
   key(c: C): string {
-    return this.schedule.key ? this.schedule.key(c) : fc.stringify(c);
+    let key = this.keys.get(c);
+    if (key === undefined) {
+      key = this.schedule.key ? this.schedule.key(c) : fc.stringify(c);
+      this.keys.set(c, key);
+    }
+    return key;
   }
 
   /** Starts every case (equivalent ones once) and resolves when all have settled. */

@@ -4,6 +4,7 @@
  * verdict (reporter/gate.ts), what an interruption left and restored, with every secret redacted
  * and every control character escaped.
  */
+import type { Durations } from './timeline.ts';
 import type { HarKept } from '../exchange/har-file.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import type { Coverage } from '../engine/coverage.ts';
@@ -71,6 +72,8 @@ export interface RecordInput {
   pace?: PolitenessReport;
   /** What the traffic's HAR file kept of its bodies (recorded when it did not keep them all whole). */
   kept?: HarKept;
+  /** The run's timeline (reporter/timeline.ts), for a run of the suite. */
+  durations?: Durations;
   /** The mode, when the configuration does not say it (validation: whether the traffic wrote). */
   mode?: 'read-only' | 'write';
 }
@@ -136,6 +139,7 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
     ...(input.coverage ? { coverage: input.coverage } : {}),
     ...(input.traffic ? { traffic: input.traffic } : {}),
     ...(input.pace ? { pace: input.pace } : {}),
+    ...(input.durations ? { durations: input.durations } : {}),
     ...(input.kept && (input.kept.cut > 0 || input.kept.omitted > 0) ? { kept: input.kept } : {}),
   };
   // A server may echo the token back (in a body, a header, an error): never let it through. Nor

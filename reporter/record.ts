@@ -3,6 +3,7 @@
  * JSON (its schema: reporter/conformance-record.schema.json); every report and the console
  * summary render it, and the gate's verdict is one of its fields. Built by build-record.ts.
  */
+import type { Durations } from './timeline.ts';
 import type { HarKept } from '../exchange/har-file.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import type { Coverage } from '../engine/coverage.ts';
@@ -129,6 +130,12 @@ export interface ConformanceRecord {
    * the bodies written as their head, length and SHA-256, and the exchanges left out.
    */
   kept?: HarKept;
+  /**
+   * The timeline of a run of the suite (reporter/timeline.ts): when its process started, and the
+   * milliseconds after it of each step known when the record was built. Absent for validation
+   * and merges.
+   */
+  durations?: Durations;
 }
 
 /**

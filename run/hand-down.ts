@@ -9,6 +9,12 @@ import type { Env } from '../config/error.ts';
 import { invocationDirectory, isConfigVariable } from '../config/sources.ts';
 import { resolveRun, type ResolvedRun } from './resolve.ts';
 
+/**
+ * The URL of the embedded reference server the CLI started beside Playwright's runner (run
+ * plumbing, not configuration): global setup uses it rather than starting one of its own.
+ */
+export const EMBEDDED_SERVER_VARIABLE = 'CONFORMANCE_EMBEDDED_SERVER';
+
 /** The environment variable holding the resolved configuration (JSON) for the Playwright processes. */
 export const RESOLVED_VARIABLE = 'CONFORMANCE_RESOLVED_CONFIG';
 

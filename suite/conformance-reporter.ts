@@ -52,6 +52,7 @@ import { readAttachments } from './attachments.ts';
 import { commandPrefix } from '../config/command.ts';
 import { LiveLine } from '../reporter/live.ts';
 import { LIVE_INTERVAL_MS, liveTerminal, readProgress } from './live-progress.ts';
+import { durationsOf, marksIn } from '../reporter/timeline.ts';
 
 /** The exchanges of every check in the order they completed (the order of a check's log breaks ties). */
 export function inCompletionOrder(lists: readonly (readonly Exchange[])[]): Exchange[] {
@@ -240,6 +241,8 @@ export default class ConformanceReporter implements Reporter {
     this.interruption ??= interruptionFromEnv(process.env);
     // Within the run's budget of kept bodies and the size validate reads (exchange/har-file.ts).
     const har = harFileText(exchanges, spec().version);
+    // Set by the CLI and global setup (reporter/timeline.ts); none in a merge of shards.
+    const marks = marksIn(process.env);
     const record = buildRecord({
       outcomes: [...this.outcomes.values()],
       incomplete: [...this.incomplete.values()],
@@ -265,6 +268,7 @@ export default class ConformanceReporter implements Reporter {
       coverage: coverageOf(exchanges, basePathOf(run.config.baseURL ?? '')),
       ...(pace ? { pace } : {}),
       kept: har.kept,
+      ...(marks ? { durations: durationsOf(marks, exchanges, Date.now()) } : {}),
     });
     const secrets = [
       ...secretsFromEnv({ API_TOKEN: run.config.token }),

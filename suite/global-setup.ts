@@ -1,9 +1,10 @@
 /**
  * Completes the configuration resolved once for the run (run/resolve.ts) before the workers
- * start: starts the embedded reference server when no API_BASE_URL is configured and puts its
- * URL in the configuration, and fixes the run's shared state (a request ledger shared by the
+ * start: when no API_BASE_URL is configured, puts the URL of the embedded reference server in the
+ * configuration (the server the CLI started, else one started here), and fixes the run's shared state (a request ledger shared by the
  * workers, a deadline, the worker count), handed down with the rest. It prints the run's limits,
- * and at the end how many requests the run sent.
+ * and at the end how many requests the run sent; in a clone it then compiles what runs a probe
+ * for the next run's workers (suite/worker-modules.ts).
  *
  * The run-state directory (a `payflow-run-*` directory in the OS temp dir) holds the ledger and
  * the run-wide stop state (transport/stop.ts). bin/conformance.ts creates it, so that it can stop
@@ -18,16 +19,25 @@ import type { FullConfig } from '@playwright/test';
 import { deadWriters, RECOVERY_ENV } from '../engine/baseline.ts';
 import { FileLedger, PACE_ENV } from '../transport/ledger.ts';
 import { describePoliteness } from '../config/config.ts';
-import { handDown, resolvedRun } from '../run/hand-down.ts';
+import { EMBEDDED_SERVER_VARIABLE, handDown, resolvedRun } from '../run/hand-down.ts';
 import { INTERRUPTED_ENV, readStop, requestStop } from '../transport/stop.ts';
+import { mark } from '../reporter/timeline.ts';
+import { CODE_ROOT, COMPILED } from '../config/layout.ts';
+import { compileWorkerModules, sourcesDigest } from './worker-modules.ts';
 import type { ReferenceServer } from '../servers/reference.ts';
 
 export default async function globalSetup(fullConfig: FullConfig): Promise<() => Promise<void>> {
+  mark(process.env, 'runnerReady');
   const run = resolvedRun();
   const config = { ...run.config };
   let server: ReferenceServer | undefined;
   let targetKind = 'configured deployment';
-  if (config.baseURL === undefined) {
+  const started = process.env[EMBEDDED_SERVER_VARIABLE];
+  if (config.baseURL === undefined && started) {
+    // The CLI started it while this runner loaded (bin/conformance.ts), and stops it.
+    config.baseURL = started;
+    targetKind = 'embedded reference server';
+  } else if (config.baseURL === undefined) {
     // Loaded only for the embedded server: a run against a deployment needs none of it here.
     const { ReferenceServer } = await import('../servers/reference.ts');
     server = new ReferenceServer({ token: config.token });
@@ -97,5 +107,12 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     if (pace) process.env[PACE_ENV] = JSON.stringify(pace);
     rmSync(state, { recursive: true, force: true });
     await server?.stop();
+    // In a clone: what runs a probe, compiled into Playwright's cache for the next run's workers;
+    // not while an interrupted run is ending.
+    if (!COMPILED && interruption === undefined)
+      await compileWorkerModules(
+        () => Promise.all([import('../engine/run.ts'), import('../probes/index.ts'), import('./target.ts')]),
+        sourcesDigest(CODE_ROOT),
+      );
   };
 }

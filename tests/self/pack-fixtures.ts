@@ -31,7 +31,7 @@ export async function runWithPath(
   command: string,
   args: string[],
   cwd: string,
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
 ): Promise<ProcessRun & { ms: number }> {
   const started = performance.now();
   const child = spawn(command, args, {
@@ -57,7 +57,7 @@ export function timedSteps(
   command: string,
   args: string[],
   cwd: string,
-  env?: Record<string, string>,
+  env?: Record<string, string | undefined>,
 ) => Promise<ProcessRun> {
   return async (what, command, args, cwd, env = {}) => {
     const r = await runWithPath(command, args, cwd, env);

@@ -21,6 +21,7 @@
  * other self-tests.
  */
 import { readFileSync, readdirSync, statSync, symlinkSync } from 'node:fs';
+import module from 'node:module';
 import { join, relative } from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { ConformanceRecord } from '../../reporter/record.ts';
@@ -82,10 +83,12 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
       '--seed 7 --runs 10 --concurrency 1',
       '--probe known-counterparty --probe invalid-references --probe patch-valid-details',
     ].join(' ');
+    // Node's compile cache of the installed command: in the user's cache directory.
+    const cache = [`unset NODE_COMPILE_CACHE`, `export XDG_CACHE_HOME='${join(app, 'cache')}'`];
     const readOnly = await step(
       'run (read-only, against serve, as printed)',
       'bash',
-      ['-c', [...readOnlySetup, `${setup.readOnly.replace(/ +#.*$/, '')} ${narrowed}`].join('\n')],
+      ['-c', [...cache, ...readOnlySetup, `${setup.readOnly.replace(/ +#.*$/, '')} ${narrowed}`].join('\n')],
       app,
     );
     expect(readOnly.stdout).toContain(`target ${served.url} (API_BASE_URL from the environment), read-only,`);
@@ -98,6 +101,10 @@ test('the packed tarball installs into an empty directory, and npx payflow-confo
     const must = /MUST: \d+ passed, 0 failed, (\d+) not exercised/.exec(readOnly.stdout);
     expect(must, readOnly.stdout).not.toBeNull();
     expect(Number(must![1])).toBeGreaterThan(0);
+
+    // Node 22.1 and later: the command and its Playwright processes compiled into that cache.
+    if (typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function')
+      expect(readdirSync(join(app, 'cache', 'payflow-conformance', 'node-compile-cache'))).not.toEqual([]);
 
     // The validation serve printed, as printed.
     const validate = await step('validate (as printed)', 'bash', ['-c', setup.validate], app);

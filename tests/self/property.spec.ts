@@ -246,15 +246,24 @@ test('explicit cases go at once and are recorded in their order, whichever answe
   const fake = { baseURL, got: [], maxInFlight: 0, maxPerReference: 0, close: async () => {} };
   try {
     let skipped = -1;
+    const keyed: string[] = [];
     const out = await runAgainst(fake, async (ctx) => {
       skipped = await runCases(ctx, [...refs, 'r-09'], {
         async probe(ref) {
           await ctx.http.send({ method: 'GET', path: counterpartyPath(ref) });
           return undefined;
         },
+        schedule: {
+          key: (ref) => {
+            keyed.push(ref);
+            return ref;
+          },
+        },
       });
     });
     expect(skipped).toBe(1);
+    // Each case's key computed once, however often sending and recording ask for it.
+    expect(keyed).toEqual(refs);
     expect(out.requests).toBe(10);
     // reference-status: a valid reference answered 400; kept up to MAX_FINDINGS_PER_CAUSE, in case order.
     expect(out.findings.map((f) => f.request?.url.split('/').pop())).toEqual(

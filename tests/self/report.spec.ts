@@ -144,6 +144,34 @@ test('a faulty server: exit 1, a record that matches its schema, the waivers jud
   expect(run.stdout).toContain('Gate: 1 SHOULD requirement(s) warned in strict mode: sunset-document-format');
 });
 
+test("the record's timeline: each step of the run after the one before it", () => {
+  const d = record.durations!;
+  expect(Date.parse(d.processStart)).toBeLessThanOrEqual(Date.parse(record.startedAt));
+  // A deployment: the CLI read the configuration, checked the target, then the suite ran.
+  const steps = [
+    d.configurationRead,
+    d.preflightStart,
+    d.preflightEnd,
+    d.runnerReady,
+    d.firstRequest,
+    d.lastRequest,
+    d.recordBuilt,
+  ];
+  expect(steps.every((ms) => typeof ms === 'number')).toBe(true);
+  // The suite's first request waits for the check; the runner may start beside it.
+  const inOrder = [
+    d.configurationRead!,
+    d.preflightStart!,
+    d.preflightEnd!,
+    d.firstRequest!,
+    d.lastRequest!,
+    d.recordBuilt!,
+  ];
+  expect([...inOrder].sort((a, b) => a - b)).toEqual(inOrder);
+  expect(d.runnerReady!).toBeGreaterThanOrEqual(d.configurationRead!);
+  expect(d.runnerReady!).toBeLessThanOrEqual(d.firstRequest!);
+});
+
 test('junit.xml has one test case per requirement and fails those that fail the gate', () => {
   const xml = readFileSync(join(run.reports, 'junit.xml'), 'utf8');
   expect(xml.match(/<testcase /g)).toHaveLength(record.requirements.length);

@@ -15,7 +15,8 @@
 import { VARIABLE_HELP, flagOf } from '../../config/flags.ts';
 import { HEADER_PREFIX, SECRET_HEADER_PREFIX } from '../../config/headers.ts';
 import { CONFIG_VARIABLES } from '../../config/sources.ts';
-import { RESOLVED_VARIABLE } from '../../run/hand-down.ts';
+import { EMBEDDED_SERVER_VARIABLE, RESOLVED_VARIABLE } from '../../run/hand-down.ts';
+import { TIMELINE_ENV } from '../../reporter/timeline.ts';
 import { ORACLES, oracleFile } from '../../oracles/index.ts';
 import { PROBES, probeFile } from '../../probes/index.ts';
 import { RECOVERY_ENV } from '../../probes/recovery.ts';
@@ -227,6 +228,16 @@ function runVariables(): OtherVariableRow[] {
       'suite/live-progress.ts',
       "set when the CLI's output is a terminal, to its width: the live progress line while a probe runs",
     ),
+    internal(
+      TIMELINE_ENV,
+      'reporter/timeline.ts',
+      "when each step of the run's start-up came, for the record's `durations`",
+    ),
+    internal(
+      EMBEDDED_SERVER_VARIABLE,
+      'suite/global-setup.ts',
+      'the URL of the embedded reference server the CLI started beside the runner',
+    ),
     {
       name: 'GITHUB_OUTPUT',
       kind: 'process',
@@ -267,7 +278,7 @@ function developmentVariables(): OtherVariableRow[] {
       name: 'BENCH_ONLY',
       kind: 'development',
       readBy: 'bench/bench.ts',
-      help: '`remote`, `timing` or `proxy`: `npm run bench` measures that part alone',
+      help: '`embedded`, `remote`, `timing` or `proxy`: `npm run bench` measures that part alone',
     },
     {
       name: 'BENCH_LATENCY_MS',
@@ -307,9 +318,9 @@ function developmentVariables(): OtherVariableRow[] {
     },
     {
       name: 'NODE_COMPILE_CACHE',
-      kind: 'development',
-      readBy: 'scripts/test.ts',
-      help: "where Node 22 and later keep compiled code for the self-tests' processes (default `node_modules/.cache/payflow-node-compile-cache`); Node 20 ignores it",
+      kind: 'process',
+      readBy: 'bin/compile-cache.ts, scripts/test.ts',
+      help: "where Node 22 and later keep compiled code for the command's and the self-tests' processes (default: in a clone `node_modules/.cache/payflow-node-compile-cache`, installed `~/.cache/payflow-conformance/node-compile-cache`); `NODE_DISABLE_COMPILE_CACHE=1` turns it off; Node 20 has none",
     },
   ];
 }
