@@ -79,8 +79,11 @@ export class WarmRunner {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       detached: true,
     });
-    // Until it is handed a run, its ending is none of the CLI's business: it waits for nothing.
+    // Until it is handed a run, its ending is none of the CLI's business: it waits for nothing,
+    // neither the process nor its pipes (a command that ends early, such as `run --version`,
+    // ends at once; the runner ends by itself when its input closes).
     child.unref();
+    for (const pipe of child.stdio) (pipe as { unref?: () => void } | null)?.unref?.();
     child.on('error', () => {});
     return new WarmRunner(child);
   }
@@ -90,6 +93,7 @@ export class WarmRunner {
     if (this.handed) throw new Error('the runner was handed a run already');
     this.handed = true;
     this.child.ref();
+    for (const pipe of this.child.stdio) (pipe as { ref?: () => void } | null)?.ref?.();
     const input = this.child.stdio[3] as NodeJS.WritableStream;
     // A runner gone already (killed, or it could not load Playwright) is said by its exit status.
     input.on('error', () => {});

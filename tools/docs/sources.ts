@@ -322,6 +322,30 @@ function developmentVariables(): OtherVariableRow[] {
       readBy: 'bin/compile-cache.ts, scripts/test.ts',
       help: "where Node 22 and later keep compiled code for the command's and the self-tests' processes (default: in a clone `node_modules/.cache/payflow-node-compile-cache`, installed `~/.cache/payflow-conformance/node-compile-cache`); `NODE_DISABLE_COMPILE_CACHE=1` turns it off; Node 20 has none",
     },
+    {
+      name: 'NODE_DISABLE_COMPILE_CACHE',
+      kind: 'process',
+      readBy: 'bin/compile-cache.ts',
+      help: "Node's own switch: set, no process of a run uses the compile cache",
+    },
+    {
+      name: 'XDG_CACHE_HOME',
+      kind: 'process',
+      readBy: 'bin/compile-cache.ts',
+      help: 'where an installed copy keeps its compile cache (`$XDG_CACHE_HOME/payflow-conformance/node-compile-cache`; default `~/.cache`)',
+    },
+    {
+      name: 'PWTEST_CACHE_DIR',
+      kind: 'process',
+      readBy: 'suite/worker-modules.ts',
+      help: "Playwright's cache of compiled modules, where a clone's run compiles what its workers load once per change of the sources",
+    },
+    {
+      name: 'PLAYWRIGHT_TRANSFORM_CACHE_DIR',
+      kind: 'process',
+      readBy: 'suite/worker-modules.ts',
+      help: "Playwright's other name for that cache directory",
+    },
   ];
 }
 
