@@ -124,9 +124,11 @@ export const PATCH_CONCURRENT_ORACLE: PatchOracle = {
     )
       return [];
     const before = s.before && is2xx(s.before.status) && isObj(s.before.body) ? s.before.body : undefined;
-    const keys = [...new Set(members.flatMap(keysOf))].filter(
-      (k) => before === undefined || !brokenAlone(members, k, before),
-    );
+    const keys = [...new Set(members.flatMap(keysOf))];
+    // A member whose own answer already changed a field it did not send (details replaced, not
+    // merged) is patch-unsent-fields-unchanged's finding: what the group leaves then says nothing
+    // of concurrency.
+    if (before !== undefined && keys.some((k) => brokenAlone(members, k, before))) return [];
     const problems: string[] = [];
     // A large group is tried in the order it completed and in each member last, field by field.
     const tried =

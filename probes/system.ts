@@ -49,13 +49,17 @@ import type { RequirementId } from '../spec/requirements.ts';
 import { family } from './family.ts';
 import { patchRequest, readWritable, restoreDetails, startWriting, Writer } from './write-lane.ts';
 
-/** Sequences per run (the run's CONFORMANCE_RUNS caps it), and commands per sequence. */
-export const SEQUENCE_RUNS = 12;
+/**
+ * Random sequences per run after the explicit ones (the run's CONFORMANCE_RUNS caps it), and
+ * commands per sequence. Each step waits for the one before: at 150 ms a round trip, a sequence
+ * of four commands costs about a second, on the one lane of a single writable counterparty.
+ */
+export const SEQUENCE_RUNS = 4;
 const MAX_COMMANDS = 8;
 /** Accounts a run of patch-sequences may add, at most (each stays on the counterparty). */
 export const SEQUENCE_ACCOUNTS = 6;
-/** Pairs of concurrent PATCHes per run, after the explicit ones. */
-export const CONCURRENT_RUNS = 6;
+/** Pairs of concurrent PATCHes per run (each a read, two PATCHes at once, a read). */
+export const CONCURRENT_RUNS = 4;
 /** Shrinking re-sends whole sequences: fewer candidates than a single-request property. */
 const MAX_SEQUENCE_SHRINKS = 60;
 
@@ -299,7 +303,8 @@ export const patchSequences: Probe = {
   operations: operationIds({ resource: 'counterparty' }),
   group: 'counterparty-patch',
   access: 'write',
-  roundTrips: (target) => Math.min(target.runs, SEQUENCE_RUNS) * (MAX_COMMANDS / 2 + 2) + 2,
+  // The explicit sequences and the random ones, each its commands and two round trips of reads.
+  roundTrips: (target) => (Math.min(target.runs, SEQUENCE_RUNS) + 5) * (MAX_COMMANDS / 2 + 2) + 2,
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture;
@@ -334,15 +339,20 @@ export const patchSequences: Probe = {
             violations: [],
             accounts: identifiers,
           };
-          // Each sequence starts and ends with reads of both counterparties: what it did is judged
-          // within it, and a write's leak to the readable counterparty shows.
-          await new ReadOther().run({ accountsLeft }, real);
-          const before = await readWritable(ctx, ref, 'read before the sequence');
+          // Each sequence starts and ends with reads of both counterparties, each pair at once (two
+          // reads, one round trip): what it did is judged within it, and a write's leak to the
+          // readable counterparty shows.
+          const [before] = await Promise.all([
+            readWritable(ctx, ref, 'read before the sequence'),
+            new ReadOther().run({ accountsLeft }, real),
+          ]);
           identifiers.saw(before.body);
           await real.writer.start(before.body);
           await fc.asyncModelRun(() => ({ model: { accountsLeft }, real }), input.value);
-          await new ReadWritable().run({ accountsLeft }, real);
-          await new ReadOther().run({ accountsLeft }, real);
+          await Promise.all([
+            new ReadWritable().run({ accountsLeft }, real),
+            new ReadOther().run({ accountsLeft }, real),
+          ]);
           return real.violations;
         },
       });
