@@ -71,7 +71,8 @@ export const ACCOUNT_RUNS_ONE_FIXTURE = 2;
 /** The accounts the covering array leaves the random cases, whatever its size. */
 export const RANDOM_ACCOUNT_RESERVE = ACCOUNT_RUNS_ONE_FIXTURE * MAX_ACCOUNTS_PER_BODY;
 
-const UPDATE_REQUIREMENTS = [
+/** What every accepted PATCH of the writable counterparty is judged on (system.ts sends them too). */
+export const UPDATE_REQUIREMENTS = [
   'patch-valid-accepted',
   'patch-persisted',
   'patch-sent-fields-applied',

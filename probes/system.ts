@@ -45,7 +45,7 @@ import { accountsOf, type Obj } from '../oracles/compare.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import type { Violation } from '../oracles/types.ts';
 import { operationIds } from '../spec/operations.ts';
-import type { RequirementId } from '../spec/requirements.ts';
+import { UPDATE_REQUIREMENTS } from './counterparty-patch.ts';
 import { family } from './family.ts';
 import { patchRequest, readWritable, restoreDetails, startWriting, Writer } from './write-lane.ts';
 
@@ -62,15 +62,6 @@ export const SEQUENCE_ACCOUNTS = 6;
 export const CONCURRENT_RUNS = 4;
 /** Shrinking re-sends whole sequences: fewer candidates than a single-request property. */
 const MAX_SEQUENCE_SHRINKS = 60;
-
-const UPDATE_REQUIREMENTS: readonly RequirementId[] = [
-  'patch-valid-accepted',
-  'patch-persisted',
-  'patch-sent-fields-applied',
-  'patch-unsent-fields-unchanged',
-  'patch-immutable-fields',
-  'patch-updated-at',
-];
 
 /**
  * The run of one sequence: the probe's context, the writable counterparty and its writer (which
