@@ -29,6 +29,8 @@ import {
   WRITABLE_COUNTERPARTY,
   type RequestContext,
 } from '../../servers/reference.ts';
+import { buildRecord } from '../../reporter/build-record.ts';
+import type { ConformanceRecord } from '../../reporter/record.ts';
 import { forward } from '../../servers/forward.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -449,4 +451,15 @@ export async function resolveAsCli(
     embedded.EMBEDDED_TARGET,
     command.runFlagsOf(command.parseRunArgs(args)),
   );
+}
+
+/** The record of a run that sent nothing, for tests of how reports are written rather than what they say. */
+export function emptyRecord(): ConformanceRecord {
+  return buildRecord({
+    outcomes: [],
+    incomplete: [],
+    run: { baseURL: 'http://127.0.0.1:1' },
+    startedAt: new Date(0),
+    durationMs: 1,
+  });
 }

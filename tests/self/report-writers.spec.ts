@@ -20,7 +20,6 @@ import { runUsage } from '../../bin/conformance.ts';
 import { mergeUsage } from '../../bin/merge-shards.ts';
 import { validateUsage, validationSources } from '../../bin/validate.ts';
 import { ConfigError } from '../../config/error.ts';
-import { buildRecord } from '../../reporter/build-record.ts';
 import { DEFAULT_REPORT_PATHS, formatSummary } from '../../reporter/console.ts';
 import { handOnOutcome, OUTCOME_ENV, outcomeIn, outcomeOf } from '../../reporter/outcome.ts';
 import { commitFiles, createStaging, ownFiles } from '../../reporter/report-set.ts';
@@ -50,22 +49,13 @@ import {
   targetEnv,
   temporaryDirectory,
   validateInProcess,
+  emptyRecord,
 } from './cli-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);
 
 const EVERY_FILE = REPORT_WRITERS.flatMap((w) => [...w.files]);
 const KNOWN = 'known reports: html, json, junit, har, playwright';
-
-function record() {
-  return buildRecord({
-    outcomes: [],
-    incomplete: [],
-    run: { baseURL: 'http://127.0.0.1:1' },
-    startedAt: new Date(0),
-    durationMs: 1,
-  });
-}
 
 /** Writes `files` (relative path to content) below `dir`. */
 function put(dir: string, files: Record<string, string>): void {
@@ -179,7 +169,7 @@ test.describe('--report chooses what is written', () => {
   test('in process: only the chosen reports are written, and the set replaces the previous one whole', async () => {
     const dir = previousSet();
     const r = await writeReports(
-      { record: record(), har: '{}\n' },
+      { record: emptyRecord(), har: '{}\n' },
       {
         outputDir: dir,
         stagingDir: createStaging(dir),
@@ -192,10 +182,10 @@ test.describe('--report chooses what is written', () => {
     // The previous set's other reports are gone: never a mix of two runs.
     expect(filesIn(dir)).toEqual(['conformance.json', 'junit.xml']);
     expect([...ownFiles(dir)].sort()).toEqual(['conformance.json', 'junit.xml']);
-    expect(readJson(join(dir, 'conformance.json'))).toEqual(record());
+    expect(readJson(join(dir, 'conformance.json'))).toEqual(emptyRecord());
     // What has no content is not written: no traffic, no har.
     const bare = await writeReports(
-      { record: record() },
+      { record: emptyRecord() },
       { outputDir: dir, secrets: [], writers: chosenWriters(['har']) },
     );
     expect(bare).toEqual({ written: [], unwritten: [] });
@@ -274,7 +264,7 @@ test.describe('one writer that fails loses no other', () => {
   test('in process: it is named with why; the others are written and moved in; neither its partial file nor its previous one stays', async () => {
     const dir = previousSet();
     const r = await writeReports(
-      { record: record(), har: '{}\n' },
+      { record: emptyRecord(), har: '{}\n' },
       {
         outputDir: dir,
         stagingDir: createStaging(dir),
@@ -311,7 +301,7 @@ test.describe('one writer that fails loses no other', () => {
   test("Playwright's report chosen and missing is a report not written", async () => {
     const dir = join(temporaryDirectory('payflow-writers-'), 'reports');
     const r = await writeReports(
-      { record: record() },
+      { record: emptyRecord() },
       {
         outputDir: dir,
         stagingDir: createStaging(dir),
@@ -332,21 +322,21 @@ test.describe('one writer that fails loses no other', () => {
 
   test('the summary says it, and the command exits 2 with its line whatever the verdict', async () => {
     const unwritten = [{ name: 'junit', files: ['junit.xml'], error: 'TypeError: boom' }];
-    const lines = formatSummary(record(), ['reports/conformance.json'], { unwritten }).split('\n');
+    const lines = formatSummary(emptyRecord(), ['reports/conformance.json'], { unwritten }).split('\n');
     expect(lines.at(-2)).toBe('  Not written: the junit report (junit.xml): TypeError: boom');
     expect(lines.at(-3)).toBe('  Reports: reports/conformance.json');
     // The reporter hands the outcome on to the command (reporter/outcome.ts) ...
     const file = join(temporaryDirectory('payflow-writers-outcome-'), 'run.outcome');
     const line = unwrittenLine(unwritten);
-    expect(handOnOutcome(outcomeOf(record(), line), { [OUTCOME_ENV]: file })).toBe(true);
+    expect(handOnOutcome(outcomeOf(emptyRecord(), line), { [OUTCOME_ENV]: file })).toBe(true);
     expect(outcomeIn(file)).toEqual({ verdict: 'pass-unexercised', unwritten: line });
     // ... exclusively: a file already there is not this run's.
-    expect(handOnOutcome(outcomeOf(record()), { [OUTCOME_ENV]: file })).toBe(false);
+    expect(handOnOutcome(outcomeOf(emptyRecord()), { [OUTCOME_ENV]: file })).toBe(false);
     // ... and not for a command that is gone (killed outright): nobody would remove the file.
     const gone = spawnSync(process.execPath, ['-e', '']).pid!;
     const orphan = `${file}.orphan`;
     expect(
-      handOnOutcome(outcomeOf(record()), { [OUTCOME_ENV]: orphan, CONFORMANCE_CLI_PID: String(gone) }),
+      handOnOutcome(outcomeOf(emptyRecord()), { [OUTCOME_ENV]: orphan, CONFORMANCE_CLI_PID: String(gone) }),
     ).toBe(false);
     expect(existsSync(orphan)).toBe(false);
     // ... which exits with it (bin/run-support.ts exitWithGate): 2 and the line; else the gate's.

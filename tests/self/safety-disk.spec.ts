@@ -21,11 +21,17 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ConfigError } from '../../config/error.ts';
-import { buildRecord } from '../../reporter/build-record.ts';
 import { createStaging, commitFiles } from '../../reporter/report-set.ts';
 import { writeReports } from '../../reporter/write-reports.ts';
 import { DiskError, probeWritable, reportsOutput, resultsOutput } from '../../reporter/disk-errors.ts';
-import { nodeTs, removeTemporaryDirectories, runCli, runNode, temporaryDirectory } from './cli-fixtures.ts';
+import {
+  emptyRecord,
+  nodeTs,
+  removeTemporaryDirectories,
+  runCli,
+  runNode,
+  temporaryDirectory,
+} from './cli-fixtures.ts';
 
 test.afterAll(removeTemporaryDirectories);
 
@@ -52,16 +58,6 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 /** An error as the file system gives it. */
 function fsError(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: failed, write`), { code });
-}
-
-function record() {
-  return buildRecord({
-    outcomes: [],
-    incomplete: [],
-    run: { baseURL: 'http://127.0.0.1:1' },
-    startedAt: new Date(0),
-    durationMs: 1,
-  });
 }
 
 /** The directory a system call will not write into, root or not (Linux), or undefined. */
@@ -100,7 +96,7 @@ test.describe('a full, read-only or forbidden directory is one line naming it', 
       let calls = 0;
       const error = await rejection(
         writeReports(
-          { record: record() },
+          { record: emptyRecord() },
           {
             outputDir: dir,
             stagingDir: createStaging(dir),
@@ -120,7 +116,7 @@ test.describe('a full, read-only or forbidden directory is one line naming it', 
     // An error that is not the disk's is not dressed up as one: each report it struck is said not
     // written, with why (tests/self/report-writers.spec.ts: the others are written).
     const other = await writeReports(
-      { record: record() },
+      { record: emptyRecord() },
       {
         outputDir: dir,
         secrets: [],
