@@ -47,7 +47,14 @@ import type { Violation } from '../oracles/types.ts';
 import { operationIds } from '../spec/operations.ts';
 import { UPDATE_REQUIREMENTS } from './counterparty-patch.ts';
 import { family } from './family.ts';
-import { patchRequest, readWritable, restoreDetails, startWriting, Writer } from './write-lane.ts';
+import {
+  patchRequest,
+  readWritable,
+  restoreDetails,
+  SelfMoving,
+  startWriting,
+  Writer,
+} from './write-lane.ts';
 
 /**
  * Random sequences per run after the explicit ones (the run's CONFORMANCE_RUNS caps it), and
@@ -294,8 +301,9 @@ export const patchSequences: Probe = {
   operations: operationIds({ resource: 'counterparty' }),
   group: 'counterparty-patch',
   access: 'write',
-  // The explicit sequences and the random ones, each its commands and two round trips of reads.
-  roundTrips: (target) => (Math.min(target.runs, SEQUENCE_RUNS) + 5) * (MAX_COMMANDS / 2 + 2) + 2,
+  // The explicit sequences and the random ones, each its commands and a round trip of reads at its
+  // end (the one before it is the last one's), and the reads at the start and the restore.
+  roundTrips: (target) => (Math.min(target.runs, SEQUENCE_RUNS) + 5) * (MAX_COMMANDS / 2 + 1) + 4,
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture;
@@ -303,7 +311,11 @@ export const patchSequences: Probe = {
     const accountsLeft = { n: fixture ? budget : 0 };
     const identifiers = new Identifiers(fixturesOf(ctx));
     const replay = ctx.target.replayCase;
-    const { original } = await startWriting(ctx, ref);
+    const { current, original } = await startWriting(ctx, ref);
+    /** The probe's first read, until a sequence starts from it. */
+    let fresh: Obj | undefined = current;
+    /** What the last sequence left, if it ended with its reads and nothing was sent since. */
+    let ended: { moving: SelfMoving } | undefined;
     try {
       await runProperty(ctx, {
         name: SEQUENCE_PROPERTY,
@@ -323,27 +335,36 @@ export const patchSequences: Probe = {
         runs: Math.min(ctx.target.runs, SEQUENCE_RUNS),
         maxShrinkProbes: MAX_SEQUENCE_SHRINKS,
         async probe(input) {
+          // Each sequence starts and ends with reads of both counterparties, each pair at once (two
+          // reads, one round trip): what it did is judged within it, and a write's leak to the
+          // readable counterparty shows. The pair a sequence ended with, with nothing sent after
+          // it, is the next one's start (the judge takes the last read before a PATCH, whoever
+          // sent it): one round trip less per sequence, and the second read before the first PATCH
+          // (what moves by itself) is made once for the probe, not once per sequence.
+          const from = ended;
+          ended = undefined;
           const real: Real = {
             ctx,
             ref,
-            writer: new Writer(ctx, ref),
+            writer: new Writer(ctx, ref, from?.moving),
             violations: [],
             accounts: identifiers,
           };
-          // Each sequence starts and ends with reads of both counterparties, each pair at once (two
-          // reads, one round trip): what it did is judged within it, and a write's leak to the
-          // readable counterparty shows.
-          const [before] = await Promise.all([
-            readWritable(ctx, ref, 'read before the sequence'),
-            new ReadOther().run({ accountsLeft }, real),
-          ]);
-          identifiers.saw(before.body);
-          await real.writer.start(before.body);
+          if (from) real.writer.resume();
+          else {
+            // The probe's first read, with nothing sent after it, is the first of the two reads
+            // before the first PATCH; after a sequence that did not end, both are read again.
+            const first = fresh ?? (await readWritable(ctx, ref, 'read before the sequence')).body;
+            fresh = undefined;
+            identifiers.saw(first);
+            await Promise.all([real.writer.start(first), new ReadOther().run({ accountsLeft }, real)]);
+          }
           await fc.asyncModelRun(() => ({ model: { accountsLeft }, real }), input.value);
           await Promise.all([
             new ReadWritable().run({ accountsLeft }, real),
             new ReadOther().run({ accountsLeft }, real),
           ]);
+          ended = { moving: real.writer.moving };
           return real.violations;
         },
       });
@@ -397,9 +418,9 @@ function pairs(tag: string, fixture: AccountFixture | undefined): fc.Arbitrary<P
 /**
  * The read after two concurrent PATCHes: repeated, with back-off, until it shows the answer of one
  * of them (whichever the deployment applied last) or the settle window after both has passed; the
- * judge judges the pair with it (engine/judge.ts).
+ * judge judges the pair with it (engine/judge.ts). Returns what the last read showed.
  */
-async function readAfterBoth(ctx: ProbeContext, ref: string, answers: readonly Exchange[]): Promise<void> {
+async function readAfterBoth(ctx: ProbeContext, ref: string, answers: readonly Exchange[]): Promise<Obj> {
   const until = Math.max(...answers.map((a) => a.startedAt + a.durationMs)) + (ctx.target.settleMs ?? 0);
   const clock = ctx.http.clock;
   const shows = (read: Exchange): boolean => answers.some((a) => is2xx(a.status) && showsState(read, a));
@@ -408,6 +429,7 @@ async function readAfterBoth(ctx: ProbeContext, ref: string, answers: readonly E
     await clock.sleep(Math.min(wait, Math.max(0, until - clock.now())));
     read = await readWritable(ctx, ref, 'read after the concurrent PATCHes (settling)');
   }
+  return read.body;
 }
 
 export const concurrentPatches: Probe = {
@@ -419,7 +441,9 @@ export const concurrentPatches: Probe = {
   operations: operationIds({ resource: 'counterparty' }),
   group: 'counterparty-patch',
   access: 'write',
-  roundTrips: (target) => (Math.min(target.runs, CONCURRENT_RUNS) + 1) * 3 + 2,
+  // Each pair its PATCHes and the read after them (the read before is the last pair's), and the
+  // read at the start and the restore.
+  roundTrips: (target) => Math.min(target.runs, CONCURRENT_RUNS) * 2 + 3,
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const fixture = ctx.target.accountFixture;
@@ -427,7 +451,10 @@ export const concurrentPatches: Probe = {
     let accountsLeft = Math.min(SEQUENCE_ACCOUNTS, ctx.target.accountBudget ?? DEFAULT_ACCOUNT_BUDGET);
     const tag = (ctx.target.seed >>> 0).toString(36);
     const identifiers = new Identifiers(fixturesOf(ctx));
-    const { original } = await startWriting(ctx, ref);
+    const { current, original } = await startWriting(ctx, ref);
+    // The read before a pair: the probe's first read, then the read after the pair before it, as
+    // long as nothing was sent since (the judge takes the last read before the PATCHes).
+    let known: Obj | undefined = current;
     try {
       await runProperty(ctx, {
         name: 'concurrent PATCHes',
@@ -450,7 +477,9 @@ export const concurrentPatches: Probe = {
             (pair.first.counterpartyAccounts?.length ?? 0) + (pair.second.counterpartyAccounts?.length ?? 0);
           if (accounts > accountsLeft) return undefined;
           accountsLeft -= accounts;
-          identifiers.saw((await readWritable(ctx, ref, 'read before the concurrent PATCHes')).body);
+          const before = known ?? (await readWritable(ctx, ref, 'read before the concurrent PATCHes')).body;
+          known = undefined;
+          identifiers.saw(before);
           // Both are in flight at once: each starts when the scheduler releases it, and neither
           // waits for the other's answer.
           const send = (body: PatchBody, which: string): Promise<Exchange> =>
@@ -467,7 +496,7 @@ export const concurrentPatches: Probe = {
           const violations = answers.flatMap((ex, i) =>
             identifiers.excused(bodies[i]!, ex) ? [] : (refusedValid(ctx, ex, input.rule.description) ?? []),
           );
-          await readAfterBoth(ctx, ref, answers);
+          known = await readAfterBoth(ctx, ref, answers);
           return violations;
         },
       });

@@ -118,12 +118,17 @@ export class Writer {
   private fresh = false;
   private gaveUp = false;
   /** Fields seen to change between two reads with no write: not waited for. */
-  private readonly moving: SelfMoving;
+  readonly moving: SelfMoving;
+  /**
+   * `moving`: what an earlier writer of the same probe learned, for a writer that goes on from the
+   * read its predecessor ended with (resume) rather than reading twice itself (start).
+   */
   constructor(
     private readonly ctx: ProbeContext,
     readonly ref: string,
+    moving?: SelfMoving,
   ) {
-    this.moving = new SelfMoving(ctx, ref);
+    this.moving = moving ?? new SelfMoving(ctx, ref);
   }
 
   /**
@@ -134,6 +139,15 @@ export class Writer {
   async start(current: Obj): Promise<void> {
     const read = await readWritable(this.ctx, this.ref, ROLE.before);
     this.moving.learn(comparable(current), comparable(read.body));
+    this.fresh = true;
+  }
+
+  /**
+   * Goes on from a read of the counterparty with no write after it (an earlier writer's last
+   * request of the same probe): that read is the state before the next PATCH, and what moves by
+   * itself was learned by the writer whose `moving` this one shares.
+   */
+  resume(): void {
     this.fresh = true;
   }
 
