@@ -45,6 +45,9 @@ import { INTERRUPTED_REASON } from './types.ts';
 
 export { INTERRUPTED_REASON };
 
+/** How recent a read a write probe starts from instead of reading again may be (RunContext.knownRead). */
+export const KNOWN_READ_MS = 1000;
+
 /**
  * What the probes of one process share: the session (limits, ledger), the log of exchanges and
  * their judge, and the run's original state of the writable counterparties (engine/baseline.ts).
@@ -76,7 +79,28 @@ export class RunContext {
    */
   record(exchange: Omit<Exchange, 'id'>): { exchange: Exchange; judgements: OracleJudgement[] } {
     const recorded = this.log.append(exchange);
+    this.last = recorded;
     return { exchange: recorded, judgements: this.judge.judge(recorded) };
+  }
+
+  /** The exchange this process recorded last, whole (the log may keep its body in part). */
+  private last: Exchange | undefined;
+
+  /**
+   * The read of `url` this process recorded last, if it is the last exchange it recorded at all,
+   * answered 200 with an object and within KNOWN_READ_MS of `now`: what a write probe of a lane,
+   * whose probes run one after another in this process, starts from, where it would read the
+   * counterparty once more before its first write (the judge takes the last read before a PATCH,
+   * whichever probe sent it). Nothing in flight: a probe awaits every request it sends.
+   */
+  knownRead(url: string, now: number): Exchange | undefined {
+    const ex = this.last;
+    if (ex === undefined || ex.request.method.toUpperCase() !== 'GET' || ex.request.url !== url)
+      return undefined;
+    if (ex.status !== 200 || ex.tooDeep !== undefined || typeof ex.body !== 'object' || ex.body === null)
+      return undefined;
+    if (Array.isArray(ex.body) || now - (ex.startedAt + ex.durationMs) > KNOWN_READ_MS) return undefined;
+    return ex;
   }
 
   /** The sender will not read `ref` again before its next write to it (engine/judge.ts lastRead). */
@@ -316,6 +340,7 @@ function probeContext(
       outcome.notes.push(record.detail);
     },
     original: (ref, current) => run.baselines.capture(ref, current, probe.id),
+    knownRead: (path) => run.knownRead(http.url(path), http.clock.now()),
   };
 }
 

@@ -232,6 +232,12 @@ export interface ProbeContext {
    * its first PATCH) shows. Marks the probe as writing `ref` until it ends.
    */
   original(ref: string, current: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * The read of `path` this process recorded last, when it is the last exchange it recorded, a
+   * 200 with an object and recent (engine/run.ts knownRead): the state a write probe starts from
+   * without reading again. Undefined otherwise.
+   */
+  knownRead(path: string): Exchange | undefined;
 }
 
 export interface Probe {

@@ -133,6 +133,8 @@ export const patchEquivalentForms: Probe = {
     const ref = ctx.target.writableRef!;
     const { original } = await startWriting(ctx, ref);
     const writer = new Writer(ctx, ref);
+    // The read startWriting made or found, with nothing sent since, is the read before the first form.
+    writer.resume();
     try {
       // One after another: each is accepted by a conforming deployment, a change of the same counterparty.
       await runCases(ctx, equivalentCases(ref), {

@@ -27,7 +27,7 @@ import { type Probe, runCases } from '../engine/probe-api.ts';
 import { spec } from '../spec/index.ts';
 import { operationIds } from '../spec/operations.ts';
 import { family } from './family.ts';
-import { patchRequest, readWritable, restoreDetails, ROLE, Writer } from './write-lane.ts';
+import { knownOrRead, patchRequest, readWritable, restoreDetails, ROLE, Writer } from './write-lane.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { keeps, labelled } from '../generators/labelled.ts';
 
@@ -155,7 +155,7 @@ export const conditionalWrites: Probe = {
   async run(ctx) {
     const ref = ctx.target.writableRef!;
     const path = counterpartyPath(ref);
-    const first = await readWritable(ctx, ref, ROLE.before);
+    const first = await knownOrRead(ctx, ref);
     const original = ctx.original(ref, first.body);
     const before = etagOf(first);
     if (before === undefined) {
