@@ -9,9 +9,10 @@ import { expect, test } from '@playwright/test';
 import { EMBEDDED_POLITENESS } from '../../config/config.ts';
 import { Judge } from '../../engine/judge.ts';
 import { runProperty } from '../../engine/property.ts';
-import { emptyOutcome, RunContext, runProbe } from '../../engine/run.ts';
+import { emptyOutcome, KNOWN_READ_MS, RunContext, runProbe } from '../../engine/run.ts';
 import type { Probe, ProbeOutcome } from '../../engine/types.ts';
 import { verdicts } from '../../engine/verdicts.ts';
+import type { Exchange } from '../../exchange/exchange.ts';
 import { counterpartyPath } from '../../exchange/paths.ts';
 import { validReference } from '../../generators/counterparty-reference.ts';
 import { ORACLES } from '../../oracles/index.ts';
@@ -28,6 +29,38 @@ const patch = (status = 200): VectorExchange => ({
   request: { method: 'PATCH', url: URL, json: { counterpartyDetails: { remarks: 'x' } } },
   status,
   json: cp,
+});
+
+test('a write probe starts from the last read only when it is the last exchange, a 200 object of that path, and recent', () => {
+  const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
+  try {
+    const run = new RunContext(session, 'http://h');
+    const record = (v: VectorExchange, at = 0): Exchange => {
+      const { id: _id, ...ex } = exchangeFrom(v);
+      return run.record({ ...ex, startedAt: at }).exchange;
+    };
+    expect(run.knownRead(URL, 0)).toBeUndefined();
+    const read = record(get(), 100);
+    expect(run.knownRead(URL, 200)).toBe(read);
+    // Too old: another client may have written since.
+    expect(run.knownRead(URL, 101 + KNOWN_READ_MS + 1)).toBeUndefined();
+    // Another path, or a write after it (a PATCH of anything, answered or not): read again.
+    expect(run.knownRead('http://h/api/v1/counterparties/ACME-2', 200)).toBeUndefined();
+    record(patch(400), 150);
+    expect(run.knownRead(URL, 200)).toBeUndefined();
+    // A read that did not answer 200 with an object is no state.
+    record(get(404), 160);
+    expect(run.knownRead(URL, 200)).toBeUndefined();
+    record({ request: { method: 'GET', url: URL }, status: 200, json: [cp] }, 170);
+    expect(run.knownRead(URL, 200)).toBeUndefined();
+    const again = record(get(), 180);
+    expect(run.knownRead(URL, 200)).toBe(again);
+    // A read of another resource after it: the last exchange is no longer that read.
+    record({ request: { method: 'GET', url: 'http://h/api/v1/bills' }, status: 200, json: {} }, 190);
+    expect(run.knownRead(URL, 200)).toBeUndefined();
+  } finally {
+    session.close();
+  }
 });
 
 /** Oracles that record what the judge hands them. */
