@@ -1,0 +1,136 @@
+/**
+ * What a run's reports make of its traffic, made as each check ends rather than once the run has
+ * ended: the interface coverage (engine/coverage.ts) and each exchange's entry of exchanges.har,
+ * rendered and redacted (exchange/har-file.ts). The conformance reporter hands it each check's
+ * exchanges from onTestEnd, while the other checks still run; the work is queued and done in
+ * slices, so that Playwright's runner goes on with its workers meanwhile. At the end only the
+ * entries' order, their budget of kept bodies and the frame are left to the HAR file.
+ *
+ * What it gives is what the whole traffic would give at once, whatever order the checks end in:
+ * the coverage is counts; the HAR file is put together in the exchanges' order at the end, an
+ * entry rendered before used only when its bodies are kept whole, and redacted with the secrets
+ * the reports are written with (else it is written redacted again: reporter/write-reports.ts).
+ * A slice that fails, or a check whose exchanges come twice, leaves it to the end to compute
+ * everything from the exchanges, as it would without it.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Coverage, CoverageCounter } from '../engine/coverage.ts';
+import type { Exchange } from '../exchange/exchange.ts';
+import { harEntryText, harFileText, type HarFile, type HarEntryText } from '../exchange/har-file.ts';
+import { redactText, type SecretInput } from '../exchange/redactors.ts';
+
+/** Exchanges digested between two turns of the event loop. */
+const SLICE = 32;
+
+/** The traffic as the reports see it: the HAR file's text, redacted, and the coverage. */
+export interface DigestedTraffic {
+  har: HarFile;
+  /** The secrets the HAR file's text was redacted with (ReportContent.harRedactedWith). */
+  harRedactedWith: readonly SecretInput[];
+  coverage: Coverage;
+}
+
+/** Where the traffic goes and what is secret in it: the same for every check of a run. */
+export interface DigestSettings {
+  /** The base path of the target's URL, for the coverage (exchange/route.ts basePathOf). */
+  basePath: string;
+  secrets: readonly SecretInput[];
+}
+
+export class TrafficDigest {
+  private readonly lists = new Map<string, readonly Exchange[]>();
+  private readonly entries = new WeakMap<Exchange, HarEntryText>();
+  private counter: CoverageCounter | undefined;
+  private settings: { basePath: string; secretsKey: string } | undefined;
+  /** Set when the counter cannot be trusted: the end counts every exchange again. */
+  private stale = false;
+  private queue: Promise<void> = Promise.resolve();
+  private count = 0;
+
+  /** The exchanges of one check (its test's id), digested after those handed before. */
+  add(testId: string, exchanges: readonly Exchange[], settings: DigestSettings): void {
+    if (this.lists.has(testId)) this.stale = true;
+    this.lists.set(testId, exchanges);
+    this.queue = this.queue
+      .then(() => this.digest(exchanges, settings))
+      .catch(() => {
+        // Only time is lost: the end computes what is missing.
+        this.stale = true;
+      });
+  }
+
+  /** Exchanges digested so far: their coverage counted, their entry rendered. */
+  get digested(): number {
+    return this.count;
+  }
+
+  /** Resolves once every check handed so far is digested. */
+  settled(): Promise<void> {
+    return this.queue;
+  }
+
+  /** Every check's exchanges, in the order the checks were handed. */
+  exchangeLists(): (readonly Exchange[])[] {
+    return [...this.lists.values()];
+  }
+
+  /**
+   * The traffic's HAR file and coverage, once every check handed is digested: `inOrder` is every
+   * exchange of the lists, in the order the file lists them.
+   */
+  async traffic(
+    inOrder: readonly Exchange[],
+    creatorVersion: string,
+    settings: DigestSettings,
+  ): Promise<DigestedTraffic> {
+    await this.settled();
+    const { CoverageCounter } = await import('../engine/coverage.ts');
+    // An entry depends on its exchange and the secrets alone; the counts, on every check's
+    // exchanges counted once.
+    const same = this.sameSettings(settings);
+    let counter = same && !this.stale ? this.counter : undefined;
+    if (counter === undefined) {
+      counter = new CoverageCounter(settings.basePath);
+      for (const ex of inOrder) counter.add(ex);
+    }
+    const redact = (text: string): string => redactText(text, settings.secrets);
+    const har = harFileText(inOrder, creatorVersion, {
+      redact,
+      ...(same ? { rendered: (ex: Exchange) => this.entries.get(ex) } : {}),
+    });
+    return { har, harRedactedWith: settings.secrets, coverage: counter.coverage() };
+  }
+
+  private sameSettings(settings: DigestSettings): boolean {
+    return (
+      this.settings === undefined ||
+      (this.settings.basePath === settings.basePath &&
+        this.settings.secretsKey === JSON.stringify(settings.secrets))
+    );
+  }
+
+  private async digest(exchanges: readonly Exchange[], settings: DigestSettings): Promise<void> {
+    if (this.stale) return;
+    if (this.settings === undefined)
+      this.settings = { basePath: settings.basePath, secretsKey: JSON.stringify(settings.secrets) };
+    else if (!this.sameSettings(settings)) {
+      this.stale = true;
+      return;
+    }
+    // Loaded with the first check's end, not with the reporter: Playwright's runner loads the
+    // reporter to list the tests, and the coverage reads requests with the request model.
+    if (this.counter === undefined) {
+      const { CoverageCounter } = await import('../engine/coverage.ts');
+      this.counter ??= new CoverageCounter(settings.basePath);
+    }
+    const redact = (text: string): string => redactText(text, settings.secrets);
+    for (let at = 0; at < exchanges.length; at += SLICE) {
+      if (at > 0) await nextTurn();
+      for (const ex of exchanges.slice(at, at + SLICE)) {
+        this.counter.add(ex);
+        this.entries.set(ex, harEntryText(ex, redact));
+        this.count++;
+      }
+    }
+  }
+}
