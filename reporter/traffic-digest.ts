@@ -19,8 +19,12 @@ import type { Exchange } from '../exchange/exchange.ts';
 import { harEntryText, harFileText, type HarFile, type HarEntryText } from '../exchange/har-file.ts';
 import { redactText, type SecretInput } from '../exchange/redactors.ts';
 
-/** Exchanges digested between two turns of the event loop. */
-const SLICE = 32;
+/**
+ * Exchanges digested between two turns of the event loop (a few milliseconds' work): Playwright's
+ * runner, ending the run while the last checks are digested, waits at most one slice for each
+ * step (a worker's message, its exit).
+ */
+const SLICE = 8;
 
 /** The traffic as the reports see it: the HAR file's text, redacted, and the coverage. */
 export interface DigestedTraffic {
