@@ -3,8 +3,11 @@
  * ended: the interface coverage (engine/coverage.ts) and each exchange's entry of exchanges.har,
  * rendered and redacted (exchange/har-file.ts). The conformance reporter hands it each check's
  * exchanges from onTestEnd, while the other checks still run; the work is queued and done in
- * slices, so that Playwright's runner goes on with its workers meanwhile. At the end only the
- * entries' order, their budget of kept bodies and the frame are left to the HAR file.
+ * slices, so that Playwright's runner goes on with its workers meanwhile, and only while the
+ * machine has a core to spare (reporter/spare-cpu.ts): on a machine the run keeps busy, work
+ * moved into the run would only lengthen it, so it waits for the run's last check to end. At the
+ * end, what is left of it is done, then the entries' order, their budget of kept bodies and the
+ * frame.
  *
  * What it gives is what the whole traffic would give at once, whatever order the checks end in:
  * the coverage is counts; the HAR file is put together in the exchanges' order at the end, an
@@ -13,11 +16,12 @@
  * A slice that fails, or a check whose exchanges come twice, leaves it to the end to compute
  * everything from the exchanges, as it would without it.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Coverage, CoverageCounter } from '../engine/coverage.ts';
 import type { Exchange } from '../exchange/exchange.ts';
 import { harEntryText, harFileText, type HarFile, type HarEntryText } from '../exchange/har-file.ts';
 import { redactText, type SecretInput } from '../exchange/redactors.ts';
+import { spareCpu, WINDOW_MS } from './spare-cpu.ts';
 
 /**
  * Exchanges digested between two turns of the event loop (a few milliseconds' work): Playwright's
@@ -41,6 +45,14 @@ export interface DigestSettings {
   secrets: readonly SecretInput[];
 }
 
+/** When to digest (the self-tests inject both). */
+export interface DigestPace {
+  /** Whether a core is to spare now (default: reporter/spare-cpu.ts, over windows of WINDOW_MS). */
+  spare?: () => boolean;
+  /** Waits `ms` milliseconds before asking again. */
+  wait?: (ms: number) => Promise<unknown>;
+}
+
 export class TrafficDigest {
   private readonly lists = new Map<string, readonly Exchange[]>();
   private readonly entries = new WeakMap<Exchange, HarEntryText>();
@@ -50,6 +62,24 @@ export class TrafficDigest {
   private stale = false;
   private queue: Promise<void> = Promise.resolve();
   private count = 0;
+  private readonly spare: () => boolean;
+  private readonly wait: (ms: number) => Promise<unknown>;
+  /** Set once the run's checks have all ended: what is left is digested at once. */
+  private ending = false;
+  private endNow: () => void = () => {};
+  private readonly ended = new Promise<void>((resolve) => (this.endNow = resolve));
+
+  constructor(pace: DigestPace = {}) {
+    this.spare = pace.spare ?? spareCpu();
+    // Not what keeps the runner alive: the run's end stops the waiting (finishing).
+    this.wait = pace.wait ?? ((ms) => sleep(ms, undefined, { ref: false }));
+  }
+
+  /** The run's checks have all ended (or the run is ending): the rest is digested without waiting. */
+  finishing(): void {
+    this.ending = true;
+    this.endNow();
+  }
 
   /** The exchanges of one check (its test's id), digested after those handed before. */
   add(testId: string, exchanges: readonly Exchange[], settings: DigestSettings): void {
@@ -87,6 +117,7 @@ export class TrafficDigest {
     creatorVersion: string,
     settings: DigestSettings,
   ): Promise<DigestedTraffic> {
+    this.finishing();
     await this.settled();
     const { CoverageCounter } = await import('../engine/coverage.ts');
     // An entry depends on its exchange and the secrets alone; the counts, on every check's
@@ -103,6 +134,12 @@ export class TrafficDigest {
       ...(same ? { rendered: (ex: Exchange) => this.entries.get(ex) } : {}),
     });
     return { har, harRedactedWith: settings.secrets, coverage: counter.coverage() };
+  }
+
+  /** The next turn of the event loop with a core to spare, or the next turn once the run ends. */
+  private async turn(): Promise<void> {
+    await nextTurn();
+    while (!this.ending && !this.spare()) await Promise.race([this.wait(WINDOW_MS), this.ended]);
   }
 
   private sameSettings(settings: DigestSettings): boolean {
@@ -129,7 +166,7 @@ export class TrafficDigest {
     }
     const redact = (text: string): string => redactText(text, settings.secrets);
     for (let at = 0; at < exchanges.length; at += SLICE) {
-      if (at > 0) await nextTurn();
+      await this.turn();
       for (const ex of exchanges.slice(at, at + SLICE)) {
         this.counter.add(ex);
         this.entries.set(ex, harEntryText(ex, redact));

@@ -199,6 +199,8 @@ export default class ConformanceReporter implements Reporter {
       });
     }
     this.ended++;
+    // The last check: what is left of the traffic is digested at once, while the workers exit.
+    if (this.ended === this.total) this.traffic.finishing();
     const line = progressLine(
       test.title,
       this.outcomes.get(test.id),

@@ -2,7 +2,9 @@
  * What a run's reports make of its traffic is made as each check ends (reporter/traffic-digest.ts),
  * not once the run has ended, and is byte for byte what the whole traffic gives at once:
  *   - the checks' exchanges are digested (their coverage counted, their HAR entry rendered and
- *     redacted) after onTestEnd hands them over, queued: handing them over returns at once;
+ *     redacted) after onTestEnd hands them over, queued: handing them over returns at once; and
+ *     only while a core is to spare (reporter/spare-cpu.ts: the machine's idle time and the
+ *     reporter's own over a window), else once the run's last check has ended;
  *   - exchanges.har as written is the file harFileText makes of every exchange, redacted piece by
  *     piece as write-reports.ts redacts it, whatever order the checks end in, with secrets in
  *     every form a target may echo, URLs with userinfo, and short tokens that count only as
@@ -20,7 +22,8 @@ import type { Exchange } from '../../exchange/exchange.ts';
 import { harFileText } from '../../exchange/har-file.ts';
 import { KEPT_WHOLE_BYTES } from '../../exchange/kept.ts';
 import type { SecretInput } from '../../exchange/redactors.ts';
-import { TrafficDigest, type DigestSettings } from '../../reporter/traffic-digest.ts';
+import { spareCpu, WINDOW_MS, type CpuTimes } from '../../reporter/spare-cpu.ts';
+import { TrafficDigest, type DigestPace, type DigestSettings } from '../../reporter/traffic-digest.ts';
 import { writeReports } from '../../reporter/write-reports.ts';
 import { writerNamed, type ReportContent } from '../../reporter/writers.ts';
 import { removeTemporaryDirectories, temporaryDirectory } from './cli-fixtures.ts';
@@ -89,6 +92,8 @@ function traffic(): Exchange[][] {
 }
 
 const SETTINGS: DigestSettings = { basePath: '/base', secrets: [TOKEN, SHORT, API_KEY] };
+/** A machine with a core to spare all along. */
+const SPARE: DigestPace = { spare: () => true };
 
 /** Every exchange in the order it completed. */
 const inOrder = (lists: readonly (readonly Exchange[])[]): Exchange[] =>
@@ -121,13 +126,61 @@ async function digested(
 }
 
 test('each check is digested after it is handed over, not when the run ends', async () => {
-  const digest = new TrafficDigest();
+  const digest = new TrafficDigest(SPARE);
   const lists = traffic();
   lists.forEach((list, i) => digest.add(`test-${i}`, list, SETTINGS));
   // Queued: handing a check over does no work in onTestEnd itself.
   expect(digest.digested).toBe(0);
   await digest.settled();
   expect(digest.digested).toBe(lists.flat().length);
+});
+
+test('with no core to spare, nothing is digested until the last check has ended; then everything', async () => {
+  let asked = 0;
+  const digest = new TrafficDigest({
+    spare: () => (asked++, false),
+    wait: () => new Promise((resolve) => setImmediate(resolve)),
+  });
+  const lists = traffic();
+  lists.forEach((list, i) => digest.add(`test-${i}`, list, SETTINGS));
+  for (let turn = 0; turn < 50; turn++) await new Promise((resolve) => setImmediate(resolve));
+  expect(asked).toBeGreaterThan(10);
+  expect(digest.digested).toBe(0);
+  digest.finishing();
+  await digest.settled();
+  expect(digest.digested).toBe(lists.flat().length);
+});
+
+test("a core is to spare when, over a window, the idle time and the reporter's own make a whole core", () => {
+  let at = 0;
+  let times: CpuTimes = { idleMs: 0, ownMs: 0 };
+  const spare = spareCpu(
+    () => times,
+    () => at,
+  );
+  // No window has passed: no answer yet.
+  expect(spare()).toBe(false);
+  // Two cores busy over a window: 20 ms idle in 100 ms.
+  at += WINDOW_MS;
+  times = { idleMs: 20, ownMs: 0 };
+  expect(spare()).toBe(false);
+  // One core idle.
+  at += WINDOW_MS;
+  times = { idleMs: 20 + WINDOW_MS, ownMs: 0 };
+  expect(spare()).toBe(true);
+  // Within the next window the answer holds, whatever the counters say.
+  at += WINDOW_MS / 2;
+  times = { idleMs: 20 + WINDOW_MS, ownMs: 0 };
+  expect(spare()).toBe(true);
+  // The reporter's own work is what it would give up: half a core idle over the window since the
+  // last reading, and half a core its own.
+  at += WINDOW_MS / 2;
+  times = { idleMs: 20 + WINDOW_MS + 50, ownMs: 50 };
+  expect(spare()).toBe(true);
+  // Half a core idle and nothing of its own: not a core to spare.
+  at += WINDOW_MS;
+  times = { idleMs: 20 + WINDOW_MS + 100, ownMs: 50 };
+  expect(spare()).toBe(false);
 });
 
 test('exchanges.har and the coverage are byte for byte those of the whole traffic at once, whatever order the checks end in', async () => {
@@ -146,7 +199,7 @@ test('exchanges.har and the coverage are byte for byte those of the whole traffi
     [2, 0, 1],
     [1, 2, 0],
   ]) {
-    const digest = new TrafficDigest();
+    const digest = new TrafficDigest(SPARE);
     for (const i of order) digest.add(`test-${i}`, lists[i]!, SETTINGS);
     const after = await digested(digest, all);
     expect(after.text).toBe(before);
@@ -158,7 +211,7 @@ test('past the budget of kept bodies, an entry is the kept body, not the whole o
   const big = JSON.stringify({ pad: 'b'.repeat(KEPT_WHOLE_BYTES / 2) });
   const lists = [[exchange('big', 1, big)], [exchange('big', 2, big)]];
   const all = inOrder(lists);
-  const digest = new TrafficDigest();
+  const digest = new TrafficDigest(SPARE);
   lists.forEach((list, i) => digest.add(`test-${i}`, list, SETTINGS));
   const after = await digested(digest, all);
   expect(after.text).toBe(await wholeAtOnce(all, SETTINGS.secrets));
@@ -167,7 +220,7 @@ test('past the budget of kept bodies, an entry is the kept body, not the whole o
 
 test('a check handed twice counts once, and secrets other than the ones digested with are redacted with the end ones', async () => {
   const lists = traffic();
-  const twice = new TrafficDigest();
+  const twice = new TrafficDigest(SPARE);
   lists.forEach((list, i) => twice.add(`test-${i}`, list, SETTINGS));
   twice.add('test-2', lists[2]!.slice(0, 10), SETTINGS);
   const kept = inOrder([lists[0]!, lists[1]!, lists[2]!.slice(0, 10)]);
@@ -175,7 +228,7 @@ test('a check handed twice counts once, and secrets other than the ones digested
   expect(counted.coverage).toEqual(coverageOf(kept, SETTINGS.basePath));
   expect(counted.text).toBe(await wholeAtOnce(kept, SETTINGS.secrets));
 
-  const changed = new TrafficDigest();
+  const changed = new TrafficDigest(SPARE);
   lists.forEach((list, i) => changed.add(`test-${i}`, list, { basePath: '', secrets: [] }));
   const all = inOrder(lists);
   const after = await digested(changed, all);
