@@ -29,24 +29,29 @@ function cpuTimes(): CpuTimes {
 }
 
 /**
- * A function that says whether a core was to spare over the last window (false until a first
- * window has passed). `read` and `now` (monotonic milliseconds) are injected by the self-tests.
+ * A function that says whether a core was to spare over the last window. The first window starts
+ * with the first question (false until it has passed), not when the function is made: the
+ * reporter makes it as Playwright's runner starts, and what the machine did before the first
+ * check ended says nothing of the run. `read` and `now` (monotonic milliseconds) are injected by
+ * the self-tests.
  */
 export function spareCpu(
   read: () => CpuTimes = cpuTimes,
   now: () => number = () => performance.now(),
 ): () => boolean {
-  let since = now();
-  let last = read();
+  let last: { at: number; times: CpuTimes } | undefined;
   let answer = false;
   return () => {
     const at = now();
-    if (at - since < WINDOW_MS) return answer;
+    if (last === undefined) {
+      last = { at, times: read() };
+      return answer;
+    }
+    if (at - last.at < WINDOW_MS) return answer;
     const times = read();
-    const spareCores = (times.idleMs - last.idleMs + (times.ownMs - last.ownMs)) / (at - since);
+    const spareCores = (times.idleMs - last.times.idleMs + (times.ownMs - last.times.ownMs)) / (at - last.at);
     answer = spareCores >= 1;
-    since = at;
-    last = times;
+    last = { at, times };
     return answer;
   };
 }

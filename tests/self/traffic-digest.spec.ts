@@ -158,29 +158,25 @@ test("a core is to spare when, over a window, the idle time and the reporter's o
     () => times,
     () => at,
   );
-  // No window has passed: no answer yet.
-  expect(spare()).toBe(false);
+  /** `ms` pass, in which the cores stand idle `idle` ms in all and the reporter works `own` ms. */
+  const pass = (ms: number, idle: number, own = 0): boolean => {
+    at += ms;
+    times = { idleMs: times.idleMs + idle, ownMs: times.ownMs + own };
+    return spare();
+  };
+  // Two idle cores before the first question say nothing of the run: the first window starts there.
+  expect(pass(10 * WINDOW_MS, 20 * WINDOW_MS)).toBe(false);
   // Two cores busy over a window: 20 ms idle in 100 ms.
-  at += WINDOW_MS;
-  times = { idleMs: 20, ownMs: 0 };
-  expect(spare()).toBe(false);
+  expect(pass(WINDOW_MS, 20)).toBe(false);
   // One core idle.
-  at += WINDOW_MS;
-  times = { idleMs: 20 + WINDOW_MS, ownMs: 0 };
-  expect(spare()).toBe(true);
+  expect(pass(WINDOW_MS, WINDOW_MS)).toBe(true);
   // Within the next window the answer holds, whatever the counters say.
-  at += WINDOW_MS / 2;
-  times = { idleMs: 20 + WINDOW_MS, ownMs: 0 };
-  expect(spare()).toBe(true);
+  expect(pass(WINDOW_MS / 2, 0)).toBe(true);
   // The reporter's own work is what it would give up: half a core idle over the window since the
   // last reading, and half a core its own.
-  at += WINDOW_MS / 2;
-  times = { idleMs: 20 + WINDOW_MS + 50, ownMs: 50 };
-  expect(spare()).toBe(true);
+  expect(pass(WINDOW_MS / 2, WINDOW_MS / 2, WINDOW_MS / 2)).toBe(true);
   // Half a core idle and nothing of its own: not a core to spare.
-  at += WINDOW_MS;
-  times = { idleMs: 20 + WINDOW_MS + 100, ownMs: 50 };
-  expect(spare()).toBe(false);
+  expect(pass(WINDOW_MS, WINDOW_MS / 2)).toBe(false);
 });
 
 test('exchanges.har and the coverage are byte for byte those of the whole traffic at once, whatever order the checks end in', async () => {
