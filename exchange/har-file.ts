@@ -51,34 +51,67 @@ export function keptComment(kept: HarKept): string | undefined {
 
 const indented = (json: string, spaces: string): string => spaces + json.replace(/\n/g, `\n${spaces}`);
 
+/** An exchange's entry as the file holds it, and what it counts for towards the cap. */
+export interface HarEntryText {
+  /** The entry, indented in its place in the file, as `HarTextOptions.redact` leaves it. */
+  text: string;
+  /** The bytes of its text as rendered (before any redaction), with the separator that follows it. */
+  bytes: number;
+}
+
+const unchanged = (text: string): string => text;
+
+/** The entry of `ex` as harFileText writes it, passed through `redact`. */
+export function harEntryText(ex: Exchange, redact: (text: string) => string = unchanged): HarEntryText {
+  const text = indented(JSON.stringify(entryOfExchange(ex), null, 1), '   ');
+  return { text: redact(text), bytes: Buffer.byteLength(text) + 2 };
+}
+
+export interface HarTextOptions {
+  /** The largest file (HAR_MAX_BYTES; a test passes a smaller one). */
+  capBytes?: number;
+  /**
+   * Applied to each entry's text and to the frame around them apart, each whole lines (the
+   * report's redaction: no JSON string, and so no secret, spans two lines). Default: none.
+   */
+  redact?: (text: string) => string;
+  /**
+   * The entry of an exchange whose bodies are kept whole, rendered (and redacted) already, if it
+   * was: a run's reporter renders each as its check ends (reporter/traffic-digest.ts).
+   */
+  rendered?: (ex: Exchange) => HarEntryText | undefined;
+}
+
 /**
- * The HAR 1.2 text of `exchanges`, in the order given, within the budget of kept bodies and
- * `capBytes` (HAR_MAX_BYTES; a test passes a smaller one).
+ * The HAR 1.2 text of `exchanges`, in the order given, within the budget of kept bodies and the
+ * cap.
  */
 export function harFileText(
   exchanges: readonly Exchange[],
   creatorVersion: string,
-  capBytes = HAR_MAX_BYTES,
+  options: HarTextOptions = {},
 ): HarFile {
+  const capBytes = options.capBytes ?? HAR_MAX_BYTES;
+  const redact = options.redact ?? unchanged;
   const budget = new BodyBudget();
   const parts: string[] = [];
   const kept: HarKept = { entries: 0, cut: 0, omitted: 0 };
   let size = 0;
   for (const ex of exchanges) {
     let entry = keptExchange(ex, budget);
-    let text = indented(JSON.stringify(entryOfExchange(entry), null, 1), '   ');
-    let bytes = Buffer.byteLength(text) + 2;
-    if (size + bytes > capBytes - FRAME_BYTES) {
+    // Kept whole (itself, or a copy with the same bodies): its entry is the one rendered already.
+    const whole = entry.request === ex.request && entry.textCut === ex.textCut;
+    let text = (whole ? options.rendered?.(ex) : undefined) ?? harEntryText(entry, redact);
+    if (size + text.bytes > capBytes - FRAME_BYTES) {
       entry = withoutBodies(ex);
-      text = indented(JSON.stringify(entryOfExchange(entry), null, 1), '   ');
-      bytes = Buffer.byteLength(text) + 2;
-      if (size + bytes > capBytes - FRAME_BYTES) {
+      text = harEntryText(entry, redact);
+      if (size + text.bytes > capBytes - FRAME_BYTES) {
         kept.omitted++;
         continue;
       }
     }
-    size += bytes;
-    parts.push(text);
+    size += text.bytes;
+    parts.push(text.text);
     kept.entries++;
     kept.cut += (entry.textCut ? 1 : 0) + (entry.request.bodyCut ? 1 : 0);
   }
@@ -96,9 +129,9 @@ export function harFileText(
     1,
   );
   // The entries take the place of the placeholder, as JSON.stringify would have written them.
-  const text =
-    parts.length === 0
-      ? frame.replace(/\[\n\s*0\n\s*\]/, '[]')
-      : frame.replace(/\n {3}0\n/, () => `\n${parts.join(',\n')}\n`);
-  return { text: `${text}\n`, kept };
+  if (parts.length === 0) return { text: `${redact(frame.replace(/\[\n\s*0\n\s*\]/, '[]'))}\n`, kept };
+  const at = frame.indexOf('\n   0\n');
+  const head = frame.slice(0, at + 1);
+  const tail = frame.slice(at + '\n   0'.length);
+  return { text: `${redact(head)}${parts.join(',\n')}${redact(`${tail}\n`)}`, kept };
 }

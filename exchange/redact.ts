@@ -15,7 +15,9 @@
  *     exchange/redact-exchange.ts learnCredentials and redactExchange).
  *   Where text leaves the process, with the secret extra headers too and every URL's userinfo
  *   (the checks above leave a URL's userinfo to be judged as sent):
- *   - each report file as it is written, exchanges.har included (reporter/write-reports.ts);
+ *   - each report file as it is written, exchanges.har included (reporter/write-reports.ts); a
+ *     run's exchanges.har entry by entry as each check ends, with the same secrets
+ *     (reporter/traffic-digest.ts), each entry whole lines, as the writer cuts its pieces;
  *   - the run record, whose every string is redacted as it is built (reporter/build-record.ts
  *     buildRecord; bin/validate.ts for the credentials of validated traffic): the one value the
  *     files and the console summary are rendered from, so that no rendering can cut a secret in two;

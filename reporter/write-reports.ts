@@ -80,7 +80,8 @@ async function writeAll(content: ReportContent, options: WriteOptions): Promise<
   const out = reportsOutput(options.outputDir);
   const result: WrittenReports = { written: [], unwritten: [] };
   ensureDirectory(dir, 'the reports directory');
-  for (const writer of options.writers ?? REPORT_WRITERS) {
+  const writers: readonly ReportWriter[] = options.writers ?? REPORT_WRITERS;
+  for (const writer of writers) {
     if (writer.source === 'traffic' && content.har === undefined) continue;
     if (writer.source === 'playwright') {
       if (!options.playwright) continue;
@@ -97,7 +98,10 @@ async function writeAll(content: ReportContent, options: WriteOptions): Promise<
     try {
       const texts = (await writer.render?.(content)) ?? [];
       const files = writer.files.slice(0, texts.length);
-      files.forEach((file, i) => writeFile(join(dir, file), redactedPieces(texts[i]!, options.secrets)));
+      const redacted = redactedAlready(writer.redactedWith?.(content), options.secrets);
+      files.forEach((file, i) =>
+        writeFile(join(dir, file), redacted ? texts[i]! : redactedPieces(texts[i]!, options.secrets)),
+      );
       result.written.push(...files.map((file) => join(options.outputDir, file)));
     } catch (error) {
       // The disk's, not the writer's: no report is safe on it (see above).
@@ -114,6 +118,14 @@ async function writeAll(content: ReportContent, options: WriteOptions): Promise<
   if (options.stagingDir)
     commitFiles(options.stagingDir, options.outputDir, { protect: options.protect ?? [] });
   return result;
+}
+
+/**
+ * Whether a text redacted with `done` needs no more: `done` are the secrets the reports are
+ * written with (the same list, so the same redactor: exchange/redactors.ts redactorOf).
+ */
+function redactedAlready(done: readonly SecretInput[] | undefined, secrets: readonly SecretInput[]): boolean {
+  return done !== undefined && JSON.stringify(done) === JSON.stringify(secrets);
 }
 
 function* redactedPieces(pieces: Iterable<string>, secrets: readonly SecretInput[]): Generator<string> {

@@ -13,6 +13,7 @@
  * (tests/self/catalogs.spec.ts).
  */
 import { ConfigError } from '../config/error.ts';
+import type { SecretInput } from '../exchange/redactors.ts';
 import type { ConformanceRecord } from './record.ts';
 
 /** What the writers write from. */
@@ -21,6 +22,12 @@ export interface ReportContent {
   record: ConformanceRecord;
   /** The traffic as a HAR file's text (exchange/har-file.ts); absent when the command has none to write. */
   har?: string;
+  /**
+   * The secrets the HAR file's text was redacted with as it was built, if it was (a run's, entry
+   * by entry as each check ended: reporter/traffic-digest.ts). When they are the ones the reports
+   * are written with, it is written as it is rather than searched a second time.
+   */
+  harRedactedWith?: readonly SecretInput[];
 }
 
 /**
@@ -54,6 +61,8 @@ export interface ReportWriter {
    * `--report`.
    */
   readonly render?: (content: ReportContent) => Promise<readonly Iterable<string>[]>;
+  /** The secrets its text was redacted with already, if it was (write-reports.ts redacts it otherwise). */
+  readonly redactedWith?: (content: ReportContent) => readonly SecretInput[] | undefined;
 }
 
 /** Playwright's HTML report, a directory of the set. */
@@ -105,6 +114,7 @@ export const REPORT_WRITERS = [
     about: 'every exchange as HAR 1.2, the token redacted; `validate` reads it',
     source: 'traffic',
     render: async ({ har }) => (har === undefined ? [] : [linePieces(har)]),
+    redactedWith: ({ harRedactedWith }) => harRedactedWith,
   },
   {
     name: 'playwright',

@@ -3,7 +3,9 @@
  * requirement verdicts, applies the waivers and strict mode of the gate, writes the reports the
  * run chose (reporter/writers.ts, `--report`) and prints the summary. It reads only
  * attachments (suite/attachments.ts), so it works the same on merged shard reports (npx
- * playwright merge-reports).
+ * playwright merge-reports). What the reports make of the traffic (its coverage, the entries of
+ * exchanges.har) is made as each check ends, while the others run (reporter/traffic-digest.ts):
+ * the end of a run is left the record and the files.
  *
  * Its configuration is the run's, resolved once (run/resolve.ts): the waiver file, strict
  * mode, the token (redacted wherever it would appear), the probes the run is limited to, and the
@@ -29,7 +31,6 @@ import type {
 import { resolvedRun } from '../run/hand-down.ts';
 import type { ProbeOutcome, RestoreRecord } from '../engine/types.ts';
 import type { Exchange } from '../exchange/exchange.ts';
-import { harFileText } from '../exchange/har-file.ts';
 import { spec } from '../spec/index.ts';
 import { basePathOf } from '../exchange/route.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';
@@ -53,6 +54,7 @@ import { commandPrefix } from '../config/command.ts';
 import { LiveLine } from '../reporter/live.ts';
 import { LIVE_INTERVAL_MS, liveTerminal, readProgress } from './live-progress.ts';
 import { durationsOf, marksIn } from '../reporter/timeline.ts';
+import { TrafficDigest, type DigestSettings } from '../reporter/traffic-digest.ts';
 
 /** The exchanges of every check in the order they completed (the order of a check's log breaks ties). */
 export function inCompletionOrder(lists: readonly (readonly Exchange[])[]): Exchange[] {
@@ -92,6 +94,18 @@ export function progressLine(
   return `${mark} ${id}: ${outcome.requests} request(s)${waits}, ${time}${found}${tail}`;
 }
 
+/**
+ * What the traffic's reports depend on, as the run's configuration says it once global setup
+ * completed it (the embedded server's URL): the target's base path, and the secrets redacted.
+ */
+function digestSettings(): DigestSettings {
+  const { config } = resolvedRun();
+  return {
+    basePath: basePathOf(config.baseURL ?? ''),
+    secrets: [...secretsFromEnv({ API_TOKEN: config.token }), ...headerSecrets(config.extraHeaders)],
+  };
+}
+
 export interface ConformanceReporterOptions {
   /** Where the reports go (default: reports). */
   outputDir?: string;
@@ -106,7 +120,8 @@ export default class ConformanceReporter implements Reporter {
   private readonly outcomes = new Map<string, ProbeOutcome>();
   private readonly incomplete = new Map<string, IncompleteCheck>();
   private readonly endedTests = new Set<string>();
-  private readonly exchanges = new Map<string, Exchange[]>();
+  /** The checks' exchanges, and what the reports make of them, made as each check ends. */
+  private readonly traffic = new TrafficDigest();
   private startedAt = new Date();
   private readonly outputDir: string;
   private readonly stagingDir: string | undefined;
@@ -162,7 +177,7 @@ export default class ConformanceReporter implements Reporter {
     this.interruption ??= interruptionFromEnv(process.env);
     this.endedTests.add(test.title);
     const { exchanges, outcome: handed } = readAttachments(result);
-    if (exchanges) this.exchanges.set(test.id, exchanges);
+    if (exchanges) this.traffic.add(test.id, exchanges, digestSettings());
     if (handed?.complete) {
       this.outcomes.set(test.id, handed.value);
       this.incomplete.delete(test.id);
@@ -184,6 +199,8 @@ export default class ConformanceReporter implements Reporter {
       });
     }
     this.ended++;
+    // The last check: what is left of the traffic is digested at once, while the workers exit.
+    if (this.ended === this.total) this.traffic.finishing();
     const line = progressLine(
       test.title,
       this.outcomes.get(test.id),
@@ -227,10 +244,7 @@ export default class ConformanceReporter implements Reporter {
         signal: this.interruption?.signal ?? 'SIGINT',
         reason: this.interruption?.reason ?? 'Playwright was interrupted',
       };
-    const exchanges = inCompletionOrder([...this.exchanges.values()]);
-    // The coverage reads every request with the request model: loaded here, at the end, so that
-    // Playwright's runner does not load it to list the tests (tests/self/catalogs.spec.ts).
-    const { coverageOf } = await import('../engine/coverage.ts');
+    const exchanges = inCompletionOrder(this.traffic.exchangeLists());
     // Handed over by global teardown, which ran before this (suite/global-setup.ts).
     const paceText = process.env[PACE_ENV];
     const pace = paceText ? (JSON.parse(paceText) as PolitenessReport) : undefined;
@@ -239,8 +253,13 @@ export default class ConformanceReporter implements Reporter {
     const recoveries = recoveryText ? (JSON.parse(recoveryText) as RestoreRecord[]) : [];
     // Global teardown may have found a dead writer no test end reported.
     this.interruption ??= interruptionFromEnv(process.env);
-    // Within the run's budget of kept bodies and the size validate reads (exchange/har-file.ts).
-    const har = harFileText(exchanges, spec().version);
+    // Within the run's budget of kept bodies and the size validate reads (exchange/har-file.ts);
+    // the entries and the coverage were made as the checks ended (reporter/traffic-digest.ts).
+    const { har, harRedactedWith, coverage } = await this.traffic.traffic(
+      exchanges,
+      spec().version,
+      digestSettings(),
+    );
     // Set by the CLI and global setup (reporter/timeline.ts); none in a merge of shards.
     const marks = marksIn(process.env);
     const record = buildRecord({
@@ -265,7 +284,7 @@ export default class ConformanceReporter implements Reporter {
       endedTests: [...this.endedTests],
       ...(this.interruption ? { interrupted: this.interruption, recoveries } : {}),
       writeProbes: PROBE_CATALOG.filter((p) => p.access === 'write').map((p) => p.id),
-      coverage: coverageOf(exchanges, basePathOf(run.config.baseURL ?? '')),
+      coverage,
       ...(pace ? { pace } : {}),
       kept: har.kept,
       ...(marks ? { durations: durationsOf(marks, exchanges, Date.now()) } : {}),
@@ -277,7 +296,7 @@ export default class ConformanceReporter implements Reporter {
     let reports: WrittenReports;
     try {
       reports = await writeReports(
-        { record, har: har.text },
+        { record, har: har.text, harRedactedWith },
         {
           outputDir: this.outputDir,
           ...(this.stagingDir ? { stagingDir: this.stagingDir, playwright: true } : {}),

@@ -172,7 +172,7 @@ test('exchanges.har stays within what validate reads: near the cap, entries lose
   const big = jsonOf(40 * 1024);
   const exchanges = Array.from({ length: 40 }, (_, i) => exchange(i + 1, big));
   // A cap of 600 KiB: 64 KiB of it is the frame's; the entries' bodies (40 KiB each) fit a dozen.
-  const file = harFileText(exchanges, '1.3.0', 600 * 1024);
+  const file = harFileText(exchanges, '1.3.0', { capBytes: 600 * 1024 });
   expect(Buffer.byteLength(file.text)).toBeLessThanOrEqual(600 * 1024);
   expect(file.kept.entries + file.kept.omitted).toBe(40);
   expect(file.kept.cut).toBeGreaterThan(0);
@@ -180,7 +180,7 @@ test('exchanges.har stays within what validate reads: near the cap, entries lose
   const lastWhole = har.log.entries.findIndex((e) => e.response.content._truncated !== undefined);
   expect(lastWhole).toBeGreaterThan(5);
   expect(har.log.entries[lastWhole]!.response.content).toMatchObject({ text: '', _truncated: { kept: 0 } });
-  const tiny = harFileText(exchanges, '1.3.0', 64 * 1024 + 3000);
+  const tiny = harFileText(exchanges, '1.3.0', { capBytes: 64 * 1024 + 3000 });
   expect(tiny.kept.omitted).toBeGreaterThan(0);
   expect((JSON.parse(tiny.text) as Har).log.comment).toMatch(
     /\d+ exchange\(s\) left out: the file reached the 256 MiB validate reads/,
