@@ -98,8 +98,11 @@ export default defineConfig({
   // the long pole of a write run, so they must start at once, not after every read (Playwright
   // queues its test groups project by project, and file by file in alphabetical order within one).
   // With one worker there is nothing to start beside them, and a second project would only cost
-  // a second worker process (Playwright starts one per project): one project then.
-  ...(limits.workers > 1
+  // a second worker process (Playwright starts one per project): one project then. A read-only
+  // run has no lane: its write probes are skipped, and a project of their own took a worker for
+  // the skips, which then made way for a new one of the reads (the second worker's first request
+  // 1.5 s after the first's at 150 ms): one project then too.
+  ...(limits.workers > 1 && run.config.writableRef !== undefined
     ? {
         projects: [
           { name: 'writes', testMatch: WRITE_LANES },
