@@ -21,3 +21,21 @@ export function canonicalJson(value: unknown): string {
     return v;
   });
 }
+
+const texts = new WeakMap<object, string>();
+
+/**
+ * canonicalJson of a value that is never changed after (an answer's body as recorded, a state
+ * the comparisons made), kept per object: the judge compares one state or answer with many (the
+ * reads around a batch of refused PATCHes, once per PATCH), and the text of a whole counterparty,
+ * made again each time, was most of its time. Only for objects nothing changes afterwards.
+ */
+export function frozenCanonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return canonicalJson(value);
+  let text = texts.get(value);
+  if (text === undefined) {
+    text = canonicalJson(value);
+    texts.set(value, text);
+  }
+  return text;
+}

@@ -3,7 +3,7 @@
  * without the account fields the service may change on its own. Shared by the PATCH oracles;
  * tested directly in tests/self/compare.spec.ts.
  */
-import { canonicalJson } from '../exchange/canonical-json.ts';
+import { canonicalJson, frozenCanonicalJson } from '../exchange/canonical-json.ts';
 import { spec } from '../spec/index.ts';
 import { isObject as isObj, own } from '../exchange/own.ts';
 
@@ -122,22 +122,13 @@ const withouts = new WeakMap<Obj, Map<string, Obj>>();
 const comparables = new WeakMap<Obj, Obj>();
 /** What comparable() returned: never changed after, so their canonical text is kept. */
 const states = new WeakSet<object>();
-const stateTexts = new WeakMap<object, string>();
-
 /**
- * canonicalJson, kept for what comparable() returned: the judge compares one state with many (the
- * read before a batch of refused PATCHes with the read after, once per PATCH of the batch; each
- * read with every PATCH waiting on it), and the text of a whole counterparty was most of the
- * judge's time in the gallery's runs.
+ * canonicalJson, kept for what comparable() returned (never changed after): the judge compares
+ * one state with many (the read before a batch of refused PATCHes with the read after, once per
+ * PATCH of the batch; each read with every PATCH waiting on it).
  */
 function textOf(v: unknown): string {
-  if (v === null || typeof v !== 'object' || !states.has(v)) return canonicalJson(v);
-  let text = stateTexts.get(v);
-  if (text === undefined) {
-    text = canonicalJson(v);
-    stateTexts.set(v, text);
-  }
-  return text;
+  return v !== null && typeof v === 'object' && states.has(v) ? frozenCanonicalJson(v) : canonicalJson(v);
 }
 
 export const same = (a: unknown, b: unknown): boolean => textOf(a) === textOf(b);

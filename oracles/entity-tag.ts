@@ -11,7 +11,7 @@
  * judged not at all. The grammar is two lines of RFC 9110.
  */
 import { requestHeader, type Exchange } from '../exchange/exchange.ts';
-import { canonicalJson } from '../exchange/canonical-json.ts';
+import { frozenCanonicalJson } from '../exchange/canonical-json.ts';
 import { own } from '../exchange/own.ts';
 import { parseHttpDate } from './lifecycle-headers.ts';
 
@@ -115,27 +115,12 @@ export const listed = (
 export const showList = (list: '*' | EntityTag[]): string =>
   list === '*' ? '*' : list.map(showTag).join(', ');
 
-/**
- * The canonical text of each answer's JSON body, once: the judge compares one answer with many
- * (the reads around a batch of 128 refused PATCHes, once per PATCH), and the text of a whole
- * counterparty, made again for each, was the largest part of a write lane's judging. An answer's
- * body is never changed once recorded.
- */
-const bodyTexts = new WeakMap<object, string>();
-
-function bodyText(body: unknown): string {
-  if (body === null || typeof body !== 'object') return canonicalJson(body);
-  let text = bodyTexts.get(body);
-  if (text === undefined) {
-    text = canonicalJson(body);
-    bodyTexts.set(body, text);
-  }
-  return text;
-}
-
 /** Whether two answers carry the same representation data (JSON compared as values, else text). */
 export function sameRepresentation(a: Exchange, b: Exchange): boolean {
-  if (a.body !== undefined && b.body !== undefined) return bodyText(a.body) === bodyText(b.body);
+  // An answer's body is never changed once recorded: its text is made once (the reads around a
+  // batch of refused PATCHes are compared once per PATCH).
+  if (a.body !== undefined && b.body !== undefined)
+    return frozenCanonicalJson(a.body) === frozenCanonicalJson(b.body);
   return a.body === undefined && b.body === undefined && a.text === b.text;
 }
 

@@ -6,7 +6,7 @@
  */
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { canonicalJson } from '../../exchange/canonical-json.ts';
+import { canonicalJson, frozenCanonicalJson } from '../../exchange/canonical-json.ts';
 
 /** `v` with every plain object's own keys in reverse order (a key named __proto__ kept a key). */
 function reversed(v: unknown): unknown {
@@ -69,4 +69,17 @@ test('any JSON value: read back, it is the value; its keys in another order, the
     }),
     { seed: 20261127, numRuns: 1000 },
   );
+});
+
+test('the kept text of a value never changed after is its canonical text, also for __proto__ keys and scalars', () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => {
+      expect(frozenCanonicalJson(v)).toBe(canonicalJson(v));
+      // Asked again for the same object: the same text.
+      expect(frozenCanonicalJson(v)).toBe(canonicalJson(v));
+    }),
+    { seed: 20261128 },
+  );
+  const proto = JSON.parse('{"__proto__":1,"a":[2]}') as object;
+  expect(frozenCanonicalJson(proto)).toBe('{"__proto__":1,"a":[2]}');
 });
