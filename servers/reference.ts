@@ -574,16 +574,16 @@ export class ReferenceServer {
     this.sendError(ctx.res, 412, 'PRECONDITION_FAILED', 'A precondition of the request is false.');
   }
 
-  protected async patchCounterparty(ctx: RequestContext): Promise<void> {
-    // Preconditions once the counterparty is found, before the body is processed (RFC 9110 §13.2.1).
-    const found = this.lookup(ctx.params.counterpartyReference!);
-    if (found && this.preconditions(ctx, this.present(found)) !== undefined)
-      return this.preconditionFailed(ctx);
+  /**
+   * A PATCH's body, read and validated against PatchCounterpartyRequest; undefined when it was
+   * answered already (not JSON, or a 400 listing what it breaks).
+   */
+  protected async readValidPatch(ctx: RequestContext): Promise<CounterpartyPatch | undefined> {
     const read = await this.readJson(ctx, { strictMediaType: true });
-    if (!read.ok) return;
+    if (!read.ok) return undefined;
     const errors = this.validatePatch(read.value);
     if (errors.length > 0) {
-      return this.sendError(
+      this.sendError(
         ctx.res,
         400,
         'INVALID_REQUEST',
@@ -591,9 +591,19 @@ export class ReferenceServer {
         {},
         errors,
       );
+      return undefined;
     }
+    return read.value as CounterpartyPatch;
+  }
+
+  protected async patchCounterparty(ctx: RequestContext): Promise<void> {
+    // Preconditions once the counterparty is found, before the body is processed (RFC 9110 §13.2.1).
+    const found = this.lookup(ctx.params.counterpartyReference!);
+    if (found && this.preconditions(ctx, this.present(found)) !== undefined)
+      return this.preconditionFailed(ctx);
+    const patch = await this.readValidPatch(ctx);
+    if (patch === undefined) return;
     const reference = ctx.params.counterpartyReference!;
-    const patch = read.value as CounterpartyPatch;
     const current = this.lookup(reference);
     if (!current) return this.patchUnknown(ctx, patch);
     const next = this.applyPatch(current, patch);

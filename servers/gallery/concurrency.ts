@@ -27,19 +27,8 @@ class LostUpdateServer extends ReferenceServer {
   protected override async patchCounterparty(ctx: RequestContext): Promise<void> {
     const reference = ctx.params.counterpartyReference!;
     const snapshot = this.lookup(reference);
-    const read = await this.readJson(ctx, { strictMediaType: true });
-    if (!read.ok) return;
-    const errors = this.validatePatch(read.value);
-    if (errors.length > 0)
-      return this.sendError(
-        ctx.res,
-        400,
-        'INVALID_REQUEST',
-        'The body violates PatchCounterpartyRequest.',
-        {},
-        errors,
-      );
-    const patch = read.value as CounterpartyPatch;
+    const patch = await this.readValidPatch(ctx);
+    if (patch === undefined) return;
     if (!snapshot) return this.patchUnknown(ctx, patch);
     const next = this.applyPatch(snapshot, patch);
     const problems = this.resultProblems(next);
