@@ -16,7 +16,7 @@ import type { ResolvedRun } from './run/resolve.ts';
 import { resolveOnce } from './run/hand-down.ts';
 import { escapeControls } from './exchange/escape.ts';
 import { InputFileError } from './config/input-files.ts';
-import { MODULE_EXTENSION } from './config/layout.ts';
+import { MODULE_EXTENSION, WRITE_LANES } from './config/layout.ts';
 import {
   checkOwnPaths,
   REPORTS_STAGING_ENV,
@@ -73,9 +73,6 @@ const only =
     : new RegExp(
         `(?:^|\\s)(?:${run.probes.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}): `,
       );
-
-/** The spec file of the write lanes (tests/conformance/writes.spec.ts). */
-const WRITE_LANES = /[\\/]writes\.spec\.ts$/;
 
 export default defineConfig({
   testDir: './tests/conformance',

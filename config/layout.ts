@@ -23,6 +23,12 @@ export const CODE_ROOT = join(dirname(here), '..');
 export const PACKAGE_ROOT = COMPILED ? join(CODE_ROOT, '..') : CODE_ROOT;
 
 /**
+ * The spec file of the write lanes (tests/conformance/writes.spec.ts; .js in the package): a
+ * project of its own in playwright.config.ts, and one group per lane to suite/work-groups.ts.
+ */
+export const WRITE_LANES = /[\\/]writes\.spec\.[jt]s$/;
+
+/**
  * The path of a module of the suite as it runs, from its source path relative to the root
  * ('reporter/conformance-reporter.ts' is dist/reporter/conformance-reporter.js when compiled).
  */

@@ -37,7 +37,7 @@ import { PROBE_CATALOG } from '../probes/described.ts';
 import { interruptionFromEnv, requestStop, type Interruption } from '../transport/stop.ts';
 import { RECOVERY_ENV } from '../engine/baseline.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
-import { PACE_ENV } from '../transport/ledger.ts';
+import { FileLedger, PACE_ENV } from '../transport/ledger.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
 import { redactText, secretsFromEnv } from '../exchange/redactors.ts';
 import { buildRecord } from '../reporter/build-record.ts';
@@ -55,6 +55,7 @@ import { LiveLine } from '../reporter/live.ts';
 import { LIVE_INTERVAL_MS, liveTerminal, readProgress } from './live-progress.ts';
 import { durationsOf, marksIn } from '../reporter/timeline.ts';
 import { TrafficDigest, type DigestSettings } from '../reporter/traffic-digest.ts';
+import { SendingGroups } from './work-groups.ts';
 
 /** The exchanges of every check in the order they completed (the order of a check's log breaks ties). */
 export function inCompletionOrder(lists: readonly (readonly Exchange[])[]): Exchange[] {
@@ -130,6 +131,8 @@ export default class ConformanceReporter implements Reporter {
   private readonly strict: boolean;
   private total = 0;
   private ended = 0;
+  /** The groups of checks not yet ended: they bound the processes that may still send. */
+  private groups: SendingGroups | undefined;
   /** On a terminal, the line that shows the probes running long (reporter/live.ts). */
   private live: { line: LiveLine; timer: NodeJS.Timeout } | undefined;
 
@@ -145,6 +148,7 @@ export default class ConformanceReporter implements Reporter {
   onBegin(_config: FullConfig, suite: Suite): void {
     this.startedAt = new Date();
     this.total = suite.allTests().length;
+    this.groups = new SendingGroups(suite.allTests());
     const terminal = liveTerminal();
     if (terminal.tty) {
       const line = new LiveLine({
@@ -176,6 +180,9 @@ export default class ConformanceReporter implements Reporter {
     // Read while the run-state directory exists (global teardown removes it).
     this.interruption ??= interruptionFromEnv(process.env);
     this.endedTests.add(test.title);
+    // Fewer groups left than processes: each process left may send a larger share (transport/session.ts).
+    const left = this.groups?.end(test);
+    if (left !== undefined && left >= 1 && state) FileLedger.keepSending(state, left);
     const { exchanges, outcome: handed } = readAttachments(result);
     if (exchanges) this.traffic.add(test.id, exchanges, digestSettings());
     if (handed?.complete) {

@@ -48,6 +48,19 @@ export interface Ledger {
    * shared among, so that a worker left alone at the end of a run gets all of it.
    */
   active(now: number): number;
+  /**
+   * How many processes of the run may still send (epoch ms `now`): the groups of checks not yet
+   * ended, each of which runs in one process at a time (a write lane, or a check on its own), as
+   * the runner counts them (suite/work-groups.ts); undefined: not known, every process may. Only
+   * ever falls: a check that ended does not start again.
+   */
+  sending(now: number): number | undefined;
+  /**
+   * The requests in flight the other sessions of the run had last allowed themselves (their kept
+   * reports' finalConcurrency, `key` being this session's): the slots a session left alone takes
+   * over. 0 when none is known.
+   */
+  othersInFlight(key: string): number;
 }
 
 /** A process that sent within this long counts as sharing the run's learned rate. */
@@ -64,6 +77,9 @@ const ACTIVE_BEAT_MS = 200;
 
 /** How often a process reads the run's learned rate from a FileLedger. */
 const RATE_READ_MS = 100;
+
+/** The file of a FileLedger's directory that says how many processes may still send (Ledger.sending). */
+const SENDING_FILE = 'sending';
 
 /** The file name prefix of the politeness reports a FileLedger keeps, one per session. */
 const REPORT_PREFIX = 'politeness-';
@@ -84,6 +100,12 @@ export class MemoryLedger implements Ledger {
   }
   active(): number {
     return 1;
+  }
+  sending(): number | undefined {
+    return undefined;
+  }
+  othersInFlight(): number {
+    return 0;
   }
   keepReport(): void {
     // One process: the session's own report is all there is.
@@ -135,6 +157,7 @@ export class FileLedger implements Ledger {
   private interruption: Interruption | undefined;
   private rate: { value: LearnedRate | undefined; readAt: number } = { value: undefined, readAt: -Infinity };
   private beat = { at: -Infinity, active: 1 };
+  private left: { at: number; sending: number | undefined } = { at: -Infinity, sending: undefined };
 
   constructor(readonly dir: string) {
     this.requestsFd = openSync(join(dir, 'requests'), 'a');
@@ -205,6 +228,56 @@ export class FileLedger implements Ledger {
     }
     this.beat = { at: now, active };
     return active;
+  }
+  /**
+   * Written by the runner's reporter as groups of checks end (FileLedger.keepSending), read at most
+   * every ACTIVE_BEAT_MS: a share that grows a beat late costs a beat of the larger share, no more.
+   */
+  sending(now: number): number | undefined {
+    if (now - this.left.at < ACTIVE_BEAT_MS) return this.left.sending;
+    let sending = this.left.sending;
+    try {
+      const n = Number(readFileSync(join(this.dir, SENDING_FILE), 'utf8'));
+      if (Number.isInteger(n) && n >= 1) sending = sending === undefined ? n : Math.min(sending, n);
+    } catch {
+      // Not written yet (every process may send), or the run's directory is gone.
+    }
+    this.left = { at: now, sending };
+    return sending;
+  }
+  /** Says that at most `n` processes of the run whose state is in `dir` may still send (Ledger.sending). */
+  static keepSending(dir: string, n: number): void {
+    const file = join(dir, SENDING_FILE);
+    // Written whole and renamed over: a reader sees the old count or the new, never half of one.
+    const temporary = `${file}.${process.pid}`;
+    try {
+      writeFileSync(temporary, String(n));
+      renameSync(temporary, file);
+    } catch {
+      // The run's directory is gone (the run ended): nobody is left to read it.
+    }
+  }
+  othersInFlight(key: string): number {
+    let n = 0;
+    try {
+      for (const name of readdirSync(this.dir)) {
+        if (
+          !name.startsWith(REPORT_PREFIX) ||
+          !name.endsWith('.json') ||
+          name === `${REPORT_PREFIX}${key}.json`
+        )
+          continue;
+        try {
+          const report = JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as PolitenessReport;
+          if (Number.isFinite(report.finalConcurrency)) n += Math.max(0, report.finalConcurrency);
+        } catch {
+          // A report being written: the others still count.
+        }
+      }
+    } catch {
+      // The run's directory is gone.
+    }
+    return n;
   }
   keepReport(key: string, report: PolitenessReport): void {
     try {

@@ -90,7 +90,7 @@ export function rateAt(learned: LearnedRate, now: number): number {
 export interface LimiterOptions {
   /** Learn the limits (a deployment), or keep the caps as they are (the embedded server). */
   adaptive: boolean;
-  /** This process's cap on requests in flight (its share of CONFORMANCE_CONCURRENCY). */
+  /** This process's cap on requests in flight at first (its share of CONFORMANCE_CONCURRENCY; reshare). */
   maxConcurrency: number;
   /** Processes of the run sharing the limits. */
   processes: number;
@@ -145,6 +145,8 @@ export class AdaptiveLimiter {
   /** The congestion window: requests in flight allowed (fractional while growing). */
   private window: number;
   private threshold = SLOW_START_UNTIL;
+  /** This process's cap on requests in flight: its share of the run's (LimiterOptions.maxConcurrency at first). */
+  private cap: number;
   private lastDecreaseAt = -Infinity;
   private baselineMs: number | undefined;
   private baselineAt = 0;
@@ -161,6 +163,7 @@ export class AdaptiveLimiter {
 
   constructor(private readonly options: LimiterOptions) {
     const cap = Math.max(1, options.maxConcurrency);
+    this.cap = cap;
     this.window = options.adaptive
       ? Math.min(cap, Math.max(1, Math.ceil(INITIAL_IN_FLIGHT / Math.max(1, options.processes))))
       : cap;
@@ -168,7 +171,26 @@ export class AdaptiveLimiter {
 
   /** Requests in flight allowed now. */
   concurrency(): number {
-    return Math.max(1, Math.min(this.options.maxConcurrency, Math.floor(this.window)));
+    return Math.max(1, Math.min(this.cap, Math.floor(this.window)));
+  }
+
+  /**
+   * This process's share of the run's cap grew to `cap`: fewer of the run's processes are left to
+   * send (the others' checks all ended). The slots the others had, at the pace they had grown to
+   * on the same target, are this process's now, so that the run keeps as many in flight as it had:
+   * the window grows to its share of the run's (`runWindow`: every process's window added up),
+   * and at least in proportion to the cap, slow start's threshold with it. A share never shrinks.
+   */
+  reshare(cap: number, runWindow: number): void {
+    if (cap <= this.cap) return;
+    const grown = cap / this.cap;
+    this.cap = cap;
+    if (!this.options.adaptive) {
+      this.window = cap;
+      return;
+    }
+    this.window = Math.min(cap, Math.max(this.window * grown, runWindow));
+    this.threshold = Math.min(cap, Math.max(this.threshold * grown, this.window));
   }
 
   /** A request goes out at `now` (epoch ms); returns whether the window was used up. */
@@ -233,7 +255,7 @@ export class AdaptiveLimiter {
     if (!saturated) return undefined;
     if (this.window < this.threshold) this.window += 1;
     else this.window += 1 / this.window;
-    this.window = Math.min(this.window, this.options.maxConcurrency);
+    this.window = Math.min(this.window, this.cap);
     return undefined;
   }
 

@@ -5,7 +5,8 @@
  * consecutive failures, and why the run stopped sending, if it did.
  *
  *   - Politeness: at most `rps` requests per second and `concurrency` in flight across the run
- *     (each of `processes` processes takes its share), at most `maxRequests` requests in all.
+ *     (each of `processes` processes takes its share; of the in-flight cap, each of those that
+ *     may still send: Ledger.sending), at most `maxRequests` requests in all.
  *     Within those caps an adaptive run learns its pace from the answers (transport/limiter.ts):
  *     a few requests in flight at first, more while latency holds, fewer on a 429 or 503 or a
  *     rise in latency; a rate cut on a 429, or the quota RateLimit headers announce. The rate
@@ -127,6 +128,8 @@ export class TargetSession {
   /** Retries after a 429/503 and the time waited for them, for the checks' notes. */
   readonly stats = { retries: 0, waitedMs: 0 };
   private readonly processes: number;
+  /** This process's share of the run's cap on requests in flight (CONFORMANCE_CONCURRENCY). */
+  private share: number;
   private readonly limiter: AdaptiveLimiter;
   /** The queue of requests waiting for a slot: p-limit, whose concurrency the limiter sets. */
   private readonly slots: LimitFunction;
@@ -148,10 +151,12 @@ export class TargetSession {
     this.supervisorPid = options.supervisorPid;
     this.clock = options.clock ?? systemClock;
     this.transmit = options.transmit ?? transmitReadingHead;
-    const cap = Math.max(1, Math.floor(p.concurrency / processes));
-    this.limiter = new AdaptiveLimiter({ adaptive: p.adaptive, maxConcurrency: cap, processes });
+    this.share = Math.max(1, Math.floor(p.concurrency / processes));
+    this.limiter = new AdaptiveLimiter({ adaptive: p.adaptive, maxConcurrency: this.share, processes });
     this.slots = pLimit(this.limiter.concurrency());
-    this.pool = createPool(cap, p.maxResponseBytes);
+    // Connections are opened as requests need them, one per request in flight: sized for the
+    // whole of the run's cap, which this process's share grows to once it is left alone (reshare).
+    this.pool = createPool(p.concurrency, p.maxResponseBytes);
     this.ground = {
       politeness: p,
       ledger: this.ledger,
@@ -244,6 +249,22 @@ export class TargetSession {
     this.nextSlot = at + intervalMs;
     if (at > now) await this.nap(at - now, options);
     return true;
+  }
+
+  /**
+   * This process's share of the run's cap on requests in flight: the cap over the processes that
+   * may still send (Ledger.sending). A process left alone at the end of a run (the write lane,
+   * once every other check ended) takes the whole of it: the others will send nothing more.
+   */
+  private reshare(now: number): void {
+    const sending = this.ledger.sending(now);
+    if (sending === undefined || sending >= this.processes) return;
+    const share = Math.max(1, Math.floor(this.politeness.concurrency / sending));
+    if (share <= this.share) return;
+    this.share = share;
+    const window = this.limiter.concurrency() + this.ledger.othersInFlight(this.reportKey);
+    this.limiter.reshare(share, window / sending);
+    this.slots.concurrency = this.limiter.concurrency();
   }
 
   /** Puts a back-off in the report, and the report in the ledger for the other processes. */
@@ -370,6 +391,7 @@ export class TargetSession {
     let resetRetried = false;
     for (let retry = 0; ; retry++) {
       await clearToSend(g, what, options);
+      this.reshare(this.clock.now());
       const step = { deadlineBound: false, sentAt: 0, saturated: false };
       let response: RawResponse;
       try {

@@ -102,6 +102,31 @@ test.describe('the limiter', () => {
     expect(fixed.l.report().backoffs).toEqual([]);
   });
 
+  test('a share that grows takes over the slots the others had: the run keeps what it had in flight', () => {
+    // Two processes' share of 64 each; this one sent one at a time (its window never grew), the
+    // other had reached 32: left alone, it goes on at the run's 34, and slow start goes on to 64.
+    const { l, clock } = limiter(SLOW_START_UNTIL);
+    answers(l, clock, 0, 10);
+    expect(l.concurrency()).toBe(INITIAL_IN_FLIGHT);
+    l.reshare(2 * SLOW_START_UNTIL, INITIAL_IN_FLIGHT + SLOW_START_UNTIL);
+    expect(l.concurrency()).toBe(INITIAL_IN_FLIGHT + SLOW_START_UNTIL);
+    answers(l, clock, 40, 10);
+    expect(l.concurrency()).toBe(2 * SLOW_START_UNTIL);
+    // At least in proportion to the cap, when nothing is known of the others' windows.
+    const alone = limiter(8);
+    alone.l.reshare(16, 0);
+    expect(alone.l.concurrency()).toBe(2 * INITIAL_IN_FLIGHT);
+    // Never above the new cap, and a share never shrinks.
+    alone.l.reshare(24, 1000);
+    expect(alone.l.concurrency()).toBe(24);
+    alone.l.reshare(8, 0);
+    expect(alone.l.concurrency()).toBe(24);
+    // Not adaptive: the cap is the window.
+    const fixed = limiter(1, false);
+    fixed.l.reshare(2, 0);
+    expect(fixed.l.concurrency()).toBe(2);
+  });
+
   test('a rate found by backing off grows by an eighth of it per second; an announced one stays', () => {
     expect(rateAt({ rps: 20, at: 0, grows: true, source: '429' }, 1000)).toBe(22.5);
     expect(rateAt({ rps: 4, at: 0, grows: true, source: '429' }, 2000)).toBe(6);
@@ -334,6 +359,52 @@ test.describe('the session with the adaptive pace', () => {
       { reason: 'ratelimit-header', pausedUntil: FAKE_EPOCH + 1010 },
     ]);
     s.close();
+  });
+
+  test("a process left alone (the others' checks all ended) takes the whole of the run's cap in flight", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payflow-limiter-'));
+    const clock = fakeClock();
+    const target = scriptedTarget(clock, () => ({ latencyMs: 150 }));
+    const ledger = new FileLedger(dir);
+    const other = new FileLedger(dir);
+    const s = new TargetSession({
+      politeness: REMOTE_POLITENESS,
+      ledger,
+      processes: 2,
+      clock,
+      transmit: target.transmit,
+    });
+    const burst = (): Promise<number[]> => clock.drive(getAll(s, URL_X, 4 * REMOTE_POLITENESS.concurrency));
+    try {
+      // The other process of the run had grown to its share, and said so in its report.
+      other.keepReport('other-1', {
+        ...s.politenessReport(),
+        finalConcurrency: REMOTE_POLITENESS.concurrency / 2,
+      });
+      await burst();
+      // Its share: half the cap, reached by slow start.
+      expect(target.maxInFlight()).toBe(REMOTE_POLITENESS.concurrency / 2);
+      // Both processes may still send: nothing changes.
+      FileLedger.keepSending(dir, 2);
+      await clock.tick(1000);
+      await burst();
+      expect(target.maxInFlight()).toBe(REMOTE_POLITENESS.concurrency / 2);
+      // The runner says one process is left: the whole cap, at once (the other's slots), never more.
+      FileLedger.keepSending(dir, 1);
+      await clock.tick(1000);
+      const start = target.sent.length;
+      await burst();
+      expect(target.maxInFlight()).toBe(REMOTE_POLITENESS.concurrency);
+      // 256 requests at 64 in flight: four round trips of 150 ms.
+      expect(target.sent.at(-1)!.at - target.sent[start]!.at).toBeLessThan(4 * 150);
+      // A count read later that says more may send is not taken: a share never shrinks.
+      FileLedger.keepSending(dir, 2);
+      expect(ledger.sending(clock.now() + 1000)).toBe(1);
+    } finally {
+      s.close();
+      ledger.close();
+      other.close();
+    }
   });
 
   test('the processes of a run share the learned rate through the ledger, and their reports add up', async () => {
