@@ -128,6 +128,9 @@ function defineProbe(probe: Defined, lane?: Lane): void {
         running = undefined;
         stopProgress();
       });
+      // What a probe that stopped early left going ends first: then the check ends, and its
+      // process's slots may go to another (transport/session.ts quiet, Ledger.sending).
+      await fromEnv.sessionFromEnv().quiet();
       // What leaves for Playwright (the attachments, the error, the annotations) is redacted here,
       // as it leaves the worker: Playwright's own report and output hold every one of them.
       const secrets = attachmentSecrets(target);

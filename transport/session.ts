@@ -136,6 +136,9 @@ export class TargetSession {
   private readonly pool: WirePool;
   private readonly transmit: Transmit;
   private nextSlot = 0;
+  /** Exchanges started and not yet settled (quiet). */
+  private pending = 0;
+  private readonly whenQuiet: (() => void)[] = [];
   private readonly reportKey = `${process.pid}-${++sessions}`;
   private reportKeptAt = 0;
   /** What the steps of an attempt (transport/attempt.ts) read and change of this session. */
@@ -351,6 +354,17 @@ export class TargetSession {
     );
   }
 
+  /**
+   * Resolves once no exchange of this session is waiting, in flight or being retried: a check
+   * whose probe stopped at one failed request of a batch may leave the rest of it going. A check
+   * ends only then (suite/define.ts), so that once the runner counts it ended and another process
+   * takes the slots this one had (Ledger.sending), this one holds none.
+   */
+  quiet(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.whenQuiet.push(resolve));
+  }
+
   /** Sends one request politely; throws TargetUnavailable when it cannot be judged. */
   async exchange(
     method: string,
@@ -358,6 +372,21 @@ export class TargetSession {
     headers: Record<string, string>,
     body: Buffer | undefined,
     options: ExchangeOptions = {},
+  ): Promise<SessionResponse> {
+    this.pending++;
+    try {
+      return await this.exchangeOnce(method, url, headers, body, options);
+    } finally {
+      if (--this.pending === 0) for (const resolve of this.whenQuiet.splice(0)) resolve();
+    }
+  }
+
+  private async exchangeOnce(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: Buffer | undefined,
+    options: ExchangeOptions,
   ): Promise<SessionResponse> {
     const sent = { attempts: 0 };
     try {

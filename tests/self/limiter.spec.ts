@@ -407,6 +407,25 @@ test.describe('the session with the adaptive pace', () => {
     }
   });
 
+  test('quiet: a probe that stopped at one failed request of a batch ends once the rest of it has', async () => {
+    const { s, clock } = onFakeClock(({ n }) => (n === 1 ? 'drop' : { latencyMs: 500 }));
+    await s.quiet();
+    const batch = Promise.all(
+      Array.from({ length: 4 }, () => s.exchange('GET', new URL(URL_X), {}, undefined)),
+    ).then(
+      () => 'answered',
+      (error: unknown) => String(error),
+    );
+    // The first request failed (the batch with it) while the other three were on the wire.
+    expect(await clock.drive(batch)).toMatch(/ECONNRESET/);
+    const startedAt = clock.elapsed();
+    let quietAt: number | undefined;
+    await clock.drive(s.quiet().then(() => (quietAt = clock.elapsed())));
+    expect(quietAt).toBeGreaterThan(startedAt);
+    expect(quietAt).toBeGreaterThanOrEqual(500);
+    s.close();
+  });
+
   test('the processes of a run share the learned rate through the ledger, and their reports add up', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'payflow-limiter-'));
     const clock = fakeClock();
