@@ -373,22 +373,8 @@ export class TargetSession {
     body: Buffer | undefined,
     options: ExchangeOptions = {},
   ): Promise<SessionResponse> {
-    this.pending++;
-    try {
-      return await this.exchangeOnce(method, url, headers, body, options);
-    } finally {
-      if (--this.pending === 0) for (const resolve of this.whenQuiet.splice(0)) resolve();
-    }
-  }
-
-  private async exchangeOnce(
-    method: string,
-    url: URL,
-    headers: Record<string, string>,
-    body: Buffer | undefined,
-    options: ExchangeOptions,
-  ): Promise<SessionResponse> {
     const sent = { attempts: 0 };
+    this.pending++;
     try {
       return {
         response: await this.attempt(method, url, headers, body, sent, options),
@@ -397,6 +383,8 @@ export class TargetSession {
     } catch (error) {
       if (error instanceof TargetUnavailable) error.attempts = sent.attempts;
       throw error;
+    } finally {
+      if (--this.pending === 0) for (const resolve of this.whenQuiet.splice(0)) resolve();
     }
   }
 
