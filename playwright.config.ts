@@ -16,7 +16,7 @@ import type { ResolvedRun } from './run/resolve.ts';
 import { resolveOnce } from './run/hand-down.ts';
 import { escapeControls } from './exchange/escape.ts';
 import { InputFileError } from './config/input-files.ts';
-import { MODULE_EXTENSION, WRITE_LANES } from './config/layout.ts';
+import { MODULE_EXTENSION } from './config/layout.ts';
 import {
   checkOwnPaths,
   REPORTS_STAGING_ENV,
@@ -91,20 +91,11 @@ export default defineConfig({
   use: {
     trace: 'off',
   },
-  // The lanes of the writable counterparties first: their probes run one after another and are
-  // the long pole of a write run, so they must start at once, not after every read (Playwright
-  // queues its test groups project by project, and file by file in alphabetical order within one).
-  // With one worker there is nothing to start beside them, and a second project would only cost
-  // a second worker process (Playwright starts one per project): one project then. A read-only
-  // run has no lane: its write probes are skipped, and a project of their own took a worker for
-  // the skips, which then made way for a new one of the reads (the second worker's first request
-  // 1.5 s after the first's at 150 ms): one project then too.
-  ...(limits.workers > 1 && run.config.writableRef !== undefined
-    ? {
-        projects: [
-          { name: 'writes', testMatch: WRITE_LANES },
-          { name: 'others', testIgnore: WRITE_LANES },
-        ],
-      }
-    : {}),
+  // One project. The lanes of the writable counterparties are its first test groups: their probes
+  // run one after another and are the long pole of a write run, so they must start at once, not
+  // after every read. Playwright queues a project's groups file by file in name order, and the
+  // lanes' file sorts first (config/layout.ts WRITES_SPEC_NAME). A project of their own started
+  // them first too, but a worker serves one project: when a lane ended before the reads (the
+  // embedded server), Playwright started a new worker for the reads left, a second of start-up
+  // on the run's critical path, and in a read-only run the lanes' skips held a worker of their own.
 });

@@ -23,10 +23,17 @@ export const CODE_ROOT = join(dirname(here), '..');
 export const PACKAGE_ROOT = COMPILED ? join(CODE_ROOT, '..') : CODE_ROOT;
 
 /**
- * The spec file of the write lanes (tests/conformance/writes.spec.ts; .js in the package): a
- * project of its own in playwright.config.ts, and one group per lane to suite/work-groups.ts.
+ * The spec file of the write lanes, without its extension (tests/conformance/0-writes.spec.ts;
+ * .js in the package). Playwright queues the files of a project in name order (localeCompare:
+ * a digit before any letter), so the lanes, the long pole of a write run, are the first groups
+ * the workers take, with no project of their own: a worker of a project of its own could not
+ * take a read when its lane ended first (the embedded server), and Playwright started a new
+ * worker for the reads left, a second of start-up on the run's critical path.
  */
-export const WRITE_LANES = /[\\/]writes\.spec\.[jt]s$/;
+export const WRITES_SPEC_NAME = '0-writes.spec';
+
+/** That file's path, as it runs: one group per lane to suite/work-groups.ts. */
+export const WRITE_LANES = /[\\/]0-writes\.spec\.[jt]s$/;
 
 /**
  * The path of a module of the suite as it runs, from its source path relative to the root

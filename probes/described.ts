@@ -10,7 +10,7 @@
  * probes/catalog.ts by `npm run catalogs`; tests/self/catalogs.spec.ts fails when the
  * copy differs from the probes, so the catalog cannot drift.
  */
-import { MODULE_EXTENSION } from '../config/layout.ts';
+import { MODULE_EXTENSION, WRITES_SPEC_NAME } from '../config/layout.ts';
 import type { SelectableProbe } from '../config/selection.ts';
 import { requirement } from '../spec/requirements.ts';
 import { PROBE_CATALOG } from './catalog.ts';
@@ -34,7 +34,7 @@ export function probeFileOf(id: string): string | undefined {
 }
 
 /** The spec file of the write probes that share the writable counterparties, a lane each. */
-export const WRITES_SPEC = `writes.spec${MODULE_EXTENSION}`;
+export const WRITES_SPEC = `${WRITES_SPEC_NAME}${MODULE_EXTENSION}`;
 /** The spec file of the write probes that never send to a writable counterparty (Probe.elsewhere). */
 export const WRITES_ELSEWHERE_SPEC = `writes-elsewhere.spec${MODULE_EXTENSION}`;
 

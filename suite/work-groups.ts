@@ -1,6 +1,6 @@
 /**
  * The groups a run's checks run in, as Playwright schedules them: the probes of a write lane in
- * order in one worker (tests/conformance/writes.spec.ts: the file, or one of its lane describes
+ * order in one worker (tests/conformance/0-writes.spec.ts: the file, or one of its lane describes
  * in a run with several writable counterparties: suite/define.ts), every other check on its own
  * (fullyParallel). Each group runs in one process at a time, so the groups not yet ended bound
  * the processes that may still send: the reporter keeps that count in the run's ledger

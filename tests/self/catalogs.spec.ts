@@ -130,7 +130,7 @@ test("Playwright's runner loads no probe, oracle, generator, engine run or sessi
 test.afterAll(removeTemporaryDirectories);
 
 test('with two writable counterparties, the runner still lists the write probes in their lanes', async () => {
-  // The one case where the runner loads the probes (writes.spec.ts's top-level await), for their
+  // The one case where the runner loads the probes (0-writes.spec.ts's top-level await), for their
   // cost models: listed by Playwright's runner alone, nothing is sent (the URL is never called).
   const work = temporaryDirectory('payflow-lanes-');
   const listed = await runNode(
@@ -140,7 +140,7 @@ test('with two writable counterparties, the runner still lists the write probes 
       join(ROOT, 'playwright.config.ts'),
       '--list',
       '--reporter=list',
-      'writes.spec',
+      '0-writes.spec',
     ),
     {
       ...targetEnv('http://127.0.0.1:9', REFERENCE_TOKEN),

@@ -8,7 +8,6 @@
  * Playwright's cache once for given sources (suite/worker-modules.ts). And Node's compile cache (bin/compile-cache.ts): where
  * it is.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -184,37 +183,4 @@ test("what runs a probe is compiled into Playwright's cache once for given sourc
   writeFileSync(join(root, 'engine', 'b.ts'), '');
   expect(sourcesDigest(root)).not.toBe(changed);
   expect(playwrightCacheDir({ PLAYWRIGHT_TRANSFORM_CACHE_DIR: '/c/pw' })).toBe('/c/pw');
-});
-
-/** The projects of the suite's Playwright configuration as a run of `env` loads it, in a process of its own. */
-function projectsOf(env: Record<string, string>): string[] | null {
-  const dir = temporaryDirectory('payflow-projects-');
-  const out = execFileSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '-e',
-      `import(${JSON.stringify(join(PACKAGE_ROOT, 'playwright.config.ts'))}).then((m) => console.log(JSON.stringify(m.default.projects?.map((p) => p.name) ?? null)))`,
-    ],
-    {
-      cwd: PACKAGE_ROOT,
-      encoding: 'utf8',
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: dir,
-        CONFORMANCE_REPORTS_DIR: join(dir, 'reports'),
-        CONFORMANCE_RESULTS_DIR: join(dir, 'results'),
-        ...env,
-      },
-    },
-  );
-  return JSON.parse(out.trim().split('\n').at(-1)!) as string[] | null;
-}
-
-test('the write lanes have a project of their own, started first, only in a run that writes', () => {
-  const deployment = { API_BASE_URL: 'http://127.0.0.1:9', API_TOKEN: 'tok', COUNTERPARTY_REF: 'ACME-1' };
-  // Read-only: the write probes are skipped, and a project of theirs would hold a worker for it.
-  expect(projectsOf(deployment)).toBeNull();
-  expect(projectsOf({ ...deployment, WRITABLE_COUNTERPARTY_REF: 'W-1' })).toEqual(['writes', 'others']);
 });

@@ -11,8 +11,19 @@ export default class WorkGroupsReporter implements Reporter {
   onBegin(_config: unknown, suite: Suite): void {
     const tests = suite.allTests();
     const lanes = new Set(tests.map(workGroup).filter((g) => g.startsWith('lane')));
+    // In the order Playwright queues them: its projects, their files, each file's tests.
+    const isLane = tests.map((t) => workGroup(t).startsWith('lane'));
+    const firstNotLane = isLane.indexOf(false);
+    const lastLane = isLane.lastIndexOf(true);
     process.stdout.write(
-      `${JSON.stringify({ tests: tests.length, groups: new SendingGroups(tests).size, lanes: lanes.size, laneFile: WRITE_LANES.source })}\n`,
+      `${JSON.stringify({
+        tests: tests.length,
+        groups: new SendingGroups(tests).size,
+        lanes: lanes.size,
+        projects: suite.suites.length,
+        lanesFirst: lastLane < firstNotLane || firstNotLane === -1,
+        laneFile: WRITE_LANES.source,
+      })}\n`,
     );
   }
   printsToStdio(): boolean {

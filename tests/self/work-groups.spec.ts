@@ -32,13 +32,9 @@ function check(id: string, parent: Suite): TestCase {
 
 test('a write lane is one group, whatever file its tests were defined in; every other check is its own', () => {
   const root = suite('root', '');
-  const writes = suite('file', 'writes.spec.ts', suite('project', 'writes', root), '/t/writes.spec.ts');
-  const others = suite(
-    'file',
-    'references.spec.ts',
-    suite('project', 'others', root),
-    '/t/references.spec.ts',
-  );
+  const project = suite('project', '', root);
+  const writes = suite('file', '0-writes.spec.ts', project, '/t/0-writes.spec.ts');
+  const others = suite('file', 'references.spec.ts', project, '/t/references.spec.ts');
   const lane = [check('w1', writes), check('w2', writes), check('w3', writes)];
   const reads = [check('r1', others), check('r2', others)];
   expect(new Set(lane.map(workGroup)).size).toBe(1);
@@ -58,8 +54,16 @@ test('a write lane is one group, whatever file its tests were defined in; every 
   expect(new SendingGroups([check('a', two[0]!), check('b', two[0]!), check('c', two[1]!)]).size).toBe(2);
 });
 
+interface Listed {
+  tests: number;
+  groups: number;
+  lanes: number;
+  projects: number;
+  lanesFirst: boolean;
+}
+
 /** The tests, groups and lanes of the suite as Playwright lists it for a run of `env`. */
-function listed(env: Record<string, string>): { tests: number; groups: number; lanes: number } {
+function listed(env: Record<string, string>, deployment = true): Listed {
   const dir = temporaryDirectory('payflow-work-groups-');
   const out = execFileSync(
     process.execPath,
@@ -79,22 +83,25 @@ function listed(env: Record<string, string>): { tests: number; groups: number; l
         HOME: dir,
         CONFORMANCE_REPORTS_DIR: join(dir, 'reports'),
         CONFORMANCE_RESULTS_DIR: join(dir, 'results'),
-        API_BASE_URL: 'http://127.0.0.1:9',
-        API_TOKEN: 'tok',
-        COUNTERPARTY_REF: 'ACME-1',
+        ...(deployment
+          ? { API_BASE_URL: 'http://127.0.0.1:9', API_TOKEN: 'tok', COUNTERPARTY_REF: 'ACME-1' }
+          : {}),
         ...env,
       },
     },
   );
-  return JSON.parse(out.trim().split('\n').at(-1)!) as { tests: number; groups: number; lanes: number };
+  return JSON.parse(out.trim().split('\n').at(-1)!) as Listed;
 }
 
-test('the suite as listed for a write run: one group per lane, one per other check', () => {
+test('the suite as listed for a write run: one project, the lanes queued first, one group per lane', () => {
   const one = listed({ WRITABLE_COUNTERPARTY_REF: 'W-1' });
-  expect(one.lanes).toBe(1);
+  expect(one).toMatchObject({ lanes: 1, projects: 1, lanesFirst: true });
   // The lane holds every write probe of the run: several checks in one group.
   expect(one.tests - one.groups).toBeGreaterThan(4);
   const two = listed({ WRITABLE_COUNTERPARTY_REF: 'W-1,W-2' });
-  expect(two.lanes).toBe(2);
+  expect(two).toMatchObject({ lanes: 2, projects: 1, lanesFirst: true });
   expect(two.groups).toBe(one.groups + 1);
+  // The embedded server's run, and a read-only one (its lane's checks skip): the same one project.
+  expect(listed({}, false)).toMatchObject({ lanes: 1, projects: 1, lanesFirst: true });
+  expect(listed({})).toMatchObject({ projects: 1, lanesFirst: true });
 });
