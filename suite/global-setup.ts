@@ -103,7 +103,7 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     const interruption = readStop(state);
     if (interruption) process.env[INTERRUPTED_ENV] = JSON.stringify(interruption);
     // The pace the run kept (every worker's, summed), for the reporter's onEnd, which comes after.
-    const pace = FileLedger.politenessReport(state);
+    const pace = FileLedger.politenessReport(state, politeness.concurrency);
     if (pace) process.env[PACE_ENV] = JSON.stringify(pace);
     rmSync(state, { recursive: true, force: true });
     await server?.stop();

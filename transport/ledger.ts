@@ -169,9 +169,10 @@ export class FileLedger implements Ledger {
 
   /**
    * The politeness of a run whose processes kept their reports in `dir`, summed: the effective
-   * rate over the run's sending time, the requests in flight reached (added up), every back-off.
+   * rate over the run's sending time, the requests in flight reached (added up, within the run's
+   * cap `cap`), every back-off.
    */
-  static politenessReport(dir: string): PolitenessReport | undefined {
+  static politenessReport(dir: string, cap?: number): PolitenessReport | undefined {
     let names: string[];
     try {
       names = readdirSync(dir).filter((n) => n.startsWith(REPORT_PREFIX) && n.endsWith('.json'));
@@ -186,7 +187,7 @@ export class FileLedger implements Ledger {
         // A report being written as the run ends: the others still count.
       }
     }
-    return reports.length ? mergePolitenessReports(reports) : undefined;
+    return reports.length ? mergePolitenessReports(reports, cap) : undefined;
   }
 
   /** Read at most every RATE_READ_MS: a learned rate changes rarely, and every request asks. */

@@ -114,8 +114,13 @@ export interface PolitenessReport {
   backoffs: Backoff[];
 }
 
-/** Sums the reports of the processes of a run: rate over the run's sending time, in flight added up. */
-export function mergePolitenessReports(reports: PolitenessReport[]): PolitenessReport {
+/**
+ * Sums the reports of the processes of a run: rate over the run's sending time, in flight added
+ * up within the run's cap (`cap`, CONFORMANCE_CONCURRENCY). Each process's most in flight came at
+ * its own moment, and a process left alone took the others' slots (transport/session.ts reshare):
+ * the sum bounds the run's most in flight at once, and so does the cap it never exceeded.
+ */
+export function mergePolitenessReports(reports: PolitenessReport[], cap = Infinity): PolitenessReport {
   const sent = reports.filter((r) => r.requests > 0);
   const firstSentAt = sent.length ? Math.min(...sent.map((r) => r.firstSentAt)) : 0;
   const lastDoneAt = sent.length ? Math.max(...sent.map((r) => r.lastDoneAt)) : 0;
@@ -126,8 +131,14 @@ export function mergePolitenessReports(reports: PolitenessReport[]): PolitenessR
     firstSentAt,
     lastDoneAt,
     effectiveRps: effectiveRate(requests, firstSentAt, lastDoneAt),
-    maxInFlight: reports.reduce((n, r) => n + r.maxInFlight, 0),
-    finalConcurrency: reports.reduce((n, r) => n + r.finalConcurrency, 0),
+    maxInFlight: Math.min(
+      cap,
+      reports.reduce((n, r) => n + r.maxInFlight, 0),
+    ),
+    finalConcurrency: Math.min(
+      cap,
+      reports.reduce((n, r) => n + r.finalConcurrency, 0),
+    ),
     backoffs: reports.flatMap((r) => r.backoffs).sort((a, b) => a.at - b.at),
   };
 }

@@ -379,6 +379,7 @@ test.describe('the session with the adaptive pace', () => {
       // The other process of the run had grown to its share, and said so in its report.
       other.keepReport('other-1', {
         ...s.politenessReport(),
+        maxInFlight: REMOTE_POLITENESS.concurrency / 2,
         finalConcurrency: REMOTE_POLITENESS.concurrency / 2,
       });
       await burst();
@@ -400,6 +401,12 @@ test.describe('the session with the adaptive pace', () => {
       // A count read later that says more may send is not taken: a share never shrinks.
       FileLedger.keepSending(dir, 2);
       expect(ledger.sending(clock.now() + 1000)).toBe(1);
+      // The run's report: this process's 64 and the other's 32 came at different moments; what
+      // the report says of the run's most in flight stays within the cap it never exceeded.
+      s.close();
+      const run = FileLedger.politenessReport(dir, REMOTE_POLITENESS.concurrency)!;
+      expect(run.maxInFlight).toBe(REMOTE_POLITENESS.concurrency);
+      expect(run.finalConcurrency).toBe(REMOTE_POLITENESS.concurrency);
     } finally {
       s.close();
       ledger.close();
