@@ -70,10 +70,10 @@ test.describe('resolveSelection', () => {
   });
 
   test('--grep matches the test title and tags as Playwright does; kinds of flag narrow each other', () => {
-    expect(resolveSelection({ grep: '^writes\\.spec' }, SELECTABLE)!.probes).toEqual(
+    expect(resolveSelection({ grep: '^0-writes\\.spec' }, SELECTABLE)!.probes).toEqual(
       PROBES.filter((p) => p.access === 'write' && !p.elsewhere).map((p) => p.id),
     );
-    expect(resolveSelection({ grep: '^writes' }, SELECTABLE)!.probes).toEqual(
+    expect(resolveSelection({ grep: '^(0-)?writes' }, SELECTABLE)!.probes).toEqual(
       PROBES.filter((p) => p.access === 'write').map((p) => p.id),
     );
     expect(resolveSelection({ grep: '@read' }, SELECTABLE)!.probes).toEqual(
