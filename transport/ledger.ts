@@ -84,6 +84,25 @@ const SENDING_FILE = 'sending';
 /** The file name prefix of the politeness reports a FileLedger keeps, one per session. */
 const REPORT_PREFIX = 'politeness-';
 
+/** The politeness reports the sessions of a run kept in `dir` (FileLedger.keepReport), by file name. */
+function keptReports(dir: string): Map<string, PolitenessReport> {
+  const reports = new Map<string, PolitenessReport>();
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.startsWith(REPORT_PREFIX) && n.endsWith('.json'));
+  } catch {
+    return reports; // The run's directory is gone.
+  }
+  for (const name of names) {
+    try {
+      reports.set(name, JSON.parse(readFileSync(join(dir, name), 'utf8')) as PolitenessReport);
+    } catch {
+      // A report being written as the run ends: the others still count.
+    }
+  }
+  return reports;
+}
+
 /** A ledger for one process (the gallery, the benchmark). */
 export class MemoryLedger implements Ledger {
   private requests = 0;
@@ -173,20 +192,7 @@ export class FileLedger implements Ledger {
    * cap `cap`), every back-off.
    */
   static politenessReport(dir: string, cap?: number): PolitenessReport | undefined {
-    let names: string[];
-    try {
-      names = readdirSync(dir).filter((n) => n.startsWith(REPORT_PREFIX) && n.endsWith('.json'));
-    } catch {
-      return undefined;
-    }
-    const reports: PolitenessReport[] = [];
-    for (const name of names) {
-      try {
-        reports.push(JSON.parse(readFileSync(join(dir, name), 'utf8')) as PolitenessReport);
-      } catch {
-        // A report being written as the run ends: the others still count.
-      }
-    }
+    const reports = [...keptReports(dir).values()];
     return reports.length ? mergePolitenessReports(reports, cap) : undefined;
   }
 
@@ -260,23 +266,9 @@ export class FileLedger implements Ledger {
   }
   othersInFlight(key: string): number {
     let n = 0;
-    try {
-      for (const name of readdirSync(this.dir)) {
-        if (
-          !name.startsWith(REPORT_PREFIX) ||
-          !name.endsWith('.json') ||
-          name === `${REPORT_PREFIX}${key}.json`
-        )
-          continue;
-        try {
-          const report = JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as PolitenessReport;
-          if (Number.isFinite(report.finalConcurrency)) n += Math.max(0, report.finalConcurrency);
-        } catch {
-          // A report being written: the others still count.
-        }
-      }
-    } catch {
-      // The run's directory is gone.
+    for (const [name, report] of keptReports(this.dir)) {
+      if (name !== `${REPORT_PREFIX}${key}.json` && Number.isFinite(report.finalConcurrency))
+        n += Math.max(0, report.finalConcurrency);
     }
     return n;
   }
