@@ -9,6 +9,16 @@
  * mid-probe (a Playwright worker SIGKILLed, or killed by the kernel's OOM killer) leaves its
  * marker: the next probe to write that counterparty, or global teardown at the end of the run,
  * finds it, interrupts the run (transport/stop.ts), and restores the baseline.
+ *
+ * In a run of several processes, a probe that ends as it should hands its changes on (handOn)
+ * instead of restoring them: the next probe of its lane starts from them (it reads the
+ * counterparty first anyway), and global teardown restores the baseline once, at the end of the
+ * run (probes/recovery.ts restoreHandedOn). One restore per run rather than a PATCH and a read at
+ * the end of every write probe: on one writable counterparty 150 ms away, about 1.5 s of a write
+ * run (patch-valid-details keeps its own, a judged case). A probe restores at once when the run
+ * was interrupted, and in a run of one process, which has no teardown to leave it to, unless its
+ * server is thrown away after it (MemoryBaselines: the gallery and the seed sweep send what a run
+ * of the suite sends).
  */
 import { existsSync, linkSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +29,8 @@ type Obj = Record<string, unknown>;
 /** A probe writing a counterparty, as its marker says. */
 /** The environment variable carrying the restores of a recovery from global teardown to the reporter. */
 export const RECOVERY_ENV = 'CONFORMANCE_RECOVERY';
+/** The same, for the restore of what the write probes handed on, at the end of a run not stopped. */
+export const END_RESTORE_ENV = 'CONFORMANCE_END_RESTORE';
 
 export interface Writer {
   ref: string;
@@ -35,11 +47,25 @@ export interface BaselineStore {
   capture(ref: string, current: Obj, probe: string): Obj;
   /** `probe` stopped writing (it restored, or could not): its markers go. */
   release(probe: string): void;
+  /**
+   * `probe` ends with `ref` changed, and leaves the restore to the end of the run: true when this
+   * store keeps that for global teardown (a file marker), false when the probe must restore now.
+   */
+  handOn(ref: string, probe: string): boolean;
+  /** `ref` was restored to its baseline: nothing is left for the end of the run. */
+  restoredTo(ref: string): void;
 }
 
-/** For a run in one process (the self-tests): nothing outlives the process. */
+/**
+ * For a run in one process (the self-tests): nothing outlives the process. `handsOn`: its probes
+ * hand their changes on as in a run of the suite, and nothing restores them at the end (a run of
+ * the whole suite in one process against a throwaway server: the gallery, the seed sweep, which
+ * so send what a run of the suite sends); else each probe restores as it ends.
+ */
 export class MemoryBaselines implements BaselineStore {
   private readonly baselines = new Map<string, Obj>();
+
+  constructor(private readonly handsOn = false) {}
 
   capture(ref: string, current: Obj): Obj {
     if (!this.baselines.has(ref)) this.baselines.set(ref, current);
@@ -47,10 +73,24 @@ export class MemoryBaselines implements BaselineStore {
   }
 
   release(): void {}
+
+  handOn(): boolean {
+    return this.handsOn;
+  }
+
+  restoredTo(): void {}
 }
 
 const baselineFile = (dir: string, ref: string): string => join(dir, `baseline-${ref}.json`);
 const writerFile = (dir: string, ref: string): string => join(dir, `writing-${ref}.json`);
+const handedOnFile = (dir: string, ref: string): string => join(dir, `handed-on-${ref}.json`);
+
+/** A counterparty a probe left changed for the end of the run to restore (BaselineStore.handOn). */
+export interface HandedOn {
+  ref: string;
+  /** The probe that handed it on last. */
+  probe: string;
+}
 
 /** Writes `file` whole, or not at all when it exists (the first writer wins). False: it existed. */
 function writeOnce(file: string, text: string): boolean {
@@ -104,6 +144,20 @@ export function clearWriter(dir: string, w: Writer): void {
     rmSync(writerFile(dir, w.ref), { force: true });
 }
 
+/** The counterparties left changed for the end of the run to restore, in `dir`. */
+export function handedOn(dir: string): HandedOn[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => /^handed-on-.+\.json$/.test(name))
+    .map((name) => readJson<HandedOn>(join(dir, name)))
+    .filter((h): h is HandedOn => h !== undefined);
+}
+
+/** `ref` was restored: the end of the run has nothing left to do for it. */
+export function clearHandedOn(dir: string, ref: string): void {
+  rmSync(handedOnFile(dir, ref), { force: true });
+}
+
 /** For a run of several processes: the baselines and markers live in the run-state directory. */
 export class FileBaselines implements BaselineStore {
   private readonly writing = new Map<string, string>();
@@ -131,5 +185,18 @@ export class FileBaselines implements BaselineStore {
       clearWriter(this.dir, { ref, probe, pid: process.pid });
       this.writing.delete(ref);
     }
+  }
+
+  /**
+   * Written before the probe's writing marker goes (release): at every moment one of the two
+   * names the counterparty, so a worker that dies in between still leaves it to be restored.
+   */
+  handOn(ref: string, probe: string): boolean {
+    writeFileSync(handedOnFile(this.dir, ref), JSON.stringify({ ref, probe } satisfies HandedOn));
+    return true;
+  }
+
+  restoredTo(ref: string): void {
+    clearHandedOn(this.dir, ref);
   }
 }

@@ -340,6 +340,8 @@ function probeContext(
       outcome.notes.push(record.detail);
     },
     original: (ref, current) => run.baselines.capture(ref, current, probe.id),
+    handOn: (ref) => run.baselines.handOn(ref, probe.id),
+    restoredTo: (ref) => run.baselines.restoredTo(ref),
     knownRead: (path) => run.knownRead(http.url(path), http.clock.now()),
   };
 }

@@ -233,6 +233,14 @@ export interface ProbeContext {
    */
   original(ref: string, current: Record<string, unknown>): Record<string, unknown>;
   /**
+   * The probe ends with `ref` changed and leaves its restore to the end of the run (global
+   * teardown restores the run's original once: engine/baseline.ts): true when the run keeps it
+   * for then; false when the probe must restore now (a run of one process).
+   */
+  handOn(ref: string): boolean;
+  /** `ref` is back at the run's original: the end of the run need not restore it. */
+  restoredTo(ref: string): void;
+  /**
    * The read of `path` this process recorded last, when it is the last exchange it recorded, a
    * 200 with an object and recent (engine/run.ts knownRead): the state a write probe starts from
    * without reading again. Undefined otherwise.

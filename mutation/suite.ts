@@ -21,6 +21,7 @@
  */
 import { parseConfig } from '../config/config.ts';
 import { EMBEDDED_TARGET } from '../config/embedded.ts';
+import { MemoryBaselines } from '../engine/baseline.ts';
 import { RunContext, runProbe } from '../engine/run.ts';
 import type { ProbeOutcome, TargetConfig } from '../engine/types.ts';
 import { verdicts } from '../engine/verdicts.ts';
@@ -67,7 +68,8 @@ export async function runConformance(options: { bail: boolean; seed?: number }):
   const session = new TargetSession({ politeness });
   const outcomes: ProbeOutcome[] = [];
   try {
-    const run = new RunContext(session, baseURL, target.settleMs);
+    // The probes hand their changes on, as in a run of the suite: the server is thrown away after.
+    const run = new RunContext(session, baseURL, target.settleMs, new MemoryBaselines(true));
     for (const probe of PROBES) {
       const outcome = await runProbe(probe, target, run);
       outcomes.push(outcome);

@@ -52,7 +52,14 @@ import { accountsOf } from '../oracles/compare.ts';
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import { LIFECYCLE_REQUIREMENTS } from '../oracles/lifecycle-headers.ts';
 import type { Violation } from '../oracles/types.ts';
-import { acceptedRoundTrips, patchRequest, restoreDetails, startWriting, Writer } from './write-lane.ts';
+import {
+  acceptedRoundTrips,
+  finishWriting,
+  patchRequest,
+  restoreDetails,
+  startWriting,
+  Writer,
+} from './write-lane.ts';
 import {
   accountPacking,
   accountPairOptions,
@@ -206,6 +213,10 @@ export const patchValidDetails: Probe = {
       });
       await writer.settle();
     } finally {
+      // This probe's restore is a case of its own, judged as any PATCH with the read after it: a
+      // PATCH that puts every detail back to its value at creation, which a service may mistake
+      // for an undo (gallery answers-undo-resets-updated-at). The other write probes hand their
+      // changes on (finishWriting) to the run's one restore at its end, which is not judged.
       await restoreDetails(ctx, ref, original);
     }
   },
@@ -389,7 +400,7 @@ export const patchValidAccounts: Probe = {
       ctx.note(
         'account countries come from the country list only: the request pattern ^[A-Z]*$ also admits codes such as UK that a returned account may not carry (§2.2, §2.3)',
       );
-      await restoreDetails(ctx, ref, original);
+      await finishWriting(ctx, ref, original);
     }
   },
 };

@@ -5,7 +5,7 @@
  * Bearer, JSON white space, member order and escapes. Each is a change of the writable
  * counterparty's remarks and email address, so each is a real update; a refusal of one is a
  * finding (patch-equivalent-accepted), and the oracles judge each as any accepted PATCH (what was
- * sent applied, persisted, the rest unchanged). The details are restored at the end.
+ * sent applied, persisted, the rest unchanged). The changes are handed on (finishWriting).
  *
  * Left out, and why: the rewritings the catalogue asks at SHOULD level under their own
  * requirement (the scheme in another case, percent-encoded path characters: other probes send
@@ -23,7 +23,7 @@ import type { Violation } from '../oracles/types.ts';
 import { equivalents, type Rewriting } from '../requests/index.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { family } from './family.ts';
-import { acceptedRoundTrips, restoreDetails, ROLE, startWriting, Writer } from './write-lane.ts';
+import { acceptedRoundTrips, finishWriting, ROLE, startWriting, Writer } from './write-lane.ts';
 import { operationIds } from '../spec/operations.ts';
 
 /** The rewritings this probe sends: MUST-level sameness of the RFCs, with no requirement of its own. */
@@ -146,7 +146,7 @@ export const patchEquivalentForms: Probe = {
       });
       await writer.settle();
     } finally {
-      await restoreDetails(ctx, ref, original);
+      await finishWriting(ctx, ref, original);
     }
     ctx.note(`sent ${SENT_KINDS.length} forms of a valid PATCH: ${SENT_KINDS.join(', ')}`);
   },

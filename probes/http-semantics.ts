@@ -27,7 +27,7 @@ import { type Probe, runCases } from '../engine/probe-api.ts';
 import { spec } from '../spec/index.ts';
 import { operationIds } from '../spec/operations.ts';
 import { family } from './family.ts';
-import { knownOrRead, patchRequest, readWritable, restoreDetails, ROLE, Writer } from './write-lane.ts';
+import { knownOrRead, patchRequest, readWritable, finishWriting, ROLE, Writer } from './write-lane.ts';
 import type { HttpRequest } from '../transport/client.ts';
 import { keeps, labelled } from '../generators/labelled.ts';
 
@@ -218,7 +218,7 @@ export const conditionalWrites: Probe = {
       );
       await writer.settle();
     } finally {
-      await restoreDetails(ctx, ref, original);
+      await finishWriting(ctx, ref, original);
     }
   },
 };

@@ -1,10 +1,13 @@
 /**
- * What the run does, at its end, for a write probe whose process died before its restore (a
- * Playwright worker SIGKILLed, or killed by the kernel's OOM killer): it finds the probe's marker
- * (engine/baseline.ts), records the run as interrupted (a dead worker is an interruption: its
- * requirements are unjudged), and puts the counterparty's details back to the run's original,
- * kept in the run-state directory since before the run's first PATCH of it. Run by global
- * teardown, in Playwright's runner, while the target (the embedded server too) is still up.
+ * What the run restores at its end (engine/baseline.ts), by global teardown, in Playwright's
+ * runner, while the target (the embedded server too) is still up:
+ *   - a write probe whose process died before its restore (a Playwright worker SIGKILLed, or
+ *     killed by the kernel's OOM killer): it finds the probe's marker, records the run as
+ *     interrupted (a dead worker is an interruption: its requirements are unjudged), and puts the
+ *     counterparty's details back to the run's original, kept in the run-state directory since
+ *     before the run's first PATCH of it (recoverDeadWriters);
+ *   - the changes the write probes handed on to the end of the run: the same restore, once per
+ *     counterparty (restoreHandedOn).
  */
 import {
   clearWriter,
@@ -13,6 +16,7 @@ import {
   type RestoreRecord,
   storedBaseline,
 } from '../engine/probe-api.ts';
+import { clearHandedOn, handedOn } from '../engine/baseline.ts';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx } from '../exchange/exchange.ts';
 import { ExchangeLog } from '../exchange/log.ts';
@@ -30,6 +34,70 @@ export interface RecoveryTarget {
   extraHeaders?: readonly ExtraHeader[];
 }
 
+/** Why a restore is sent at the end of the run: a writer that died, or changes handed on. */
+interface EndRestore {
+  ref: string;
+  /** The probe that died, or that handed the changes on last. */
+  probe: string;
+  /** Words for the record: "after X died ..." or "at the end of the run, after X". */
+  after: string;
+  afterInterrupt: boolean;
+}
+
+/**
+ * Sends the restore of `r.ref` to the run's baseline through `session`, unjudged (housekeeping
+ * outside every probe), and says what was done. On success the counterparty is off the
+ * handed-on list: nothing is restored twice.
+ */
+async function restoreAtEnd(
+  dir: string,
+  target: RecoveryTarget,
+  session: TargetSession,
+  r: EndRestore,
+): Promise<RestoreRecord> {
+  const done = (status: RestoreRecord['status'], fields: string[], detail: string): RestoreRecord => {
+    if (status === 'restored') clearHandedOn(dir, r.ref);
+    return { counterparty: r.ref, fields, status, detail, afterInterrupt: r.afterInterrupt };
+  };
+  const baseline = storedBaseline(dir, r.ref);
+  const request = baseline && restoreRequest(r.ref, baseline);
+  if (request === undefined)
+    return done(
+      baseline ? 'restored' : 'failed',
+      [],
+      baseline
+        ? `${r.ref} had no detail field to put back when the run began`
+        : `could not restore ${r.ref} ${r.after}: the run's original state of it was not kept`,
+    );
+  const fields = Object.keys((request.json as { counterpartyDetails: object }).counterpartyDetails);
+  const log = new ExchangeLog();
+  const http = new HttpClient(session, {
+    baseURL: target.baseURL,
+    token: target.token,
+    allowWrites: true,
+    // Not judged: a restore of the run's original state, outside every probe.
+    record: (ex) => log.append(ex),
+    probe: 'recovery',
+    ...(target.extraHeaders ? { extraHeaders: target.extraHeaders } : {}),
+  });
+  try {
+    const ex = await http.send(request);
+    return done(
+      is2xx(ex.status) ? 'restored' : 'failed',
+      fields,
+      is2xx(ex.status)
+        ? `restored the run's original ${fields.join(', ')} of ${r.ref} ${r.after}`
+        : `could not restore the original details of ${r.ref} ${r.after}: ${describeResponse(ex)}`,
+    );
+  } catch (error) {
+    return done(
+      'failed',
+      fields,
+      `could not restore the original details of ${r.ref} ${r.after}: ${(error as Error).message.split('\n')[0]}`,
+    );
+  }
+}
+
 /**
  * Restores every writable counterparty whose writer died, from the run's baseline, through
  * `session` (whose run is then interrupted: the restore is housekeeping). Returns what was done.
@@ -42,49 +110,41 @@ export async function recoverDeadWriters(
   const records: RestoreRecord[] = [];
   for (const writer of deadWriters(dir)) {
     requestStop(dir, deadWriterInterruption(writer));
-    const record = (status: RestoreRecord['status'], fields: string[], detail: string): void => {
-      records.push({ counterparty: writer.ref, fields, status, detail, afterInterrupt: true });
-    };
-    const baseline = storedBaseline(dir, writer.ref);
-    const request = baseline && restoreRequest(writer.ref, baseline);
-    if (request === undefined) {
-      record(
-        baseline ? 'restored' : 'failed',
-        [],
-        baseline
-          ? `${writer.ref} had no detail field to put back when the run began`
-          : `could not restore ${writer.ref} after ${writer.probe} died: the run's original state of it was not kept`,
-      );
-    } else {
-      const fields = Object.keys((request.json as { counterpartyDetails: object }).counterpartyDetails);
-      const log = new ExchangeLog();
-      const http = new HttpClient(session, {
-        baseURL: target.baseURL,
-        token: target.token,
-        allowWrites: true,
-        // Not judged: a restore of the run's original state, outside every probe.
-        record: (ex) => log.append(ex),
-        probe: 'recovery',
-        ...(target.extraHeaders ? { extraHeaders: target.extraHeaders } : {}),
-      });
-      try {
-        const ex = await http.send(request);
-        record(
-          is2xx(ex.status) ? 'restored' : 'failed',
-          fields,
-          is2xx(ex.status)
-            ? `restored the run's original ${fields.join(', ')} of ${writer.ref} after ${writer.probe} died in a Playwright worker before its restore`
-            : `could not restore the original details of ${writer.ref} after ${writer.probe} died: ${describeResponse(ex)}`,
-        );
-      } catch (error) {
-        record(
-          'failed',
-          fields,
-          `could not restore the original details of ${writer.ref} after ${writer.probe} died: ${(error as Error).message.split('\n')[0]}`,
-        );
-      }
-    }
+    records.push(
+      await restoreAtEnd(dir, target, session, {
+        ref: writer.ref,
+        probe: writer.probe,
+        after: `after ${writer.probe} died in a Playwright worker before its restore`,
+        afterInterrupt: true,
+      }),
+    );
     clearWriter(dir, writer);
   }
+  return records;
+}
+
+/**
+ * Restores, once, every writable counterparty the write probes left changed for the end of the
+ * run (engine/baseline.ts handOn): the run's original details, from its baseline, through
+ * `session`. `interrupted`: the run was stopped, and the restore is the housekeeping after it.
+ * Run by global teardown after recoverDeadWriters, which takes the counterparties it restores
+ * off the list. Returns what was done.
+ */
+export async function restoreHandedOn(
+  dir: string,
+  target: RecoveryTarget,
+  session: TargetSession,
+  interrupted: boolean,
+): Promise<RestoreRecord[]> {
+  const records: RestoreRecord[] = [];
+  for (const h of handedOn(dir))
+    records.push(
+      await restoreAtEnd(dir, target, session, {
+        ref: h.ref,
+        probe: h.probe,
+        after: `at the end of the run (changed last by ${h.probe})`,
+        afterInterrupt: interrupted,
+      }),
+    );
   return records;
 }

@@ -43,14 +43,7 @@ import type { Violation } from '../oracles/types.ts';
 import { operationIds } from '../spec/operations.ts';
 import { UPDATE_REQUIREMENTS } from './counterparty-patch.ts';
 import { family } from './family.ts';
-import {
-  patchRequest,
-  readWritable,
-  restoreDetails,
-  SelfMoving,
-  startWriting,
-  Writer,
-} from './write-lane.ts';
+import { patchRequest, readWritable, finishWriting, SelfMoving, startWriting, Writer } from './write-lane.ts';
 
 /**
  * Random sequences per run after the explicit ones (the run's CONFORMANCE_RUNS caps it), and
@@ -248,7 +241,8 @@ export const patchSequences: Probe = {
   group: 'counterparty-patch',
   access: 'write',
   // The explicit sequences and the random ones, each its commands and a round trip of reads at its
-  // end (the one before it is the last one's), and the reads at the start and the restore.
+  // end (the one before it is the last one's), and the reads at the start and the restore (a run of
+  // one process sends it; a run of the suite hands the changes on: write-lane.ts finishWriting).
   roundTrips: (target) => (Math.min(target.runs, SEQUENCE_RUNS) + 5) * (MAX_COMMANDS / 2 + 1) + 4,
   async run(ctx) {
     const ref = ctx.target.writableRef!;
@@ -317,7 +311,7 @@ export const patchSequences: Probe = {
     } finally {
       ctx.note(`accounts added by sequences: ${(fixture ? budget : 0) - accountsLeft.n} (at most ${budget})`);
       if (identifiers.duplicates > 0) ctx.note(`${identifiers.duplicates} ${DUPLICATES_NOTE}`);
-      await restoreDetails(ctx, ref, original);
+      await finishWriting(ctx, ref, original);
     }
   },
 };
@@ -388,7 +382,7 @@ export const concurrentPatches: Probe = {
   group: 'counterparty-patch',
   access: 'write',
   // Each pair its PATCHes and the read after them (the read before is the last pair's), and the
-  // read at the start and the restore.
+  // read at the start and the restore (in a run of one process; see patch-sequences).
   roundTrips: (target) => Math.min(target.runs, CONCURRENT_RUNS) * 2 + 3,
   async run(ctx) {
     const ref = ctx.target.writableRef!;
@@ -448,7 +442,7 @@ export const concurrentPatches: Probe = {
       });
     } finally {
       if (identifiers.duplicates > 0) ctx.note(`${identifiers.duplicates} ${DUPLICATES_NOTE}`);
-      await restoreDetails(ctx, ref, original);
+      await finishWriting(ctx, ref, original);
     }
   },
 };

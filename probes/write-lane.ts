@@ -3,8 +3,8 @@
  * follow one another with a read every READ_EVERY of them and at the end (Writer), re-read up to
  * the settle window (CONFORMANCE_SETTLE_MS); cases that must be refused go in concurrent batches
  * with one read each (sendRefusedInBatches, engine/batch.ts); and what a probe changed is put back
- * to the run's original state as housekeeping, sent even after the run was interrupted
- * (restoreDetails); and what such probes cost the lane they run in (acceptedRoundTrips,
+ * to the run's original state as housekeeping, once at the end of the run or at once when the
+ * run was interrupted (finishWriting, restoreDetails); and what such probes cost the lane they run in (acceptedRoundTrips,
  * refusedRoundTrips). probes/counterparty-patch.ts, probes/invalid-bodies.ts and
  * probes/patch-other-references.ts use it; probes/recovery.ts restores with restoreRequest after a
  * worker died.
@@ -53,8 +53,8 @@ export function patchRequest(ref: string, input: Labelled<unknown>): HttpRequest
 
 /**
  * Reads the writable counterparty before the probe's first PATCH: what it is now, and the
- * details the probe restores at its end, the run's original (ProbeContext.original), never what
- * a probe killed before its restore left. The read the probe before it in the lane ended with
+ * details to restore, the run's original (ProbeContext.original), never what a probe killed
+ * before its restore left. The read the probe before it in the lane ended with
  * serves, when nothing was sent since (ProbeContext.knownRead): one round trip less per probe.
  */
 export async function startWriting(ctx: ProbeContext, ref: string): Promise<{ current: Obj; original: Obj }> {
@@ -93,7 +93,8 @@ export const READ_EVERY = 16;
 
 /**
  * The cost model of a probe of accepted PATCHes in order (Probe.roundTrips): one round trip per
- * case, a read every READ_EVERY of them, and the reads at the start and the restore.
+ * case, a read every READ_EVERY of them, and the reads at the start and the restore (sent by a
+ * run of one process; a run of the suite hands the changes on: finishWriting).
  */
 export function acceptedRoundTrips(cases: number): number {
   return cases + Math.ceil(cases / READ_EVERY) + 2;
@@ -290,6 +291,7 @@ export async function restoreDetails(ctx: ProbeContext, ref: string, original: O
       ? `restored the original ${fields.join(', ')} of ${ref}`
       : `could not restore the original details of ${ref}: ${describeResponse(ex)}`,
   );
+  if (is2xx(ex.status)) ctx.restoredTo(ref);
   if (ctx.http.interruption() !== undefined) return;
   const read = await ctx.http.send({
     method: 'GET',
@@ -307,6 +309,19 @@ export async function restoreDetails(ctx: ProbeContext, ref: string, original: O
       role: 'read after restore (settling)',
     });
   }
+}
+
+/**
+ * The end of a write probe that may have changed `ref`: the changes are handed on to the next
+ * probe of the lane, and the run's original is restored once, at the end of the run, by global
+ * teardown (engine/baseline.ts, probes/recovery.ts restoreHandedOn); a write probe's last read
+ * is the next one's read before its first PATCH (startWriting). The probe restores now when the
+ * run was interrupted (the restore is then all it sends), and in a run of one process, which
+ * has no teardown to leave it to.
+ */
+export async function finishWriting(ctx: ProbeContext, ref: string, original: Obj): Promise<void> {
+  if (ctx.http.interruption() === undefined && ctx.handOn(ref)) return;
+  await restoreDetails(ctx, ref, original);
 }
 
 /**
@@ -422,6 +437,6 @@ export async function sendRefusedInBatches<C extends Labelled<unknown>>(
     await readAfterWindow(ctx, ref, last);
     return result;
   } finally {
-    if (dirty) await restoreDetails(ctx, ref, original);
+    if (dirty) await finishWriting(ctx, ref, original);
   }
 }

@@ -62,6 +62,8 @@ export interface RecordInput {
   interrupted?: Interruption;
   /** Restores made for probes whose worker died before theirs (probes/recovery.ts). */
   recoveries?: readonly RestoreRecord[];
+  /** The restore, at the end of a run not interrupted, of what the write probes handed on. */
+  endRestores?: readonly RestoreRecord[];
   /** The write probes (default: none): one without an outcome leaves an interrupted restore unknown. */
   writeProbes?: readonly string[];
   /** The interface coverage of the traffic. */
@@ -136,6 +138,14 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
     probes: input.outcomes.map(({ findings: _f, ...rest }) => rest),
     incomplete,
     ...(interrupted ? { interrupted } : {}),
+    ...(!interrupted && input.endRestores && input.endRestores.length > 0
+      ? {
+          restore: {
+            status: input.endRestores.every((r) => r.status === 'restored') ? 'restored' : 'failed',
+            details: input.endRestores.map((r) => r.detail),
+          },
+        }
+      : {}),
     ...(input.coverage ? { coverage: input.coverage } : {}),
     ...(input.traffic ? { traffic: input.traffic } : {}),
     ...(input.pace ? { pace: input.pace } : {}),

@@ -95,6 +95,10 @@ export function formatSummary(
     );
   }
   if (record.interrupted) lines.push(`  ${interruptionLine(record.interrupted)}`);
+  if (record.restore)
+    lines.push(
+      `  Writable counterparty ${record.restore.status === 'restored' ? 'restored' : 'NOT restored'} at the end of the run: ${record.restore.details.join('; ')}`,
+    );
   // A passing validation lists what the traffic did not exercise in one line: the traffic covers
   // what its client happened to call, and the reports list each requirement with its reason.
   const briefUnexercised = t !== undefined && record.verdict !== 'fail';

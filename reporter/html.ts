@@ -211,6 +211,13 @@ function renderInterrupted(record: ConformanceRecord): string {
   return `<section id="interrupted"><h2>Interrupted${i.signal ? ` by ${esc(i.signal)}` : ''}</h2><p>${esc(i.reason)}. This report is partial: the checks after the stop were not run, and the requirements they would have judged are not exercised ("interrupted").</p><p><strong>Restore of the writable counterparty's details:</strong> ${esc(i.restore.status)}</p><ul class="reasons">${i.restore.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul></section>`;
 }
 
+/** The restore, at the end of a write run, of the writable counterparties' original details. */
+function renderRestore(record: ConformanceRecord): string {
+  const r = record.restore;
+  if (!r) return '';
+  return `<section id="restore"><h2>Writable counterparty restored</h2><p><strong>Restore of its original details at the end of the run:</strong> ${esc(r.status)}</p><ul class="reasons">${r.details.map((d) => `<li>${esc(d)}</li>`).join('')}</ul></section>`;
+}
+
 /** A requirement's findings, counted as its groups count them (kept or not). */
 function findingCount(r: RequirementRecord): number {
   const counted = (r.groups ?? []).reduce((n, g) => n + g.count, 0);
@@ -339,6 +346,7 @@ export function renderHtml(record: ConformanceRecord): string {
   body.push(renderCoverageGrid(record));
   body.push(renderProbes(record));
   body.push(renderPace(record));
+  body.push(renderRestore(record));
   body.push(
     `<p class="muted">Written by ${esc(record.tool)}; the machine-readable record is conformance.json beside this page.</p>`,
   );

@@ -114,6 +114,13 @@ export interface ConformanceRecord {
    */
   interrupted?: InterruptionRecord;
   /**
+   * The restore of the writable counterparties' details at the end of a write run that was not
+   * interrupted: the write checks hand their changes on to one another, and global teardown puts
+   * the run's original back once (engine/baseline.ts). Housekeeping: it does not weigh on the
+   * verdict. Absent when nothing was left changed, or in a run of one process.
+   */
+  restore?: { status: 'restored' | 'failed'; details: string[] };
+  /**
    * Interface coverage: per operation, how many exchanges called it (each judged by every
    * exchange oracle that applies); with `judged` per requirement.
    */

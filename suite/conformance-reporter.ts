@@ -35,7 +35,7 @@ import { spec } from '../spec/index.ts';
 import { basePathOf } from '../exchange/route.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';
 import { interruptionFromEnv, requestStop, type Interruption } from '../transport/stop.ts';
-import { RECOVERY_ENV } from '../engine/baseline.ts';
+import { END_RESTORE_ENV, RECOVERY_ENV } from '../engine/baseline.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import { FileLedger, PACE_ENV } from '../transport/ledger.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
@@ -258,6 +258,9 @@ export default class ConformanceReporter implements Reporter {
     // The same way: restores of probes whose worker died before theirs.
     const recoveryText = process.env[RECOVERY_ENV];
     const recoveries = recoveryText ? (JSON.parse(recoveryText) as RestoreRecord[]) : [];
+    // And the restore, at the end of a run not stopped, of what the write probes handed on.
+    const endRestoreText = process.env[END_RESTORE_ENV];
+    const endRestores = endRestoreText ? (JSON.parse(endRestoreText) as RestoreRecord[]) : [];
     // Global teardown may have found a dead writer no test end reported.
     this.interruption ??= interruptionFromEnv(process.env);
     // Within the run's budget of kept bodies and the size validate reads (exchange/har-file.ts);
@@ -289,7 +292,7 @@ export default class ConformanceReporter implements Reporter {
       ...(run.settings ? { settings: run.settings } : {}),
       command: commandPrefix(run.dir),
       endedTests: [...this.endedTests],
-      ...(this.interruption ? { interrupted: this.interruption, recoveries } : {}),
+      ...(this.interruption ? { interrupted: this.interruption, recoveries } : { endRestores }),
       writeProbes: PROBE_CATALOG.filter((p) => p.access === 'write').map((p) => p.id),
       coverage,
       ...(pace ? { pace } : {}),

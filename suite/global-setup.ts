@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { deadWriters, RECOVERY_ENV } from '../engine/baseline.ts';
+import { deadWriters, END_RESTORE_ENV, handedOn, RECOVERY_ENV } from '../engine/baseline.ts';
 import { FileLedger, PACE_ENV } from '../transport/ledger.ts';
 import { describePoliteness } from '../config/config.ts';
 import { EMBEDDED_SERVER_VARIABLE, handDown, resolvedRun } from '../run/hand-down.ts';
@@ -45,6 +45,13 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     targetKind = 'embedded reference server';
   }
   const politeness = config.politeness;
+  // A write run restores its writable counterparties at its end, here (engine/baseline.ts): what
+  // sends the restore loads while the workers run, not after them. A read-only run loads none of it.
+  const restoring =
+    config.writableRef === undefined
+      ? undefined
+      : Promise.all([import('../transport/session.ts'), import('../probes/recovery.ts')]);
+  restoring?.catch(() => {});
   const given = process.env.CONFORMANCE_RUN_STATE;
   const state = given && existsSync(given) ? given : mkdtempSync(join(tmpdir(), 'payflow-run-'));
   if (process.env.CONFORMANCE_CLI_PID) {
@@ -79,21 +86,23 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
   return async () => {
     process.off('SIGTERM', onTerm);
     // A write probe whose worker died before its restore (SIGKILL, the OOM killer): the run is
-    // interrupted, and the counterparty's details are put back to the run's original. What
-    // sends the restore is loaded only then.
-    if (deadWriters(state).length > 0) {
-      const [{ TargetSession }, { recoverDeadWriters }] = await Promise.all([
-        import('../transport/session.ts'),
-        import('../probes/recovery.ts'),
-      ]);
+    // interrupted, and the counterparty's details are put back to the run's original. Then what
+    // the write probes handed on (engine/baseline.ts): the run's original, restored once. What
+    // sends the restores was loaded during a write run (else it loads now).
+    if (deadWriters(state).length > 0 || handedOn(state).length > 0) {
+      const [{ TargetSession }, { recoverDeadWriters, restoreHandedOn }] = await (restoring ??
+        Promise.all([import('../transport/session.ts'), import('../probes/recovery.ts')]));
       const recovery = new TargetSession({ politeness, ledger: new FileLedger(state), processes: 1 });
+      const target = { baseURL: config.baseURL!, token: config.token, extraHeaders: config.extraHeaders };
       try {
-        const restores = await recoverDeadWriters(
-          state,
-          { baseURL: config.baseURL!, token: config.token, extraHeaders: config.extraHeaders },
-          recovery,
-        );
-        if (restores.length > 0) process.env[RECOVERY_ENV] = JSON.stringify(restores);
+        const recovered = await recoverDeadWriters(state, target, recovery);
+        const interrupted = readStop(state) !== undefined;
+        const restored = await restoreHandedOn(state, target, recovery, interrupted);
+        // After a stop, every restore is the housekeeping the interruption reports; else the run's
+        // end restore goes to the record on its own.
+        const afterStop = [...recovered, ...(interrupted ? restored : [])];
+        if (afterStop.length > 0) process.env[RECOVERY_ENV] = JSON.stringify(afterStop);
+        if (!interrupted && restored.length > 0) process.env[END_RESTORE_ENV] = JSON.stringify(restored);
       } finally {
         recovery.close();
       }

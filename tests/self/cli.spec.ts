@@ -110,6 +110,17 @@ test.describe('the whole suite against the embedded reference server', () => {
     expect(record.seed).toBe(7);
     // The embedded server is throwaway: its runs write, so every requirement is judged.
     expect(record.mode).toBe('write');
+    // The write checks handed their changes on to one another; the run's end put the writable
+    // counterparty's original details back, once (engine/baseline.ts), and says so.
+    expect(record.restore).toEqual({
+      status: 'restored',
+      details: [
+        expect.stringMatching(
+          /^restored the run's original .+ at the end of the run \(changed last by [a-z-]+\)$/,
+        ),
+      ],
+    });
+    expect(run.stdout).toContain('Writable counterparty restored at the end of the run: restored the run');
     const notPassed = (record.requirements as { id: string; status: string }[])
       .filter((v) => v.status !== 'passed')
       .map((v) => `${v.id}: ${v.status}`);

@@ -18,9 +18,15 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { LOCK_FILE } from '../../bin/reports-lock.ts';
 import { EMBEDDED_POLITENESS } from '../../config/config.ts';
-import { deadWriters, FileBaselines, MemoryBaselines, storedBaseline } from '../../engine/baseline.ts';
+import {
+  deadWriters,
+  FileBaselines,
+  handedOn,
+  MemoryBaselines,
+  storedBaseline,
+} from '../../engine/baseline.ts';
 import { counterpartyPath } from '../../exchange/paths.ts';
-import { recoverDeadWriters } from '../../probes/recovery.ts';
+import { recoverDeadWriters, restoreHandedOn } from '../../probes/recovery.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/record.ts';
 import { REFERENCE_TOKEN, ReferenceServer, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
@@ -139,6 +145,90 @@ test.describe("the run's baseline", () => {
       expect(readStop(dir)?.signal).toBeNull();
       expect(deadWriters(dir)).toEqual([]);
       expect(storedBaseline(dir, WRITABLE_COUNTERPARTY)).toEqual(original);
+    } finally {
+      session.close();
+      await server.stop();
+    }
+  });
+
+  test('a probe ending as it should hands its changes on: the marker outlives its writing marker, a restore clears it', () => {
+    const dir = temporaryDirectory('payflow-baseline-');
+    const original = { accountHolderName: 'Original Name' };
+    const store = new FileBaselines(dir);
+    store.capture('W-1', original, 'patch-valid-details');
+    expect(handedOn(dir)).toEqual([]);
+    // Before its writing marker goes: a worker dying in between still leaves the counterparty named.
+    expect(store.handOn('W-1', 'patch-valid-details')).toBe(true);
+    expect(handedOn(dir)).toEqual([{ ref: 'W-1', probe: 'patch-valid-details' }]);
+    store.release('patch-valid-details');
+    expect(deadWriters(dir)).toEqual([]);
+    expect(handedOn(dir)).toEqual([{ ref: 'W-1', probe: 'patch-valid-details' }]);
+    // The next probe takes it over, hands it on in turn: one marker, naming the last.
+    const next = new FileBaselines(dir);
+    expect(next.capture('W-1', { accountHolderName: 'changed' }, 'patch-valid-accounts')).toEqual(original);
+    next.handOn('W-1', 'patch-valid-accounts');
+    next.release('patch-valid-accounts');
+    expect(handedOn(dir)).toEqual([{ ref: 'W-1', probe: 'patch-valid-accounts' }]);
+    expect(readStop(dir)).toBeUndefined();
+    // A probe that restored (an interrupted run) leaves nothing for the end.
+    next.restoredTo('W-1');
+    expect(handedOn(dir)).toEqual([]);
+    // A run of one process has no teardown: its probes restore at once, unless its server is
+    // thrown away after it (the gallery, the seed sweep: what a run of the suite sends).
+    expect(new MemoryBaselines().handOn()).toBe(false);
+    expect(new MemoryBaselines(true).handOn()).toBe(true);
+  });
+
+  test("global teardown restores what the probes handed on, once, and a dead writer's counterparty only once", async () => {
+    const server = new ReferenceServer();
+    const baseURL = await server.start(0);
+    const dir = temporaryDirectory('payflow-recovery-');
+    const session = new TargetSession({
+      politeness: EMBEDDED_POLITENESS,
+      ledger: new FileLedger(dir),
+      processes: 1,
+    });
+    const change = (remarks: string): Promise<Response> =>
+      fetch(`${baseURL}${WRITABLE_PATH}`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${REFERENCE_TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ counterpartyDetails: { accountHolderName: 'Generated Name', remarks } }),
+      });
+    try {
+      const original = await details(baseURL);
+      const store = new FileBaselines(dir);
+      store.capture(WRITABLE_COUNTERPARTY, original, 'patch-equivalent-forms');
+      await change('handed on');
+      store.handOn(WRITABLE_COUNTERPARTY, 'patch-equivalent-forms');
+      store.release('patch-equivalent-forms');
+      expect(await details(baseURL)).not.toEqual(original);
+      const restores = await restoreHandedOn(dir, { baseURL, token: REFERENCE_TOKEN }, session, false);
+      expect(restores).toEqual([
+        {
+          counterparty: WRITABLE_COUNTERPARTY,
+          fields: ['accountHolderName', 'emailAddress', 'remarks'],
+          status: 'restored',
+          detail: `restored the run's original accountHolderName, emailAddress, remarks of ${WRITABLE_COUNTERPARTY} at the end of the run (changed last by patch-equivalent-forms)`,
+          afterInterrupt: false,
+        },
+      ]);
+      expect(await details(baseURL)).toEqual(original);
+      expect(handedOn(dir)).toEqual([]);
+      expect(readStop(dir)).toBeUndefined();
+      // Handed on, then the next writer died: the dead writer's recovery restores it, and the end
+      // of the run has nothing left to send.
+      store.capture(WRITABLE_COUNTERPARTY, original, 'patch-valid-details');
+      await change('left by a dead worker');
+      store.handOn(WRITABLE_COUNTERPARTY, 'patch-valid-details');
+      writeFileSync(
+        join(dir, `writing-${WRITABLE_COUNTERPARTY}.json`),
+        JSON.stringify({ ref: WRITABLE_COUNTERPARTY, probe: 'patch-valid-accounts', pid: deadPid() }),
+      );
+      const recovered = await recoverDeadWriters(dir, { baseURL, token: REFERENCE_TOKEN }, session);
+      expect(recovered.map((r) => r.status)).toEqual(['restored']);
+      expect(handedOn(dir)).toEqual([]);
+      expect(await restoreHandedOn(dir, { baseURL, token: REFERENCE_TOKEN }, session, true)).toEqual([]);
+      expect(await details(baseURL)).toEqual(original);
     } finally {
       session.close();
       await server.stop();

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MemoryBaselines } from '../../engine/baseline.ts';
 import { RunContext, runProbe } from '../../engine/run.ts';
 import type { ProbeOutcome, TargetConfig } from '../../engine/types.ts';
 import { verdicts, type Verdict } from '../../engine/verdicts.ts';
@@ -90,7 +91,8 @@ export async function runSuite(target: TargetConfig, options: SuiteOptions = {})
   });
   const probes = options.probes ? PROBES.filter((p) => options.probes!.includes(p.id)) : PROBES;
   try {
-    const run = new RunContext(session, target.baseURL, target.settleMs);
+    // The probes hand their changes on, as in a run of the suite: the server is thrown away after.
+    const run = new RunContext(session, target.baseURL, target.settleMs, new MemoryBaselines(true));
     const outcomes: ProbeOutcome[] = [];
     for (const probe of probes) outcomes.push(await runProbe(probe, target, run));
     const vs = verdicts(outcomes);
