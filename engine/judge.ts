@@ -76,6 +76,13 @@ interface CounterpartyState {
   chain: Chain | undefined;
   refused: RefusedGroup[];
   /**
+   * Refused PATCHes judged before their settle window ran out (closeRefused: an accepted PATCH
+   * came, or the probe that sent them ended): a change one of them made that appears late, in a
+   * later accepted PATCH's answer or the read after it, is theirs, not the accepted PATCH's.
+   * Dropped once their window is over.
+   */
+  closedEarly: Exchange[];
+  /**
    * An accepted PATCH a read contradicted: until a read shows it (or another accepted PATCH is
    * confirmed), what is stored is not known, so no read is the state before anything.
    */
@@ -145,6 +152,7 @@ export class Judge {
       lastRead: undefined,
       chain: undefined,
       refused: [],
+      closedEarly: [],
       unconfirmed: undefined,
       latest: undefined,
       written: undefined,
@@ -173,7 +181,7 @@ export class Judge {
     }
     // An accepted PATCH (or one not answered): the refused ones before it are judged with what
     // was read since; a chain with a stale read is judged with it.
-    const unsettled = state.refused.flatMap((g) => g.patches);
+    const unsettled = [...this.closedWithin(state, ex), ...state.refused.flatMap((g) => g.patches)];
     out.push(...this.closeRefused(reference, state));
     if (state.chain?.stale) out.push(...this.resolve(reference, state, state.chain.stale));
     state.latest = isObj(ex.body) ? ex : undefined;
@@ -322,7 +330,9 @@ export class Judge {
       // A group with an accepted PATCH that broke a MUST rule: what it stored is not settled.
       const whole = group.length === 1 || !group.some((p) => this.acceptedInvalid.has(p));
       return group.flatMap((patch) => {
-        const refusedNear = chain.unsettled.get(group[0]!) ?? [];
+        // The refused PATCHes just before the group, whichever of its PATCHes was recorded first
+        // (the one they are kept with: overlapping PATCHes complete in any order).
+        const refusedNear = group.flatMap((p) => chain.unsettled.get(p) ?? []);
         const seenBefore =
           before && isObj(before.body) && isObj(patch.body)
             ? withFieldsOf(
@@ -384,9 +394,16 @@ export class Judge {
     return out;
   }
 
+  /** The refused PATCHes closed early whose settle window `ex` started within; the others go. */
+  private closedWithin(state: CounterpartyState, ex: Exchange): Exchange[] {
+    state.closedEarly = state.closedEarly.filter((p) => this.within(ex, p));
+    return state.closedEarly;
+  }
+
   /** Judges the refused groups waiting on the settle window with the last read each has seen. */
   private closeRefused(reference: string, state: CounterpartyState): OracleJudgement[] {
     const out = state.refused.flatMap((g) => this.group(reference, g, g.seen));
+    if (this.settleMs > 0) state.closedEarly.push(...state.refused.flatMap((g) => g.patches));
     if (state.refused.length > 0 && state.refused.at(-1)!.seen) state.lastRead = state.refused.at(-1)!.seen;
     state.refused = [];
     return out;

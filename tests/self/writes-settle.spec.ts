@@ -198,6 +198,49 @@ test("settle: a refused PATCH's change that appears late, within or after the wi
   expect(clean.held).toContain('patch-rejected-unchanged');
 });
 
+test("settle: a refused PATCH's late change, shown after its probe ended, is not the next probe's accepted PATCH's", () => {
+  // A probe sends a refused PATCH that the primary stores, reads the replica (nothing yet) and
+  // ends (flush: its judgements go to it). The next probe of the lane PATCHes another field
+  // within the refused PATCH's window; the primary's answer shows the refused change.
+  const leaked = { ...base, accountHolderName: 'Leaked' };
+  const log = [
+    read(0, base),
+    patch(
+      10,
+      { counterpartyDetails: { accountHolderName: 'Leaked', remarks: 'x'.repeat(300) } },
+      400,
+      refusal,
+    ),
+    read(20, base),
+  ];
+  const run = (): { violated: string[]; held: string[] } => {
+    const judge = new Judge(ORACLES, '', SETTLE);
+    const first = [...log.flatMap((ex) => judge.judge(ex)), ...judge.flush()];
+    const next = [
+      patch(30, send('next'), 200, { ...leaked, remarks: 'next' }),
+      read(40, { ...leaked, remarks: 'next' }),
+    ];
+    const all = [...first, ...next.flatMap((ex) => judge.judge(ex)), ...judge.flush()].map(
+      (j) => j.judgement,
+    );
+    const ids = (held: boolean): string[] =>
+      [...new Set(all.filter((j) => j.held === held).map((j) => j.requirement))].sort();
+    return { violated: ids(false), held: ids(true) };
+  };
+  expect(run().violated).not.toContain('patch-unsent-fields-unchanged');
+  // Past the window, the same change is the accepted PATCH's.
+  const late = [read(0, base), patch(10, send('x'), 400, refusal), read(20, base)];
+  const judge = new Judge(ORACLES, '', SETTLE);
+  for (const ex of late) judge.judge(ex);
+  judge.flush();
+  const after = [
+    ...judge.judge(patch(2000, send('next'), 200, { ...leaked, remarks: 'next' })),
+    ...judge.judge(read(2010, { ...leaked, remarks: 'next' })),
+    ...judge.flush(),
+  ].map((j) => j.judgement);
+  expect(after.filter((j) => !j.held).map((j) => j.requirement)).toContain('patch-unsent-fields-unchanged');
+});
+
 /** Oracles that record the sequences the judge hands them. */
 function recorder(): { oracles: Oracle[]; sequences: PatchSequence[] } {
   const sequences: PatchSequence[] = [];
