@@ -109,6 +109,9 @@ export function refusedShows(from: Obj, to: Obj, refused: readonly Exchange[]): 
     return [...fields].every((f) => {
       const v = own(is, f);
       if (same(isObj(was) ? own(was, f) : undefined, v)) return true;
+      // A field gone: a partial address a refused PATCH sent may have replaced the stored one
+      // (interface.md §2.2 does not say merge or replace).
+      if (v === undefined) return sent.some((d) => isObj(d.address) && !Object.hasOwn(d.address, f));
       return sent.some((d) => isObj(d.address) && Object.hasOwn(d.address, f) && same(own(d.address, f), v));
     });
   });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { DEFAULT_SETTLE_MS, parseConfig } from '../../config/config.ts';
 import { Judge } from '../../engine/judge.ts';
+import { refusedShows } from '../../engine/judge-states.ts';
 import { assignLanes, laneTarget, probeRoundTrips } from '../../engine/lanes.ts';
 import type { Probe } from '../../engine/types.ts';
 import { RunContext, runProbe } from '../../engine/run.ts';
@@ -239,6 +240,37 @@ test("settle: a refused PATCH's late change, shown after its probe ended, is not
     ...judge.flush(),
   ].map((j) => j.judgement);
   expect(after.filter((j) => !j.held).map((j) => j.requirement)).toContain('patch-unsent-fields-unchanged');
+});
+
+test("settle: a refused PATCH's partial address that replaced the stored one, shown late, is the refused PATCH's", () => {
+  // interface.md §2.2 does not say whether a partial address is merged or replaces the stored one:
+  // a refused PATCH's address stored late may drop a field it did not send.
+  const stored = { ...base, address: { postalCode: '1234', country: 'SE' } };
+  const replaced = { ...base, address: { addressLine: 'Leaked 1' } };
+  const refusedAddress = {
+    counterpartyDetails: { address: { addressLine: 'Leaked 1' }, remarks: 'x'.repeat(300) },
+  };
+  expect(refusedShows(stored, replaced, [patch(10, refusedAddress, 400, refusal)])).toEqual(['address']);
+  // Merged, likewise.
+  const merged = { ...base, address: { addressLine: 'Leaked 1', postalCode: '1234', country: 'SE' } };
+  expect(refusedShows(stored, merged, [patch(10, refusedAddress, 400, refusal)])).toEqual(['address']);
+  // A field gone that no refused PATCH could have dropped (none sent an address): not theirs.
+  expect(
+    refusedShows(stored, { ...base, address: { postalCode: '1234' } }, [patch(10, send('x'), 400, refusal)]),
+  ).toEqual([]);
+  // Through the judge: the next probe's accepted PATCH is not blamed for the replaced address.
+  const judge = new Judge(ORACLES, '', SETTLE);
+  for (const ex of [read(0, stored), patch(10, refusedAddress, 400, refusal), read(20, stored)])
+    judge.judge(ex);
+  judge.flush();
+  const next = [
+    ...judge.judge(patch(30, send('next'), 200, { ...replaced, remarks: 'next' })),
+    ...judge.judge(read(40, { ...replaced, remarks: 'next' })),
+    ...judge.flush(),
+  ].map((j) => j.judgement);
+  expect(next.filter((j) => !j.held).map((j) => j.requirement)).not.toContain(
+    'patch-unsent-fields-unchanged',
+  );
 });
 
 /** Oracles that record the sequences the judge hands them. */
