@@ -48,9 +48,12 @@ import { patchRequest, readWritable, finishWriting, SelfMoving, startWriting, Wr
 /**
  * Random sequences per run after the explicit ones (the run's CONFORMANCE_RUNS caps it), and
  * commands per sequence. Each step waits for the one before: at 150 ms a round trip, a sequence
- * of four commands costs about a second, on the one lane of a single writable counterparty.
+ * of four commands costs about a second, on the one lane of a single writable counterparty, the
+ * run's long pole. Two a run: the remote write run with one writable counterparty within its 30 s
+ * at 150 ms (issue 37); each run's seed draws other ones, so a gate run on every change explores
+ * them over time, and the explicit sequences (exampleSequences) are sent whatever the seed.
  */
-export const SEQUENCE_RUNS = 4;
+export const SEQUENCE_RUNS = 2;
 const MAX_COMMANDS = 8;
 /** Accounts a run of patch-sequences may add, at most (each stays on the counterparty). */
 export const SEQUENCE_ACCOUNTS = 6;
