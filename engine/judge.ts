@@ -24,9 +24,7 @@ import {
   withoutMoving,
 } from './judge-states.ts';
 import { registered } from '../spec/operations.ts';
-
-/** How many accepted PATCHes (of all counterparties) the judge remembers for the pair oracles. */
-const WRITES_KEPT = 256;
+import { RecentWrites } from './judge-writes.ts';
 
 /** A PATCH that was answered and not accepted. */
 const refused = (ex: Exchange): boolean => ex.status > 0 && !is2xx(ex.status);
@@ -75,12 +73,7 @@ interface CounterpartyState {
   lastRead: Exchange | undefined;
   chain: Chain | undefined;
   refused: RefusedGroup[];
-  /**
-   * Refused PATCHes judged before their settle window ran out (closeRefused: an accepted PATCH
-   * came, or the probe that sent them ended): a change one of them made that appears late, in a
-   * later accepted PATCH's answer or the read after it, is theirs, not the accepted PATCH's.
-   * Dropped once their window is over.
-   */
+  /** Refused PATCHes judged within their settle window (closeRefused): a late change is theirs. */
   closedEarly: Exchange[];
   /**
    * An accepted PATCH a read contradicted: until a read shows it (or another accepted PATCH is
@@ -109,12 +102,8 @@ interface CounterpartyState {
  */
 export class Judge {
   private readonly states = new Map<string, CounterpartyState>();
-  /**
-   * The latest accepted PATCHes of every counterparty, in the order they completed: what a write
-   * to one counterparty sent must not show in another's reads (the pair oracles get those that
-   * ran between two reads). Kept for the last WRITES_KEPT writes: a read pair spans a few.
-   */
-  private readonly writes: { reference: string; patch: Exchange }[] = [];
+  /** The latest accepted PATCHes of every counterparty, for the pair oracles. */
+  private readonly writes = new RecentWrites();
   /**
    * Accepted PATCHes whose request breaks a MUST rule of the request model: what they do to the
    * state is not settled (request-body reports them), so a group they overlap is not judged whole.
@@ -192,9 +181,7 @@ export class Judge {
       return out;
     }
     if (is2xx(ex.status)) {
-      // What was sent is what the pair oracles need: the answer's body is not kept with it.
-      this.writes.push({ reference, patch: { ...ex, body: undefined, text: '' } });
-      if (this.writes.length > WRITES_KEPT) this.writes.shift();
+      this.writes.add(reference, ex);
       if (breaksMust(modelled(routed))) this.acceptedInvalid.add(ex);
     }
     if (state.chain) state.chain.patches.push(ex);
@@ -268,7 +255,7 @@ export class Judge {
     if (state.unconfirmed && this.shows(state, ex, state.unconfirmed)) state.unconfirmed = undefined;
     if (!chain && !pending && state.lastRead) {
       out.push(
-        ...this.pair(reference, state.lastRead, ex, this.writesBetween(reference, state.lastRead, ex)),
+        ...this.pair(reference, state.lastRead, ex, this.writes.between(reference, state.lastRead, ex)),
       );
       if (isObj(state.lastRead.body) && isObj(ex.body)) {
         const a = comparable(state.lastRead.body);
@@ -330,8 +317,7 @@ export class Judge {
       // A group with an accepted PATCH that broke a MUST rule: what it stored is not settled.
       const whole = group.length === 1 || !group.some((p) => this.acceptedInvalid.has(p));
       return group.flatMap((patch) => {
-        // The refused PATCHes just before the group, whichever of its PATCHes was recorded first
-        // (the one they are kept with: overlapping PATCHes complete in any order).
+        // Kept with whichever of the group was recorded first (overlapping PATCHes end in any order).
         const refusedNear = group.flatMap((p) => chain.unsettled.get(p) ?? []);
         const seenBefore =
           before && isObj(before.body) && isObj(patch.body)
@@ -394,7 +380,11 @@ export class Judge {
     return out;
   }
 
-  /** The refused PATCHes closed early whose settle window `ex` started within; the others go. */
+  /**
+   * The refused PATCHes closed early (an accepted PATCH came, or the probe that sent them ended)
+   * whose settle window `ex` started within: a change of theirs showing late in its answer or the
+   * read after it is theirs, not its. The others go.
+   */
   private closedWithin(state: CounterpartyState, ex: Exchange): Exchange[] {
     state.closedEarly = state.closedEarly.filter((p) => this.within(ex, p));
     return state.closedEarly;
@@ -481,16 +471,6 @@ export class Judge {
       }
     }
     return out;
-  }
-
-  /** The accepted PATCHes of other counterparties that ran between two reads of `reference`. */
-  private writesBetween(reference: string, first: Exchange, later: Exchange): Exchange[] {
-    return this.writes
-      .filter(
-        (w) =>
-          w.reference !== reference && endOf(w.patch) > first.startedAt && w.patch.startedAt < endOf(later),
-      )
-      .map((w) => w.patch);
   }
 
   private pair(reference: string, first: Exchange, later: Exchange, others: Exchange[]): OracleJudgement[] {
