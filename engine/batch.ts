@@ -29,7 +29,7 @@ export const CHANGED_CASES_BUDGET = 4;
  * one after another, so this bounds a run's time, not only its requests. A target where halves
  * change the state but the single cases in them do not (it changes on writes it refuses, or on
  * its own, in a way bisection cannot take apart) spends it: a storm. So the budget is counted in
- * resendings, 60 for batches of 128: a quarter of the plan's batches taken apart in full
+ * resendings, 68 for batches of 256: a quarter of the plan's batches taken apart in full
  * (2 × (size − 1) resendings each) would be some 500, over 8 minutes at 150 ms a request.
  */
 export function bisectionBudget(size: number): number {

@@ -359,13 +359,14 @@ export class SelfMoving {
 
 /**
  * PATCHes that must be refused, sent together before one read (patch-invalid-bodies): four round
- * trips of a process's share of the default concurrency cap (32), then one read. The fewer the
- * batches, the fewer the reads: batches of 32 take one round trip and a read, of 64 two and a read
- * (a run's 813 cases go in 7 batches of 128 where batches of 64 take 13, 0.9 s more of a
- * one-counterparty run at 150 ms). A batch that changes the state costs one more level of
- * bisection, within the budget engine/batch.ts derives from the plan.
+ * trips of the default concurrency cap (64), which the lane has to itself once the reads are done
+ * (Ledger.sending), then one read. The fewer the batches, the fewer the reads: batches of 64 take
+ * one round trip and a read, of 128 two and a read (a run's 858 cases go in 4 batches of 256 where
+ * batches of 128 take 7, 0.45 s more of a one-counterparty run at 150 ms). A batch that changes
+ * the state costs one more level of bisection, within the budget engine/batch.ts derives from the
+ * plan.
  */
-export const REFUSED_BATCH = 128;
+export const REFUSED_BATCH = 256;
 
 /**
  * Sends cases that must all be refused in concurrent batches of `size`, with one read per batch
