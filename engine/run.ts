@@ -34,6 +34,7 @@ import { Judge, type OracleJudgement } from './judge.ts';
 import type {
   Finding,
   JudgedViolation,
+  MovingFields,
   Probe,
   ProbeContext,
   ProbeOutcome,
@@ -102,6 +103,15 @@ export class RunContext {
     if (Array.isArray(ex.body) || now - (ex.startedAt + ex.durationMs) > KNOWN_READ_MS) return undefined;
     return ex;
   }
+
+  /** What moves by itself in `ref`, as the write probes of this process learned it (SelfMoving). */
+  moving(ref: string): MovingFields {
+    let known = this.movingByRef.get(ref);
+    if (known === undefined) this.movingByRef.set(ref, (known = { fields: new Set(), learned: false }));
+    return known;
+  }
+
+  private readonly movingByRef = new Map<string, MovingFields>();
 
   /** The sender will not read `ref` again before its next write to it (engine/judge.ts lastRead). */
   lastRead(ref: string): OracleJudgement[] {
@@ -341,6 +351,7 @@ function probeContext(
     },
     original: (ref, current) => run.baselines.capture(ref, current, probe.id),
     handOn: (ref) => run.baselines.handOn(ref, probe.id),
+    moving: (ref) => run.moving(ref),
     restoredTo: (ref) => run.baselines.restoredTo(ref),
     knownRead: (path) => run.knownRead(http.url(path), http.clock.now()),
   };

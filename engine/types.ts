@@ -241,11 +241,23 @@ export interface ProbeContext {
   /** `ref` is back at the run's original: the end of the run need not restore it. */
   restoredTo(ref: string): void;
   /**
+   * What this process has learned of `ref`'s fields that move by themselves (write-lane.ts
+   * SelfMoving), shared by the write probes of its lane one after another.
+   */
+  moving(ref: string): MovingFields;
+  /**
    * The read of `path` this process recorded last, when it is the last exchange it recorded, a
    * 200 with an object and recent (engine/run.ts knownRead): the state a write probe starts from
    * without reading again. Undefined otherwise.
    */
   knownRead(path: string): Exchange | undefined;
+}
+
+/** Fields of a counterparty seen to change between two reads with no write between. */
+export interface MovingFields {
+  fields: Set<string>;
+  /** Whether two reads with no write between were compared at all (the set may be empty). */
+  learned: boolean;
 }
 
 export interface Probe {

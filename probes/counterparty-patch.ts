@@ -198,9 +198,9 @@ export const patchValidDetails: Probe = {
   roundTrips: (target) => acceptedRoundTrips(detailsPatches(target)),
   async run(ctx) {
     const ref = ctx.target.writableRef!;
-    const { current, original } = await startWriting(ctx, ref);
+    const { current, original, known } = await startWriting(ctx, ref);
     const writer = new Writer(ctx, ref);
-    await writer.start(current);
+    await writer.start(current, known);
     try {
       await runProperty(ctx, {
         name: 'valid details patch',
@@ -335,11 +335,11 @@ export const patchValidAccounts: Probe = {
       }
       return fixtures[nextFixture++ % fixtures.length]!;
     };
-    const { current, original } = await startWriting(ctx, ref);
+    const { current, original, known } = await startWriting(ctx, ref);
     // The identifiers the counterparty holds, as far as the suite can tell (a service may mask them).
     const held = new Set(accountsOf(current).map(identifierKey));
     const writer = new Writer(ctx, ref);
-    await writer.start(current);
+    await writer.start(current, known);
     try {
       await runProperty(ctx, {
         name: 'valid accounts patch',

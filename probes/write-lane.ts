@@ -10,6 +10,7 @@
  * worker died.
  */
 import { describeResponse } from '../exchange/describe.ts';
+import type { MovingFields } from '../engine/types.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { canonicalJson } from '../exchange/canonical-json.ts';
 import { tooDeepText } from '../exchange/json-body.ts';
@@ -57,9 +58,17 @@ export function patchRequest(ref: string, input: Labelled<unknown>): HttpRequest
  * before its restore left. The read the probe before it in the lane ended with
  * serves, when nothing was sent since (ProbeContext.knownRead): one round trip less per probe.
  */
-export async function startWriting(ctx: ProbeContext, ref: string): Promise<{ current: Obj; original: Obj }> {
+export async function startWriting(
+  ctx: ProbeContext,
+  ref: string,
+): Promise<{ current: Obj; original: Obj; known: boolean }> {
+  const known = ctx.knownRead(counterpartyPath(ref));
   const current = (await knownOrRead(ctx, ref)).body;
-  return { current, original: ctx.original(ref, current) };
+  return {
+    current,
+    original: ctx.original(ref, current),
+    known: known !== undefined && known.body === current,
+  };
 }
 
 /** The last read of the writable counterparty, if nothing was sent since (ProbeContext.knownRead); else a read. */
@@ -145,10 +154,12 @@ export class Writer {
    * differs from the stored state (a cache being filled) is judged by the two reads, not blamed on
    * the PATCH, and what differs between them is not waited for when confirming a PATCH.
    */
-  async start(current: Obj): Promise<void> {
+  async start(current: Obj, known = false): Promise<void> {
+    this.fresh = true;
+    // The lane's earlier probe ended with `current` and learned what moves: no second read.
+    if (this.moving.learnedBefore(known)) return;
     const read = await readWritable(this.ctx, this.ref, ROLE.before);
     this.moving.learn(comparable(current), comparable(read.body));
-    this.fresh = true;
   }
 
   /**
@@ -327,17 +338,38 @@ export async function finishWriting(ctx: ProbeContext, ref: string, original: Ob
 /**
  * The fields of a counterparty that change between two reads with no write between (a target
  * that moves a field on every read, or another client at work): a write cannot be blamed for
- * them, so before/after comparisons leave them out. Noted once per probe when first seen.
+ * them, so before/after comparisons leave them out. Noted once per probe when first seen. What a
+ * probe learns is the process's (ProbeContext.moving): the write probes of a lane, one after
+ * another, each start from what those before learned.
  */
 export class SelfMoving {
-  readonly fields = new Set<string>();
+  readonly fields: Set<string>;
+  private readonly known: MovingFields;
   constructor(
     private readonly ctx: ProbeContext,
     private readonly ref: string,
-  ) {}
+  ) {
+    this.known = ctx.moving(ref);
+    this.fields = this.known.fields;
+    if (this.fields.size > 0)
+      ctx.note(
+        `${ref}: ${[...this.fields].join(', ')} seen to change with no write between by an earlier check: left out of the before/after comparisons of this probe, not bisected`,
+      );
+  }
+
+  /**
+   * Whether the second read before a first PATCH can be left out: `current`, the state before it,
+   * is the last read an earlier write probe of this process made, with nothing sent since
+   * (startWriting: known), and that process compared two reads with no write between already. A
+   * cache being filled by a first read is no concern after reads that confirmed PATCHes.
+   */
+  learnedBefore(known: boolean): boolean {
+    return known && this.known.learned;
+  }
 
   /** Two reads with no write between: learns what differs; returns the later one. */
   learn(first: Obj, later: Obj): Obj {
+    this.known.learned = true;
     const fresh = Object.keys({ ...first, ...later }).filter(
       (k) => !this.fields.has(k) && canonicalJson(own(first, k)) !== canonicalJson(own(later, k)),
     );
@@ -385,12 +417,14 @@ export async function sendRefusedInBatches<C extends Labelled<unknown>>(
   size: number,
   answered: (c: C, ex: Exchange) => void,
 ): Promise<BatchResult<C>> {
-  const { current, original } = await startWriting(ctx, ref);
+  const { current, original, known } = await startWriting(ctx, ref);
   // A second read before any write: what differs between the two moves by itself, and is left
-  // out of the comparisons below (reported once, not bisected).
+  // out of the comparisons below (reported once, not bisected); not after an earlier probe of
+  // the lane ended with the read `current` is and learned it already.
   const moving = new SelfMoving(ctx, ref);
   let baseline: Obj = comparable(current);
-  baseline = moving.learn(baseline, comparable((await readWritable(ctx, ref, ROLE.before)).body));
+  if (!moving.learnedBefore(known))
+    baseline = moving.learn(baseline, comparable((await readWritable(ctx, ref, ROLE.before)).body));
   let dirty = false;
   const judged = new Set<C>();
   // Cases answered as accepted: they change the counterparty, and are reported as accepted; the

@@ -167,4 +167,39 @@ test('a counterparty whose createdAt moves on every read: reported once, at the 
   expect(moving.flatMap((o) => o.notes).some((n) => /createdAt changed between two reads/.test(n))).toBe(
     true,
   );
+  // What the first probe learned, the later ones of the lane start from: each says so, and none
+  // reads twice before its first PATCH when it starts from the read the one before ended with.
+  for (const o of moving.slice(1))
+    expect(
+      o.notes.some((n) => /createdAt seen to change with no write between by an earlier check/.test(n)),
+      o.probe,
+    ).toBe(true);
+});
+
+test("a write probe that starts from the lane's last read, after two reads were compared, reads no second time", async () => {
+  const server = new ReferenceServer();
+  const baseURL = await server.start(0);
+  try {
+    const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
+    const roles = (run: RunContext, from: number): string[] =>
+      run.log.all.slice(from).map((ex) => ex.origin.role ?? '');
+    const before = (r: string[]): number =>
+      r.slice(
+        0,
+        r.findIndex((x) => x.startsWith('PATCH')),
+      ).length;
+    // Alone: the read before the first PATCH, and a second one (what moves by itself).
+    const alone = new RunContext(session, baseURL);
+    await runProbe(patchValidAccounts, galleryTarget(baseURL), alone);
+    expect(before(roles(alone, 0))).toBe(2);
+    // After patch-valid-details in the same process: its last read is the state before.
+    const lane = new RunContext(session, baseURL);
+    await runProbe(patchValidDetails, galleryTarget(baseURL), lane);
+    const from = lane.log.size;
+    await runProbe(patchValidAccounts, galleryTarget(baseURL), lane);
+    expect(before(roles(lane, from))).toBe(0);
+    session.close();
+  } finally {
+    await server.stop();
+  }
 });

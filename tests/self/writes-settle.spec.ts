@@ -158,6 +158,7 @@ test('settle: the writer reads until a read starts after the window, though one 
     target: { settleMs: SETTLE },
     note: () => {},
     lastRead: () => {},
+    moving: () => ({ fields: new Set(), learned: false }),
   } as unknown as ProbeContext;
   const writer = new Writer(ctx, 'ACME-1');
   const accepted = await writer.patch(
