@@ -4,8 +4,8 @@
  * the settle window (CONFORMANCE_SETTLE_MS); cases that must be refused go in concurrent batches
  * with one read each (sendRefusedInBatches, engine/batch.ts); and what a probe changed is put back
  * to the run's original state as housekeeping, once at the end of the run or at once when the
- * run was interrupted (finishWriting, restoreDetails); and what such probes cost the lane they run in (acceptedRoundTrips,
- * refusedRoundTrips). probes/counterparty-patch.ts, probes/invalid-bodies.ts and
+ * run was interrupted (finishWriting, restoreDetails); and what such probes cost the lane they
+ * run in (acceptedRoundTrips, refusedRoundTrips). probes/counterparty-patch.ts, probes/invalid-bodies.ts and
  * probes/patch-other-references.ts use it; probes/recovery.ts restores with restoreRequest after a
  * worker died.
  */
@@ -152,7 +152,9 @@ export class Writer {
   /**
    * The second read before the first PATCH (`current` being the first): a first read that
    * differs from the stored state (a cache being filled) is judged by the two reads, not blamed on
-   * the PATCH, and what differs between them is not waited for when confirming a PATCH.
+   * the PATCH, and what differs between them is not waited for when confirming a PATCH. `known`:
+   * `current` is the read the lane's probe before ended with (startWriting), and no second read
+   * is made where that process learned what moves already (SelfMoving.learnedBefore).
    */
   async start(current: Obj, known = false): Promise<void> {
     this.fresh = true;
