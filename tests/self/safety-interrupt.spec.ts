@@ -73,6 +73,38 @@ async function details(baseURL: string): Promise<Record<string, unknown>> {
   return Object.fromEntries(DETAIL_FIELDS.map((k) => [k, body[k]]));
 }
 
+/** What global teardown restores with: the reference server, a run-state directory and a session on it. */
+interface RecoveryTarget {
+  baseURL: string;
+  dir: string;
+  session: TargetSession;
+  /** A PATCH of the writable counterparty's details, as a probe that left them changed sent it. */
+  change: (remarks: string) => Promise<Response>;
+}
+
+async function withRecoveryTarget(body: (t: RecoveryTarget) => Promise<void>): Promise<void> {
+  const server = new ReferenceServer();
+  const baseURL = await server.start(0);
+  const dir = temporaryDirectory('payflow-recovery-');
+  const session = new TargetSession({
+    politeness: EMBEDDED_POLITENESS,
+    ledger: new FileLedger(dir),
+    processes: 1,
+  });
+  const change = (remarks: string): Promise<Response> =>
+    fetch(`${baseURL}${WRITABLE_PATH}`, {
+      method: 'PATCH',
+      headers: { Authorization: `Bearer ${REFERENCE_TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ counterpartyDetails: { accountHolderName: 'Generated Name', remarks } }),
+    });
+  try {
+    await body({ baseURL, dir, session, change });
+  } finally {
+    session.close();
+    await server.stop();
+  }
+}
+
 test.describe("the run's baseline", () => {
   test('the baseline a probe restores to is the first one of the run, whatever a later probe reads', () => {
     const original = { accountHolderName: 'Original Name' };
@@ -111,25 +143,11 @@ test.describe("the run's baseline", () => {
   });
 
   test('global teardown puts back what a dead writer left, from the baseline, and says so', async () => {
-    const server = new ReferenceServer();
-    const baseURL = await server.start(0);
-    const dir = temporaryDirectory('payflow-recovery-');
-    const session = new TargetSession({
-      politeness: EMBEDDED_POLITENESS,
-      ledger: new FileLedger(dir),
-      processes: 1,
-    });
-    try {
+    await withRecoveryTarget(async ({ baseURL, dir, session, change }) => {
       const original = await details(baseURL);
       new FileBaselines(dir).capture(WRITABLE_COUNTERPARTY, original, 'patch-valid-details');
       // What the dead probe did.
-      await fetch(`${baseURL}${WRITABLE_PATH}`, {
-        method: 'PATCH',
-        headers: { Authorization: `Bearer ${REFERENCE_TOKEN}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          counterpartyDetails: { accountHolderName: 'Generated Name', remarks: 'generated' },
-        }),
-      });
+      await change('generated');
       const marker = { ref: WRITABLE_COUNTERPARTY, probe: 'patch-valid-details', pid: deadPid() };
       writeFileSync(join(dir, `writing-${WRITABLE_COUNTERPARTY}.json`), JSON.stringify(marker));
       expect(await details(baseURL)).not.toEqual(original);
@@ -145,10 +163,7 @@ test.describe("the run's baseline", () => {
       expect(readStop(dir)?.signal).toBeNull();
       expect(deadWriters(dir)).toEqual([]);
       expect(storedBaseline(dir, WRITABLE_COUNTERPARTY)).toEqual(original);
-    } finally {
-      session.close();
-      await server.stop();
-    }
+    });
   });
 
   test('a probe ending as it should hands its changes on: the marker outlives its writing marker, a restore clears it', () => {
@@ -180,21 +195,7 @@ test.describe("the run's baseline", () => {
   });
 
   test("global teardown restores what the probes handed on, once, and a dead writer's counterparty only once", async () => {
-    const server = new ReferenceServer();
-    const baseURL = await server.start(0);
-    const dir = temporaryDirectory('payflow-recovery-');
-    const session = new TargetSession({
-      politeness: EMBEDDED_POLITENESS,
-      ledger: new FileLedger(dir),
-      processes: 1,
-    });
-    const change = (remarks: string): Promise<Response> =>
-      fetch(`${baseURL}${WRITABLE_PATH}`, {
-        method: 'PATCH',
-        headers: { Authorization: `Bearer ${REFERENCE_TOKEN}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ counterpartyDetails: { accountHolderName: 'Generated Name', remarks } }),
-      });
-    try {
+    await withRecoveryTarget(async ({ baseURL, dir, session, change }) => {
       const original = await details(baseURL);
       const store = new FileBaselines(dir);
       store.capture(WRITABLE_COUNTERPARTY, original, 'patch-equivalent-forms');
@@ -229,10 +230,7 @@ test.describe("the run's baseline", () => {
       expect(handedOn(dir)).toEqual([]);
       expect(await restoreHandedOn(dir, { baseURL, token: REFERENCE_TOKEN }, session, true)).toEqual([]);
       expect(await details(baseURL)).toEqual(original);
-    } finally {
-      session.close();
-      await server.stop();
-    }
+    });
   });
 });
 
