@@ -24,6 +24,7 @@ import { patchInvalidBodies } from '../../probes/invalid-bodies.ts';
 import { GALLERY } from '../../servers/gallery/index.ts';
 import { ReferenceServer } from '../../servers/reference.ts';
 import { TargetSession } from '../../transport/session.ts';
+import { VirtualClock } from './fake-clock.ts';
 import { galleryTarget } from './suite-runner.ts';
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
@@ -180,7 +181,9 @@ test("a write probe that starts from the lane's last read, after two reads were 
   const server = new ReferenceServer();
   const baseURL = await server.start(0);
   try {
-    const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
+    // On a virtual clock: the read the probe before ended with serves within KNOWN_READ_MS of
+    // it, however long the machine takes between the two probes.
+    const session = new TargetSession({ politeness: EMBEDDED_POLITENESS, clock: new VirtualClock() });
     const roles = (run: RunContext, from: number): string[] =>
       run.log.all.slice(from).map((ex) => ex.origin.role ?? '');
     const before = (r: string[]): number =>
