@@ -80,24 +80,31 @@ export class RunContext {
    */
   record(exchange: Omit<Exchange, 'id'>): { exchange: Exchange; judgements: OracleJudgement[] } {
     const recorded = this.log.append(exchange);
-    this.last = recorded;
+    const method = recorded.request.method.toUpperCase();
+    // A read leaves every resource as it was (RFC 9110 §9.2.1); any other request may change any.
+    if (method === 'GET') this.lastReads.set(recorded.request.url, recorded);
+    else if (method !== 'HEAD') this.lastReads.clear();
     return { exchange: recorded, judgements: this.judge.judge(recorded) };
   }
 
-  /** The exchange this process recorded last, whole (the log may keep its body in part). */
-  private last: Exchange | undefined;
+  /**
+   * The last read of each URL this process recorded since its last request of any other method
+   * than GET or HEAD, whole (the log may keep its body in part).
+   */
+  private readonly lastReads = new Map<string, Exchange>();
 
   /**
-   * The read of `url` this process recorded last, if it is the last exchange it recorded at all,
-   * answered 200 with an object and within KNOWN_READ_MS of `now`: what a write probe of a lane,
-   * whose probes run one after another in this process, starts from, where it would read the
-   * counterparty once more before its first write (the judge takes the last read before a PATCH,
-   * whichever probe sent it). Nothing in flight: a probe awaits every request it sends.
+   * The read of `url` this process recorded last, if nothing but reads (GET, HEAD) of any resource
+   * was recorded after it, answered 200 with an object and within KNOWN_READ_MS of `now`: what a
+   * write probe of a lane, whose probes run one after another in this process, starts from, where
+   * it would read the counterparty once more before its first write (the judge takes the last read
+   * before a PATCH, whichever probe sent it). A read of another resource beside it (a sequence's
+   * read of the readable counterparty) changes nothing. Nothing in flight: a probe awaits every
+   * request it sends.
    */
   knownRead(url: string, now: number): Exchange | undefined {
-    const ex = this.last;
-    if (ex === undefined || ex.request.method.toUpperCase() !== 'GET' || ex.request.url !== url)
-      return undefined;
+    const ex = this.lastReads.get(url);
+    if (ex === undefined) return undefined;
     if (ex.status !== 200 || ex.tooDeep !== undefined || typeof ex.body !== 'object' || ex.body === null)
       return undefined;
     if (Array.isArray(ex.body) || now - (ex.startedAt + ex.durationMs) > KNOWN_READ_MS) return undefined;

@@ -76,6 +76,28 @@ interface Real {
   writer: Writer;
   violations: Violation[];
   accounts: Identifiers;
+  /** A read of the readable counterparty a step sent and left going: the next step goes out beside it. */
+  pending?: Promise<unknown>;
+}
+
+/**
+ * Runs a step's `work` beside the read of the readable counterparty the step before left going,
+ * and waits for both: reading another counterparty leaves the writable one as it was, so the two
+ * need not wait for each other, and a leak of an earlier write shows in that read either way (the
+ * reads at a sequence's end show any later one). The first failure of either is thrown.
+ */
+async function beside<T>(r: Real, work: () => Promise<T>): Promise<T> {
+  const pending = r.pending;
+  r.pending = undefined;
+  const [left, own] = await Promise.allSettled([pending, work()]);
+  if (left.status === 'rejected') throw left.reason;
+  if (own.status === 'rejected') throw own.reason;
+  return own.value;
+}
+
+/** Reads the readable counterparty. */
+function readOther(r: Real, role = 'read of the readable counterparty'): Promise<Exchange> {
+  return r.ctx.http.send({ method: 'GET', path: counterpartyPath(r.ctx.target.counterpartyRef), role });
 }
 
 /** What the model knows: how many accounts the run may still add. */
@@ -102,20 +124,25 @@ class ReadWritable implements fc.AsyncCommand<Model, Real> {
   check = (): boolean => true;
   async run(_m: Model, r: Real): Promise<void> {
     // After an accepted PATCH, read until it shows (a replica may trail); else one read.
-    if (!(await r.writer.settle())) await readWritable(r.ctx, r.ref, 'read of the writable counterparty');
+    await beside(r, async () => {
+      if (!(await r.writer.settle())) await readWritable(r.ctx, r.ref, 'read of the writable counterparty');
+    });
   }
   toString = (): string => 'read the writable counterparty';
 }
 
+/**
+ * Sends the read and leaves it going: the next step goes out beside it (beside), one round trip
+ * less on the lane for each. Two in a row go out together.
+ */
 class ReadOther implements fc.AsyncCommand<Model, Real> {
   check = (): boolean => true;
   async run(_m: Model, r: Real): Promise<void> {
-    const other = r.ctx.target.counterpartyRef;
-    await r.ctx.http.send({
-      method: 'GET',
-      path: counterpartyPath(other),
-      role: 'read of the readable counterparty',
-    });
+    const going = beside(r, () => readOther(r));
+    // Handled here so that a sequence stopped by a failure before the next step leaves no
+    // unhandled rejection; the next step still awaits it and throws what it threw.
+    going.catch(() => undefined);
+    r.pending = going;
   }
   toString = (): string => 'read the readable counterparty';
 }
@@ -129,7 +156,9 @@ class ValidPatch implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real): Promise<void> {
     m.accountsLeft.n -= this.accounts();
     const body = labelled(r.accounts.assign(this.body.value), this.body.rule);
-    const ex = await r.writer.patch({ ...patchRequest(r.ref, body), role: 'PATCH of the sequence' }, false);
+    const ex = await beside(r, () =>
+      r.writer.patch({ ...patchRequest(r.ref, body), role: 'PATCH of the sequence' }, false),
+    );
     if (r.accounts.excused(body.value, ex)) return;
     const v = refusedValid(r.ctx, ex, this.body.rule.description);
     if (v) r.violations.push(v);
@@ -142,7 +171,9 @@ class RefusedPatch implements fc.AsyncCommand<Model, Real> {
   check = (): boolean => true;
   async run(_m: Model, r: Real): Promise<void> {
     // Whether it is refused, and that it changed nothing, is the oracles' (request-body, patch-rejected).
-    await r.writer.patch({ ...patchRequest(r.ref, this.body), role: 'refused PATCH of the sequence' }, false);
+    await beside(r, () =>
+      r.writer.patch({ ...patchRequest(r.ref, this.body), role: 'refused PATCH of the sequence' }, false),
+    );
   }
   toString = (): string =>
     `PATCH (refused: ${this.body.rule.description}) ${JSON.stringify(this.body.value).slice(0, 120)}`;
@@ -303,13 +334,22 @@ export const patchSequences: Probe = {
             const first = fresh ?? (await readWritable(ctx, ref, 'read before the sequence')).body;
             fresh = undefined;
             identifiers.saw(first);
-            await Promise.all([real.writer.start(first), new ReadOther().run({ accountsLeft }, real)]);
+            // Before the first PATCH, not beside it: the state a leak would change.
+            await Promise.all([
+              real.writer.start(first),
+              readOther(real, 'read of the readable counterparty before the sequence'),
+            ]);
           }
-          await fc.asyncModelRun(() => ({ model: { accountsLeft }, real }), input.value);
-          await Promise.all([
-            new ReadWritable().run({ accountsLeft }, real),
-            new ReadOther().run({ accountsLeft }, real),
-          ]);
+          try {
+            await fc.asyncModelRun(() => ({ model: { accountsLeft }, real }), input.value);
+          } catch (error) {
+            // A read the last step left going ends before the failure is thrown.
+            await real.pending?.catch(() => undefined);
+            throw error;
+          }
+          // The reads at the end, together (and beside a read the last step left going).
+          await new ReadOther().run({ accountsLeft }, real);
+          await new ReadWritable().run({ accountsLeft }, real);
           ended = { moving: real.writer.moving };
           return real.violations;
         },

@@ -31,7 +31,7 @@ const patch = (status = 200): VectorExchange => ({
   json: cp,
 });
 
-test('a write probe starts from the last read only when it is the last exchange, a 200 object of that path, and recent', () => {
+test('a write probe starts from the last read only when nothing but reads came after it, a 200 object of that path, and recent', () => {
   const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
   try {
     const run = new RunContext(session, 'http://h');
@@ -55,8 +55,12 @@ test('a write probe starts from the last read only when it is the last exchange,
     expect(run.knownRead(URL, 200)).toBeUndefined();
     const again = record(get(), 180);
     expect(run.knownRead(URL, 200)).toBe(again);
-    // A read of another resource after it: the last exchange is no longer that read.
+    // Reads of another resource after it (GET, HEAD) change nothing: it is still the state.
     record({ request: { method: 'GET', url: 'http://h/api/v1/bills' }, status: 200, json: {} }, 190);
+    record({ request: { method: 'HEAD', url: URL }, status: 200 }, 192);
+    expect(run.knownRead(URL, 200)).toBe(again);
+    // A write of another resource may change this one too (shared state): read again.
+    record({ request: { method: 'POST', url: 'http://h/api/v1/bills' }, status: 400, json: {} }, 195);
     expect(run.knownRead(URL, 200)).toBeUndefined();
   } finally {
     session.close();
