@@ -29,8 +29,8 @@ export const CHANGED_CASES_BUDGET = 4;
  * one after another, so this bounds a run's time, not only its requests. A target where halves
  * change the state but the single cases in them do not (it changes on writes it refuses, or on
  * its own, in a way bisection cannot take apart) spends it: a storm. So the budget is counted in
- * resendings, 68 for batches of 256: a quarter of the plan's batches taken apart in full
- * (2 × (size − 1) resendings each) would be some 500, over 8 minutes at 150 ms a request.
+ * resendings, 84 for batches of 1024 (68 for 256): a plan's batch taken apart in full
+ * (2 × (size − 1) resendings) would be some 1700, hours at 150 ms a request.
  */
 export function bisectionBudget(size: number): number {
   const depth = Math.max(1, Math.ceil(Math.log2(Math.max(2, size))));

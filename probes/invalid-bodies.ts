@@ -93,14 +93,13 @@ export const patchInvalidBodies: Probe = {
         .sample(property.arbitrary, { seed: ctx.target.seed, numRuns: ctx.target.runs })
         .map((c) => ({ ...c, finite: false })),
     ];
-    // A part of the probe split across lanes sends every count-th batch, from its own.
+    // A part of the probe split across lanes sends every count-th case, from its own: each lane
+    // a share of the finite classes and of the property's cases.
     const part = ctx.target.part;
-    const cases = part
-      ? all.filter((_, i) => Math.floor(i / REFUSED_BATCH) % part.count === part.index)
-      : all;
+    const cases = part ? all.filter((_, i) => i % part.count === part.index) : all;
     if (part)
       ctx.note(
-        `part ${part.index + 1} of ${part.count} (one per lane): ${cases.length} of the ${all.length} cases, every ${part.count}th batch`,
+        `part ${part.index + 1} of ${part.count} (one per lane): ${cases.length} of the ${all.length} cases, every ${part.count}th`,
       );
     let wrong = 0;
     const result = await sendRefusedInBatches(ctx, ref, cases, REFUSED_BATCH, (c, ex) => {

@@ -392,15 +392,15 @@ export class SelfMoving {
 }
 
 /**
- * PATCHes that must be refused, sent together before one read (patch-invalid-bodies): four round
- * trips of the default concurrency cap (64), which the lane has to itself once the reads are done
- * (Ledger.sending), then one read. The fewer the batches, the fewer the reads: batches of 64 take
- * one round trip and a read, of 128 two and a read (a run's 858 cases go in 4 batches of 256 where
- * batches of 128 take 7, 0.45 s more of a one-counterparty run at 150 ms). A batch that changes
- * the state costs one more level of bisection, within the budget engine/batch.ts derives from the
- * plan.
+ * PATCHes that must be refused, sent together before one read (patch-invalid-bodies): a run's
+ * plan (858 cases) goes in one batch, at the default concurrency cap (64), which the lane has to
+ * itself once the reads are done (Ledger.sending), then one read. Each batch costs a read one
+ * after the other requests, and its requests one round trip per cap's worth: batches of 256 took
+ * four reads, 0.45 s more of a one-counterparty run at 150 ms, and batches of 128 seven. A batch
+ * that changes the state is taken apart by bisection, one level more per doubling of the size,
+ * within the budget engine/batch.ts derives from it (84 resendings for 1024).
  */
-export const REFUSED_BATCH = 256;
+export const REFUSED_BATCH = 1024;
 
 /**
  * Sends cases that must all be refused in concurrent batches of `size`, with one read per batch
