@@ -94,6 +94,20 @@ export function validDetailsBody(): fc.Arbitrary<Labelled<PatchBody>> {
 export const COMBINED_DETAILS_ONE_IN = 10;
 
 /**
+ * The fields a random case of the valid-details property sets alone, by the name of its part in
+ * a PATCH (probes/counterparty-patch.ts DETAILS_PACKING): a field, or a field of the address.
+ */
+export const SINGLE_DETAIL_PARTS = [
+  'accountHolderName',
+  'emailAddress',
+  'mobileNumber',
+  'remarks',
+  'address.addressLine',
+  'address.postalCode',
+] as const;
+export type SingleDetailPart = (typeof SINGLE_DETAIL_PARTS)[number];
+
+/**
  * The random cases of the valid-details property (probes/counterparty-patch.ts). Most set one
  * field, or one field of the address, to a random valid value: cases on different fields share a
  * PATCH (DETAILS_PACKING), with the explicit cases and with each other, so the combinations the
@@ -102,19 +116,32 @@ export const COMBINED_DETAILS_ONE_IN = 10;
  * which goes alone where no pack has all its fields free: random combinations stay explored
  * without a PATCH each. Were every random case such a body, 100 random cases would take some 68
  * PATCHes of their own: on one writable counterparty at 150 ms a request, 10 s of a run.
+ *
+ * `weights` draws each field alone in proportion to its weight (by default all alike): the probe
+ * gives the places its explicit PATCHes leave free for that field, so the random cases fill them
+ * rather than a field whose places are taken, where each would need a PATCH of its own.
  */
-export function validDetailsFieldBody(): fc.Arbitrary<Labelled<PatchBody>> {
+export function validDetailsFieldBody(
+  weights?: Readonly<Record<SingleDetailPart, number>>,
+): fc.Arbitrary<Labelled<PatchBody>> {
   const one = (details: fc.Arbitrary<PatchDetails>): fc.Arbitrary<Labelled<PatchBody>> =>
     details.map((counterpartyDetails) => validLabel({ counterpartyDetails }));
-  const single = fc.oneof(
-    one(validAccountHolderName().map((accountHolderName) => ({ accountHolderName }))),
-    one(validEmail(EMAIL).map((emailAddress) => ({ emailAddress }))),
-    one(validMobileNumber().map((mobileNumber) => ({ mobileNumber }))),
-    one(validRemarks().map((remarks) => ({ remarks }))),
-    one(validAddressLine().map((addressLine) => ({ address: { addressLine } }))),
-    one(validPostalCode().map((postalCode) => ({ address: { postalCode } }))),
+  const fields: Record<SingleDetailPart, fc.Arbitrary<Labelled<PatchBody>>> = {
+    accountHolderName: one(validAccountHolderName().map((accountHolderName) => ({ accountHolderName }))),
+    emailAddress: one(validEmail(EMAIL).map((emailAddress) => ({ emailAddress }))),
+    mobileNumber: one(validMobileNumber().map((mobileNumber) => ({ mobileNumber }))),
+    remarks: one(validRemarks().map((remarks) => ({ remarks }))),
+    'address.addressLine': one(validAddressLine().map((addressLine) => ({ address: { addressLine } }))),
+    'address.postalCode': one(validPostalCode().map((postalCode) => ({ address: { postalCode } }))),
     // No country alone: the country list is finite, and every member of it is an explicit case
     // already; a random one would only take a PATCH of its own. Combined bodies draw countries.
+  };
+  // Every field keeps a weight of at least 1: none is left out of the exploration.
+  const single = fc.oneof(
+    ...SINGLE_DETAIL_PARTS.map((part) => ({
+      arbitrary: fields[part],
+      weight: Math.max(1, Math.round(weights?.[part] ?? 1)),
+    })),
   );
   // The combined bodies come first: they hold the unmapper, so the explicit examples (bodies of
   // any shape) shrink as they did.
