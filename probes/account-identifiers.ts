@@ -1,5 +1,5 @@
 /**
- * The account identifiers the writable counterparty holds, for the probes of probes/system.ts
+ * The account identifiers the writable counterparty holds, for the probes of probes/sequences.ts and probes/concurrent-patches.ts
  * that add accounts: which identifier each new account takes from the fixtures, and whether a
  * refusal of a valid body is the document's silence (a 409 to an identifier held).
  */

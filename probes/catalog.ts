@@ -164,7 +164,7 @@ export const PROBE_CATALOG: readonly ProbeEntry[] = [
     id: 'patch-sequences',
     title:
       'model-based sequences of reads, detail and account PATCHes and refused PATCHes of the writable counterparty, with reads of the readable one: shrunk to the shortest that fails',
-    file: 'probes/system.ts',
+    file: 'probes/sequences.ts',
     group: 'counterparty-patch',
     access: 'write',
     requirements: [
@@ -191,7 +191,7 @@ export const PROBE_CATALOG: readonly ProbeEntry[] = [
     id: 'concurrent-patches',
     title:
       'two accepted PATCHes of the writable counterparty in flight at once, in the order a scheduler releases them, then a read: some serial order of them explains it',
-    file: 'probes/system.ts',
+    file: 'probes/concurrent-patches.ts',
     group: 'counterparty-patch',
     access: 'write',
     requirements: [

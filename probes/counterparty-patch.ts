@@ -80,7 +80,7 @@ export const ACCOUNT_RUNS_ONE_FIXTURE = 2;
 /** The accounts the covering array leaves the random cases, whatever its size. */
 export const RANDOM_ACCOUNT_RESERVE = ACCOUNT_RUNS_ONE_FIXTURE * MAX_ACCOUNTS_PER_BODY;
 
-/** What every accepted PATCH of the writable counterparty is judged on (system.ts sends them too). */
+/** What every accepted PATCH of the writable counterparty is judged on (sequences.ts and concurrent-patches.ts send them too). */
 export const UPDATE_REQUIREMENTS = [
   'patch-valid-accepted',
   'patch-persisted',

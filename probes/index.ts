@@ -25,7 +25,8 @@ import { OTHER_OPERATION_PROBES } from './other-operations.ts';
 import { PATCH_OTHER_REFERENCE_PROBES } from './patch-other-references.ts';
 import { REFERENCE_VARIANT_PROBES } from './reference-variants.ts';
 import { ROUTING_PROBES } from './routing.ts';
-import { SYSTEM_PROBES } from './system.ts';
+import { SEQUENCE_PROBES } from './sequences.ts';
+import { CONCURRENT_PROBES } from './concurrent-patches.ts';
 
 export {
   grepTitle,
@@ -50,7 +51,8 @@ const FAMILIES: readonly ProbeFamily[] = [
   PATCH_OTHER_REFERENCE_PROBES,
   ROUTING_PROBES,
   COUNTERPARTY_PATCH_PROBES,
-  SYSTEM_PROBES,
+  SEQUENCE_PROBES,
+  CONCURRENT_PROBES,
   OTHER_OPERATION_PROBES,
   INVALID_BODY_PROBES,
   AUTHENTICATION_PROBES,

@@ -5,7 +5,7 @@
  * show on another. The recorded traffic is a conforming server's, its two overlapping PATCHes
  * applied in each order a front forces, recorded by a plain client (tests/self/har-recorder.ts)
  * with the whole milliseconds of a browser's or a gateway's HAR; the same traffic of a server that
- * loses one of them fails. The probes that send such traffic (probes/system.ts) are proven on the
+ * loses one of them fails. The probes that send such traffic (probes/sequences.ts, probes/concurrent-patches.ts) are proven on the
  * gallery (servers/gallery/concurrency.ts) and pass on the conforming servers there.
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * The steps of patch-sequences on the one lane of a writable counterparty: a read of the readable
- * counterparty goes out beside the next step, not before it (probes/system.ts `beside`), and the
+ * counterparty goes out beside the next step, not before it (probes/sequences.ts `beside`), and the
  * next write probe starts from the reads a sequence ended with, though one of them is of the
  * readable counterparty (engine/run.ts knownRead).
  */
@@ -9,7 +9,8 @@ import { EMBEDDED_POLITENESS } from '../../config/config.ts';
 import { MemoryBaselines } from '../../engine/baseline.ts';
 import { RunContext, runProbe } from '../../engine/run.ts';
 import type { Exchange } from '../../exchange/exchange.ts';
-import { concurrentPatches, patchSequences } from '../../probes/system.ts';
+import { concurrentPatches } from '../../probes/concurrent-patches.ts';
+import { patchSequences } from '../../probes/sequences.ts';
 import { REFERENCE_COUNTERPARTY, ReferenceServer, type RequestContext } from '../../servers/reference.ts';
 import { TargetSession } from '../../transport/session.ts';
 import { galleryTarget } from './suite-runner.ts';
