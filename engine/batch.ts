@@ -63,6 +63,8 @@ export interface BatchResult<C> {
   changedBatches: number;
   /** Of them, batches restored but not taken apart: CHANGED_CASES_BUDGET cases were found before. */
   notTakenApart: number;
+  /** The cases of every batch or part after which the state was read unchanged. */
+  cleared: C[];
 }
 
 /** Splits `items` into consecutive chunks of at most `size`. */
@@ -99,6 +101,7 @@ export async function sendInBatches<C>(
     duplicates: cases.length - unique.length,
     changedBatches: 0,
     notTakenApart: 0,
+    cleared: [],
   };
   const planned = chunks(unique, size);
   const allowed = budget ?? bisectionBudget(size);
@@ -111,6 +114,7 @@ export async function sendInBatches<C>(
     result.batches++;
     const changed = await io.send(part, true);
     if (changed) await io.restore();
+    else result.cleared.push(...part);
     return changed;
   };
   const bisect = async (part: C[]): Promise<void> => {
@@ -127,7 +131,10 @@ export async function sendInBatches<C>(
   for (const batch of planned) {
     result.batches++;
     sent++;
-    if (!(await io.send(batch, false))) continue;
+    if (!(await io.send(batch, false))) {
+      result.cleared.push(...batch);
+      continue;
+    }
     await io.restore();
     const suspects = io.known ? batch.filter((c) => !io.known!(c)) : batch;
     // Cases answered as accepted explain a change: only the others are taken apart, and only if,

@@ -38,7 +38,14 @@ test('chunks: consecutive, at most the size, nothing lost', () => {
 test('a target that changes nothing: one send and one read per batch, no restore', async () => {
   const { io, log } = target([]);
   const r = await sendInBatches(range(100), 32, String, io);
-  expect(r).toEqual({ changed: [], batches: 4, duplicates: 0, changedBatches: 0, notTakenApart: 0 });
+  expect(r).toEqual({
+    changed: [],
+    batches: 4,
+    duplicates: 0,
+    changedBatches: 0,
+    notTakenApart: 0,
+    cleared: range(100),
+  });
   expect(log.reads).toBe(4);
   expect(log.restores).toBe(0);
   expect(log.sends.flat()).toEqual(range(100));
@@ -51,6 +58,8 @@ test('one case that changes the state is found by bisection, in log2 of the batc
   // 2 batches, then 2 halves per level for 5 levels below 32
   expect(r.batches).toBe(2 + 2 * 5);
   expect(log.sends.filter((s) => s.includes(37)).map((s) => s.length)).toEqual([32, 16, 8, 4, 2, 1]);
+  // Every other case was in a batch or a part read unchanged.
+  expect([...r.cleared].sort((a, b) => a - b)).toEqual(range(64).filter((c) => c !== 37));
 });
 
 test('several changing cases in one batch and in others: each found, no other (up to four)', async () => {
@@ -87,4 +96,6 @@ test('past four single cases, a changed batch is restored and not taken apart', 
   expect(r.notTakenApart).toBe(1);
   // The batch holding 200 was restored after its first sending, and never sent in parts.
   expect(log.sends.filter((b) => b.includes(200))).toHaveLength(1);
+  // Its cases are not known to change nothing: none is cleared.
+  expect(r.cleared.filter((c) => c >= 192 && c < 224)).toEqual([]);
 });

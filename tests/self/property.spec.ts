@@ -195,6 +195,34 @@ test('equivalent cases are sent once, and the outcome notes how many were skippe
   }
 });
 
+test('inputs the probe knows to hold are not sent, in the first round or while shrinking; the failure is found as without them', async () => {
+  const fails = (ref: string): boolean => ref.length > 8;
+  const run = async (known?: (ref: string) => boolean): Promise<{ got: string[]; out: ProbeOutcome }> => {
+    const server = await countingServer(fails);
+    try {
+      const out = await runAgainst(server, (ctx) =>
+        runProperty(ctx, {
+          ...references(ctx, false),
+          ...(known ? { known: (input: { value: string }) => known(input.value) } : {}),
+        }).then(() => {}),
+      );
+      return { got: server.got.map((g) => decodeURIComponent(g.split('/').pop() ?? '')), out };
+    } finally {
+      await server.close();
+    }
+  };
+  const plain = await run();
+  // Known: every reference that holds (as a batch sent before the property would have shown).
+  const skipping = await run((ref) => !fails(ref));
+  // The same finding, shrunk to the same input with the same seed and path.
+  expect(replayOf(skipping.out)).toEqual(replayOf(plain.out));
+  expect(replayOf(plain.out)).toHaveLength(1);
+  // Only what fails went out.
+  expect(skipping.got.length).toBeGreaterThan(0);
+  expect(skipping.got.every(fails)).toBe(true);
+  expect(skipping.got.length).toBeLessThan(plain.got.length);
+});
+
 test('cases of one lane never overlap; other lanes go together', async () => {
   const server = await countingServer(() => false, 10);
   try {
