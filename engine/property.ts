@@ -72,12 +72,7 @@ export interface PropertySpec<T> {
    * back to the arbitrary as `target.replayCase.replayPath`).
    */
   replaySuffix?: (input: Labelled<T>) => string | undefined;
-  /**
-   * Inputs the probe has seen hold already (sent before the property, in a batch that showed
-   * nothing wrong): passed without a request, in every round and while shrinking. A property
-   * run again to shrink what a batch found reaches its failing case without re-sending the
-   * others.
-   */
+  /** Inputs seen to hold before the property (in a batch): passed unsent, in every round and shrinking. */
   known?: (input: Labelled<T>) => boolean;
 }
 
@@ -327,8 +322,7 @@ async function runRound<T>(s: Rounds<T>, rerun: Suspect | undefined): Promise<Ro
   const details = await fc.check(
     fc.asyncProperty(prop.arbitrary, async (input) => {
       if (s.stopped || s.suspect !== undefined) return true;
-      // A replayed case (--case) is sent whatever the probe knows: that is what it is asked for.
-      // A known one costs no request, so it does not count against the shrinking's cap.
+      // Known: no request, so not counted against the cap; a replayed case (--case) is sent anyway.
       const known = replay === undefined && prop.known?.(input) === true;
       if (last !== undefined && !known && ++shrinkProbes > s.maxShrink) return true;
       const index = runIndex++;
