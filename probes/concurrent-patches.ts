@@ -20,9 +20,9 @@ import { validAccountsBody, type PatchBody } from '../generators/patch-body.ts';
 import type { Obj } from '../oracles/compare.ts';
 import { operationIds } from '../spec/operations.ts';
 import { DUPLICATES_NOTE, fixturesOf, Identifiers } from './account-identifiers.ts';
-import { UPDATE_REQUIREMENTS } from './counterparty-patch.ts';
+import { UPDATE_REQUIREMENTS, validAccepted } from './counterparty-patch.ts';
 import { family } from './family.ts';
-import { MAX_SEQUENCE_SHRINKS, refusedValid, SEQUENCE_ACCOUNTS } from './sequences.ts';
+import { MAX_SEQUENCE_SHRINKS, SEQUENCE_ACCOUNTS } from './sequences.ts';
 import { finishWriting, patchRequest, readWritable, startWriting } from './write-lane.ts';
 
 /**
@@ -167,7 +167,7 @@ export const concurrentPatches: Probe = {
           await scheduler.waitAll();
           const answers = await Promise.all(sent);
           const violations = answers.flatMap((ex, i) =>
-            identifiers.excused(bodies[i]!, ex) ? [] : (refusedValid(ctx, ex, input.rule.description) ?? []),
+            identifiers.excused(bodies[i]!, ex) ? [] : (validAccepted(ctx, ex, input.rule.description) ?? []),
           );
           known = await readAfterBoth(ctx, ref, answers);
           return violations;

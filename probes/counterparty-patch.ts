@@ -92,15 +92,16 @@ export const UPDATE_REQUIREMENTS = [
 ] as const;
 
 /**
- * The answer to one valid body, PATCHed (alone while shrinking, with the reads around it). The
- * probe judges acceptance; the oracles the rest.
+ * The answer to a valid body, PATCHed (`what` names it): the probes judge acceptance, the oracles
+ * the rest. Every probe that PATCHes valid bodies judges it so (patch-sequences and
+ * concurrent-patches too).
  */
-function probeValid(ctx: ProbeContext, patch: Exchange, input: Labelled<PatchBody>): Violation | undefined {
+export function validAccepted(ctx: ProbeContext, patch: Exchange, what: string): Violation | undefined {
   if (!is2xx(patch.status)) {
     return {
       requirement: 'patch-valid-accepted',
       exchange: patch,
-      message: `the valid body (${input.rule.description}) was answered ${patch.status}`,
+      message: `the valid body (${what}) was answered ${patch.status}`,
       expected: '2xx with the updated counterparty (interface.md §4.2)',
       received: describeResponse(patch),
     };
@@ -254,7 +255,7 @@ export const patchValidDetails: Probe = {
         arbitrary: detailsArbitrary(),
         examples: detailsExamples(),
         probe: async (input, shrinking) =>
-          probeValid(ctx, await writer.patch(patchRequest(ref, input), shrinking), input),
+          validAccepted(ctx, await writer.patch(patchRequest(ref, input), shrinking), input.rule.description),
         // The explicit cases of different fields go side by side, several to a PATCH.
         packing: { ...DETAILS_PACKING, settle: async () => void (await writer.settle()) },
       });
@@ -424,7 +425,7 @@ export const patchValidAccounts: Probe = {
             duplicates++;
             return undefined;
           }
-          return probeValid(ctx, patch, labelledBody);
+          return validAccepted(ctx, patch, labelledBody.rule.description);
         },
       });
       await writer.settle();

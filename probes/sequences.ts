@@ -18,8 +18,7 @@
  * CONFORMANCE_ACCOUNT_BUDGET).
  */
 import fc from 'fast-check';
-import { describeResponse } from '../exchange/describe.ts';
-import { is2xx, type Exchange } from '../exchange/exchange.ts';
+import type { Exchange } from '../exchange/exchange.ts';
 import { counterpartyPath } from '../exchange/paths.ts';
 import { type Probe, type ProbeContext, runProperty } from '../engine/probe-api.ts';
 import { DEFAULT_ACCOUNT_BUDGET, type AccountFixture } from '../generators/account-fixture.ts';
@@ -37,7 +36,7 @@ import { DUPLICATES_NOTE, fixturesOf, Identifiers } from './account-identifiers.
 import { COUNTERPARTY_RESPONSE_REQUIREMENTS } from '../oracles/counterparty-response.ts';
 import type { Violation } from '../oracles/types.ts';
 import { operationIds } from '../spec/operations.ts';
-import { UPDATE_REQUIREMENTS } from './counterparty-patch.ts';
+import { UPDATE_REQUIREMENTS, validAccepted } from './counterparty-patch.ts';
 import { family } from './family.ts';
 import { patchRequest, readWritable, finishWriting, SelfMoving, startWriting, Writer } from './write-lane.ts';
 
@@ -96,21 +95,6 @@ interface Model {
   accountsLeft: { n: number };
 }
 
-/** A valid body answered otherwise than 2xx: the probe's own judgement. */
-export function refusedValid(ctx: ProbeContext, ex: Exchange, what: string): Violation | undefined {
-  if (is2xx(ex.status)) {
-    ctx.held('patch-valid-accepted');
-    return undefined;
-  }
-  return {
-    requirement: 'patch-valid-accepted',
-    exchange: ex,
-    message: `the valid body (${what}) was answered ${ex.status}`,
-    expected: '2xx with the updated counterparty (interface.md §4.2)',
-    received: describeResponse(ex),
-  };
-}
-
 class ReadWritable implements fc.AsyncCommand<Model, Real> {
   check = (): boolean => true;
   async run(_m: Model, r: Real): Promise<void> {
@@ -151,7 +135,7 @@ class ValidPatch implements fc.AsyncCommand<Model, Real> {
       r.writer.patch({ ...patchRequest(r.ref, body), role: 'PATCH of the sequence' }, false),
     );
     if (r.accounts.excused(body.value, ex)) return;
-    const v = refusedValid(r.ctx, ex, this.body.rule.description);
+    const v = validAccepted(r.ctx, ex, this.body.rule.description);
     if (v) r.violations.push(v);
   }
   toString = (): string => `PATCH ${JSON.stringify(this.body.value)}`;
