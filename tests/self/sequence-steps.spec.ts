@@ -15,21 +15,52 @@ import { REFERENCE_COUNTERPARTY, ReferenceServer, type RequestContext } from '..
 import { TargetSession } from '../../transport/session.ts';
 import { galleryTarget } from './suite-runner.ts';
 
-/** How long the server holds each read of the readable counterparty. */
-const HOLD_MS = 150;
+/**
+ * At most how long the server holds a read of the readable counterparty with no request after it
+ * (a read before the sequence, with only the writable one's read beside it).
+ */
+const HOLD_MS = 500;
 
-/** The reference server, answering reads of the readable counterparty HOLD_MS late. */
-class SlowReadableServer extends ReferenceServer {
+/**
+ * The reference server, holding each read of the readable counterparty until a request of the
+ * writable one arrives after it (a read or a PATCH), or HOLD_MS have passed. A step sent beside
+ * the read therefore always starts before the read ends, however busy the machine; a step that
+ * waited for the read starts only after it, HOLD_MS late.
+ */
+class HoldingServer extends ReferenceServer {
+  private held: (() => void)[] = [];
+
+  private release(): void {
+    const held = this.held;
+    this.held = [];
+    for (const answer of held) answer();
+  }
+
   protected override getCounterparty(ctx: RequestContext): void {
-    if (ctx.params.counterpartyReference !== REFERENCE_COUNTERPARTY) return super.getCounterparty(ctx);
-    setTimeout(() => super.getCounterparty(ctx), HOLD_MS);
+    if (ctx.params.counterpartyReference !== REFERENCE_COUNTERPARTY) {
+      this.release();
+      return super.getCounterparty(ctx);
+    }
+    let answered = false;
+    const answer = (): void => {
+      if (answered) return;
+      answered = true;
+      super.getCounterparty(ctx);
+    };
+    this.held.push(answer);
+    setTimeout(answer, HOLD_MS);
+  }
+
+  protected override validatePatch(body: unknown): ReturnType<ReferenceServer['validatePatch']> {
+    this.release();
+    return super.validatePatch(body);
   }
 }
 
 const endOf = (ex: Exchange): number => ex.startedAt + ex.durationMs;
 
 test('a read of the readable counterparty within a sequence goes out beside the next step, and the next probe starts from the reads at its end', async () => {
-  const server = new SlowReadableServer();
+  const server = new HoldingServer();
   const baseURL = await server.start(0);
   const session = new TargetSession({ politeness: EMBEDDED_POLITENESS });
   try {
