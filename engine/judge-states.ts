@@ -1,8 +1,8 @@
 /**
- * What the judge compares, apart from the judge's own bookkeeping (engine/judge.ts): when two
- * exchanges overlapped in time and the groups of accepted PATCHes that did, what a read shows of
- * an answer, and the state of a counterparty as it would be without some fields' changes (fields
- * that move by themselves, fields a refused PATCH changed).
+ * What the judge compares, and the shape of what it keeps of each counterparty (engine/judge.ts
+ * keeps it): when two exchanges overlapped in time and the groups of accepted PATCHes that did,
+ * what a read shows of an answer, and the state of a counterparty as it would be without some
+ * fields' changes (fields that move by themselves, fields a refused PATCH changed).
  */
 import { requestJson, type Exchange } from '../exchange/exchange.ts';
 import { own } from '../exchange/own.ts';
@@ -48,14 +48,15 @@ export const showsState = (read: Exchange, state: Exchange): boolean =>
 
 /**
  * The sequence as the oracles see it when some fields move by themselves: the reads around the
- * PATCH, and its answer, without those fields (a field the PATCH sent stays, so what was sent is
- * still judged as applied); `original` maps an exchange of it back to the one logged.
+ * PATCH, and its answer, without those fields (a field the PATCH, or a PATCH that overlapped it,
+ * sent stays, so what was sent is still judged as applied, and the overlapping PATCHes are judged
+ * on the same fields); `original` maps an exchange of it back to the one logged.
  */
 export function withoutMoving(
   s: PatchSequence,
   moving: ReadonlySet<string>,
 ): { sequence: PatchSequence; original: (ex: Exchange) => Exchange } {
-  const sent = requestDetails(s.patch);
+  const sent = requestDetails(s.patch, ...(s.concurrent ?? []));
   const copies = new Map<Exchange, Exchange>();
   const strip = (ex: Exchange | undefined): Exchange | undefined => {
     if (ex === undefined || !isObj(ex.body)) return ex;
@@ -76,11 +77,15 @@ export function withoutMoving(
   };
 }
 
-/** The detail fields a PATCH sent. */
-export function requestDetails(patch: Exchange): Set<string> {
-  const body = requestJson(patch);
-  const details = isObj(body) && isObj(body.counterpartyDetails) ? body.counterpartyDetails : {};
-  return new Set(Object.keys(details));
+/** The detail fields the PATCHes sent. */
+export function requestDetails(...patches: readonly Exchange[]): Set<string> {
+  const out = new Set<string>();
+  for (const patch of patches) {
+    const body = requestJson(patch);
+    if (isObj(body) && isObj(body.counterpartyDetails))
+      for (const key of Object.keys(body.counterpartyDetails)) out.add(key);
+  }
+  return out;
 }
 
 /** The details a PATCH sent, or an empty object. */
@@ -135,4 +140,60 @@ export function withFieldsOf(ex: Exchange, source: Exchange, keys: readonly stri
     Object.entries(ex.headers).filter(([name]) => name !== 'etag' && name !== 'last-modified'),
   );
   return { ...ex, headers, body: { ...body } };
+}
+
+/**
+ * Accepted PATCHes sent one after another with no read between: each one's answer is the state
+ * the next one starts from, and the read after the last one confirms (or contradicts) them all.
+ */
+export interface Chain {
+  /** The read before the first, where the state was known. */
+  base: Exchange | undefined;
+  patches: Exchange[];
+  /** A read within the settle window that did not show the last one yet (a replica trailing). */
+  stale: Exchange | undefined;
+  /**
+   * Refused PATCHes whose window had not passed when an accepted PATCH of the chain was sent: a
+   * change of theirs may show in its answer (a replica or a store that applies them late).
+   */
+  unsettled: Map<Exchange, Exchange[]>;
+}
+
+/**
+ * Refused PATCHes sent together (concurrently, or one after another with no read between) after
+ * the same known state: the read before, or the answer of an accepted PATCH still to be confirmed.
+ */
+export interface RefusedGroup {
+  before: Exchange | undefined;
+  patches: Exchange[];
+  /** The last read since, within the settle window, that showed nothing changed. */
+  seen: Exchange | undefined;
+}
+
+export interface CounterpartyState {
+  /**
+   * Top-level fields seen to change between two reads with no PATCH between (they move by
+   * themselves, or another client changes them): left out of every before/after comparison of a
+   * PATCH, so a write is not blamed for them. The pair oracles judge the reads themselves.
+   */
+  moving: Set<string>;
+  /** The last successful read where the state is known, since the last PATCH. */
+  lastRead: Exchange | undefined;
+  chain: Chain | undefined;
+  refused: RefusedGroup[];
+  /** Refused PATCHes judged within their settle window (closeRefused): a late change is theirs. */
+  closedEarly: Exchange[];
+  /**
+   * An accepted PATCH a read contradicted: until a read shows it (or another accepted PATCH is
+   * confirmed), what is stored is not known, so no read is the state before anything.
+   */
+  unconfirmed: Exchange | undefined;
+  /**
+   * The latest answer that carried the counterparty (a settled read, or an accepted PATCH's
+   * answer), for the answers that carry none (a HEAD, a 304); undefined after a PATCH with no
+   * such answer.
+   */
+  latest: Exchange | undefined;
+  /** The last PATCH answered with success or not answered: a replica may trail it. */
+  written: Exchange | undefined;
 }

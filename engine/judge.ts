@@ -15,9 +15,13 @@ import type { Judgement, MetadataAnswer, Oracle, PatchSequence } from '../oracle
 import { breaksMust } from '../requests/index.ts';
 import { own } from '../exchange/own.ts';
 import {
+  type Chain,
   concurrentGroups,
+  type CounterpartyState,
   endOf,
+  type RefusedGroup,
   refusedShows,
+  requestDetails,
   sentDetails,
   showsState,
   withFieldsOf,
@@ -32,62 +36,6 @@ const refused = (ex: Exchange): boolean => ex.status > 0 && !is2xx(ex.status);
 export interface OracleJudgement {
   oracle: string;
   judgement: Judgement;
-}
-
-/**
- * Accepted PATCHes sent one after another with no read between: each one's answer is the state
- * the next one starts from, and the read after the last one confirms (or contradicts) them all.
- */
-interface Chain {
-  /** The read before the first, where the state was known. */
-  base: Exchange | undefined;
-  patches: Exchange[];
-  /** A read within the settle window that did not show the last one yet (a replica trailing). */
-  stale: Exchange | undefined;
-  /**
-   * Refused PATCHes whose window had not passed when an accepted PATCH of the chain was sent: a
-   * change of theirs may show in its answer (a replica or a store that applies them late).
-   */
-  unsettled: Map<Exchange, Exchange[]>;
-}
-
-/**
- * Refused PATCHes sent together (concurrently, or one after another with no read between) after
- * the same known state: the read before, or the answer of an accepted PATCH still to be confirmed.
- */
-interface RefusedGroup {
-  before: Exchange | undefined;
-  patches: Exchange[];
-  /** The last read since, within the settle window, that showed nothing changed. */
-  seen: Exchange | undefined;
-}
-
-interface CounterpartyState {
-  /**
-   * Top-level fields seen to change between two reads with no PATCH between (they move by
-   * themselves, or another client changes them): left out of every before/after comparison of a
-   * PATCH, so a write is not blamed for them. The pair oracles judge the reads themselves.
-   */
-  moving: Set<string>;
-  /** The last successful read where the state is known, since the last PATCH. */
-  lastRead: Exchange | undefined;
-  chain: Chain | undefined;
-  refused: RefusedGroup[];
-  /** Refused PATCHes judged within their settle window (closeRefused): a late change is theirs. */
-  closedEarly: Exchange[];
-  /**
-   * An accepted PATCH a read contradicted: until a read shows it (or another accepted PATCH is
-   * confirmed), what is stored is not known, so no read is the state before anything.
-   */
-  unconfirmed: Exchange | undefined;
-  /**
-   * The latest answer that carried the counterparty (a settled read, or an accepted PATCH's
-   * answer), for the answers that carry none (a HEAD, a 304); undefined after a PATCH with no
-   * such answer.
-   */
-  latest: Exchange | undefined;
-  /** The last PATCH answered with success or not answered: a replica may trail it. */
-  written: Exchange | undefined;
 }
 
 /**
@@ -171,7 +119,7 @@ export class Judge {
     // An accepted PATCH (or one not answered): the refused ones before it are judged with what
     // was read since; a chain with a stale read is judged with it.
     const unsettled = [...this.closedWithin(state, ex), ...state.refused.flatMap((g) => g.patches)];
-    out.push(...this.closeRefused(reference, state));
+    out.push(...this.closeRefused(reference, state, ex));
     if (state.chain?.stale) out.push(...this.resolve(reference, state, state.chain.stale));
     state.latest = isObj(ex.body) ? ex : undefined;
     state.written = ex;
@@ -197,12 +145,23 @@ export class Judge {
     return out;
   }
 
-  /** showsState, on what a write can change: the fields that move by themselves left out. */
-  private shows(state: CounterpartyState, read: Exchange, shown: Exchange): boolean {
+  /**
+   * showsState, on what a write can change: the fields that move by themselves left out, except
+   * those `sent` (by the accepted PATCHes whose answer `shown` is). The patch oracles compare
+   * those (withoutMoving), so a read that shows them otherwise must not settle the PATCH: a
+   * replica trailing it may look like a field moving.
+   */
+  private shows(
+    state: CounterpartyState,
+    read: Exchange,
+    shown: Exchange,
+    sent?: ReadonlySet<string>,
+  ): boolean {
     if (state.moving.size === 0) return showsState(read, shown);
     if (!isObj(shown.body)) return true;
     if (!isObj(read.body)) return false;
-    return differences(without(shown.body, state.moving), without(read.body, state.moving), 1).length === 0;
+    const moving = sent ? new Set([...state.moving].filter((k) => !sent.has(k))) : state.moving;
+    return differences(without(shown.body, moving), without(read.body, moving), 1).length === 0;
   }
 
   /**
@@ -210,9 +169,9 @@ export class Judge {
    * PATCHes overlapped, the answer of any of them (the one the deployment applied last).
    */
   private showsLastGroup(state: CounterpartyState, read: Exchange, chain: Chain): boolean {
-    return concurrentGroups(chain.patches)
-      .at(-1)!
-      .some((p) => this.shows(state, this.withoutRefused(state, chain, read, p), p));
+    const group = concurrentGroups(chain.patches).at(-1)!;
+    const sent = requestDetails(...group);
+    return group.some((p) => this.shows(state, this.withoutRefused(state, chain, read, p), p, sent));
   }
 
   /** The refused PATCHes sent after the chain's last accepted one, not yet judged. */
@@ -228,7 +187,15 @@ export class Judge {
    */
   private withoutRefused(state: CounterpartyState, chain: Chain, read: Exchange, patch: Exchange): Exchange {
     if (!isObj(read.body) || !isObj(patch.body)) return read;
-    const keys = refusedShows(patch.body, read.body, this.refusedAfter(state, chain));
+    // And the other way: a change of a refused PATCH before the chain, shown in the answer (and
+    // blamed on it: refusedIn), that a read trailing it does not show yet; not a field the PATCH
+    // sent itself, which the read must show.
+    const before = chain.patches.flatMap((p) => chain.unsettled.get(p) ?? []);
+    const sent = sentDetails(patch);
+    const keys = [
+      ...refusedShows(patch.body, read.body, this.refusedAfter(state, chain)),
+      ...refusedShows(read.body, patch.body, before).filter((k) => !Object.hasOwn(sent, k)),
+    ];
     return withFieldsOf(read, patch, keys);
   }
 
@@ -252,7 +219,8 @@ export class Judge {
     }
     const pending = state.refused.length > 0;
     out.push(...this.readAfterRefused(reference, state, ex));
-    if (state.unconfirmed && this.shows(state, ex, state.unconfirmed)) state.unconfirmed = undefined;
+    if (state.unconfirmed && this.shows(state, ex, state.unconfirmed, requestDetails(state.unconfirmed)))
+      state.unconfirmed = undefined;
     if (!chain && !pending && state.lastRead) {
       out.push(
         ...this.pair(reference, state.lastRead, ex, this.writes.between(reference, state.lastRead, ex)),
@@ -333,16 +301,21 @@ export class Judge {
         const copies = new Map<Exchange, Exchange>();
         if (seenBefore && before && seenBefore !== before) copies.set(seenBefore, before);
         if (seenAfter && after && seenAfter !== after) copies.set(seenAfter, after);
-        return this.sequence(
-          {
-            reference,
-            before: seenBefore,
-            patch,
-            after: seenAfter,
-            ...(group.length > 1 ? { concurrent: group.filter((p) => p !== patch) } : {}),
-          },
-          copies,
-        );
+        const late =
+          before && seenBefore !== before ? this.refusedIn(reference, before, patch, refusedNear) : [];
+        return [
+          ...late,
+          ...this.sequence(
+            {
+              reference,
+              before: seenBefore,
+              patch,
+              after: seenAfter,
+              ...(group.length > 1 ? { concurrent: group.filter((p) => p !== patch) } : {}),
+            },
+            copies,
+          ),
+        ];
       });
     });
     if (after !== undefined) state.unconfirmed = confirmed ? undefined : last;
@@ -352,6 +325,31 @@ export class Judge {
         group.before = undefined;
     }
     return out;
+  }
+
+  /**
+   * The refused PATCHes among `refused` whose change shows in the answer of `patch`, an accepted
+   * PATCH that did not send it, against `before`, the state it started from: each is judged with
+   * that state and with `before` as its change left it (its evidence: the answer that shows it).
+   * A refused PATCH changes nothing (RFC 5789 §2), so a field the answer shows as one of them sent
+   * it is theirs, not the accepted one's (which the caller judges without it).
+   */
+  private refusedIn(
+    reference: string,
+    before: Exchange,
+    patch: Exchange,
+    refused: readonly Exchange[],
+  ): OracleJudgement[] {
+    const from = before.body;
+    const to = patch.body;
+    if (!isObj(from) || !isObj(to)) return [];
+    const sent = sentDetails(patch);
+    return refused.flatMap((r) => {
+      const keys = refusedShows(from, to, [r]).filter((k) => !Object.hasOwn(sent, k));
+      if (keys.length === 0) return [];
+      const left = withFieldsOf(before, patch, keys);
+      return this.sequence({ reference, before, patch: r, after: left }, new Map([[left, patch]]));
+    });
   }
 
   /** A read after refused PATCHes: a change is judged at once; no change waits out the window. */
@@ -391,12 +389,28 @@ export class Judge {
   }
 
   /** Judges the refused groups waiting on the settle window with the last read each has seen. */
-  private closeRefused(reference: string, state: CounterpartyState): OracleJudgement[] {
+  private closeRefused(reference: string, state: CounterpartyState, next?: Exchange): OracleJudgement[] {
     const out = state.refused.flatMap((g) => this.group(reference, g, g.seen));
     if (this.settleMs > 0) state.closedEarly.push(...state.refused.flatMap((g) => g.patches));
-    if (state.refused.length > 0 && state.refused.at(-1)!.seen) state.lastRead = state.refused.at(-1)!.seen;
+    const last = state.refused.at(-1);
+    if (last?.seen) state.lastRead = last.seen;
+    // No read since them, one after another: a refused PATCH changes nothing, so the state before
+    // them is the state the accepted PATCH `next` starts from (a change of theirs in its answer is
+    // theirs: resolve). Not where anything overlapped: another PATCH may have changed it.
+    else if (next && last?.before && !state.chain && !state.unconfirmed && this.serial(last, next))
+      state.lastRead = last.before;
     state.refused = [];
     return out;
+  }
+
+  /** Whether a refused group went out alone: after the read before it, and ended before `next`. */
+  private serial(group: RefusedGroup, next: Exchange): boolean {
+    const first = Math.min(...group.patches.map((p) => p.startedAt));
+    return (
+      group.before !== undefined &&
+      endOf(group.before) <= first &&
+      group.patches.every((p) => endOf(p) <= next.startedAt)
+    );
   }
 
   /** Judges each refused PATCH of a group with the state before and the read after. */

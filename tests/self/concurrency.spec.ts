@@ -134,6 +134,29 @@ test.describe('the judge', () => {
     expect(v['patch-concurrent-serializable']).toBeUndefined();
   });
 
+  test('fields seen to move, then two overlapping PATCHes of them: each judged on both fields, no finding', () => {
+    // Two reads with no PATCH between disagree on both fields (another client, or a replica):
+    // they move by themselves, and are left out of the comparisons, but not the fields the group
+    // sent: A's comparison keeps B's field, which its answer need not show, but the read does.
+    const moved = [get(cp({}), 0), get(cp({ remarks: 'other', emailAddress: 'other@example.org' }), 5)];
+    const both = cp({ remarks: 'alpha', emailAddress: 'bravo@example.org' });
+    const fine = [
+      ...moved,
+      patch(A, cp({ remarks: 'alpha', emailAddress: 'other@example.org' }), 10.25, 6),
+      patch(B, both, 10.5, 7),
+      get(both, 30.25),
+    ];
+    const v = verdicts(fine);
+    expect(v['patch-concurrent-serializable']).toBe(true);
+    expect(Object.entries(v).filter(([, held]) => !held)).toEqual([]);
+    // B's change lost: still found, on the fields the group sent.
+    const lost = [
+      ...fine.slice(0, 4),
+      get(cp({ remarks: 'alpha', emailAddress: 'other@example.org' }), 30.25),
+    ];
+    expect(verdicts(lost)['patch-concurrent-serializable']).toBe(false);
+  });
+
   test('an accepted PATCH that breaks a MUST rule in a group: the group is not judged whole', () => {
     const invalid = { counterpartyDetails: { emailAddress: 'bravo@example.org', unknownField: 1 } };
     const log = [

@@ -88,6 +88,23 @@ test('settle: a read that trails an accepted PATCH within the window, then one t
   expect(verdicts(log, 0).violated).toEqual(['patch-persisted']);
 });
 
+test('settle: a field seen to move, then a PATCH of it: a trailing read that shows it otherwise does not settle the PATCH', () => {
+  // Two reads with no write between disagree on remarks (a replica, or another client): it moves.
+  // A PATCH of remarks is still judged on it, so only a read showing it confirms the PATCH.
+  const log = [
+    read(0, remarks('old')),
+    read(5, remarks('other')),
+    patch(10, send('new'), 200, remarks('new')),
+    read(20, remarks('other')), // the replica not there yet
+    read(400, remarks('new')),
+  ];
+  const v = verdicts(log);
+  expect(v.violated).toEqual([]);
+  expect(v.held).toContain('patch-persisted');
+  // No read shows it within the window: still found.
+  expect(verdicts([...log.slice(0, 4), read(1500, remarks('other'))]).violated).toEqual(['patch-persisted']);
+});
+
 test('settle: a change that never appears within the window still fails patch-persisted', () => {
   const stale = [read(0, base), patch(10, send('new'), 200, remarks('new')), read(20, base)];
   // A read past the window that still does not show it.
@@ -223,7 +240,8 @@ test("settle: a refused PATCH's late change, shown after its probe ended, is not
   const leaked = { ...base, accountHolderName: 'Leaked' };
   const refusedName = { counterpartyDetails: { accountHolderName: 'Leaked', remarks: 'x'.repeat(300) } };
   const log = [read(0, base), patch(10, refusedName, 400, refusal), read(20, base)];
-  expect(violatedAcrossProbes(log, 30, leaked)).not.toContain('patch-unsent-fields-unchanged');
+  // The refused PATCH's, shown in the accepted PATCH's answer.
+  expect(violatedAcrossProbes(log, 30, leaked)).toEqual(['patch-rejected-unchanged']);
   // Past the window, the same change is the accepted PATCH's.
   const late = [read(0, base), patch(10, send('x'), 400, refusal), read(20, base)];
   expect(violatedAcrossProbes(late, 2000, leaked)).toContain('patch-unsent-fields-unchanged');
@@ -248,6 +266,64 @@ test("settle: a refused PATCH's partial address that replaced the stored one, sh
   // Through the judge: the next probe's accepted PATCH is not blamed for the replaced address.
   const log = [read(0, stored), patch(10, refusedAddress, 400, refusal), read(20, stored)];
   expect(violatedAcrossProbes(log, 30, replaced)).not.toContain('patch-unsent-fields-unchanged');
+});
+
+test("a refused PATCH and an accepted one after it with no read between: a change the refused one sent, in the accepted answer, is the refused one's", () => {
+  const refusedDetails = { counterpartyDetails: { remarks: 'partial' }, counterpartyAccounts: [] };
+  const other = { counterpartyDetails: { accountHolderName: 'Acme Two' } };
+  const answer = (extra: object): object => ({
+    ...base,
+    accountHolderName: 'Acme Two',
+    updatedAt: '2024-03-06T00:00:00Z',
+    ...extra,
+  });
+  const log = (gap: number, shown: object): Exchange[] => [
+    read(0, base),
+    patch(10, refusedDetails, 400, refusal),
+    patch(10 + gap, other, 200, shown),
+    read(20 + gap, shown),
+  ];
+  // Within the refused PATCH's window, past it, and with no window: recorded traffic, where no
+  // read need come between two writes.
+  for (const [gap, settleMs] of [
+    [5, SETTLE],
+    [3000, SETTLE],
+    [5, 0],
+  ] as const) {
+    // Its details stored by the refused PATCH (a partial apply): that PATCH's finding alone.
+    expect(verdicts(log(gap, answer({ remarks: 'partial' })), settleMs).violated).toEqual([
+      'patch-rejected-unchanged',
+    ]);
+    // Not stored: no finding, and the accepted PATCH is judged from the read before the refused one.
+    const clean = verdicts(log(gap, answer({})), settleMs);
+    expect(clean.violated).toEqual([]);
+    expect(clean.held).toContain('patch-unsent-fields-unchanged');
+  }
+  // Overlapping, what the accepted PATCH started from is not known: not judged on what it did not send.
+  const overlapping = [
+    read(0, base),
+    { ...patch(10, refusedDetails, 400, refusal), durationMs: 50 },
+    patch(20, other, 200, answer({ accountHolderName: 'Acme Two', remarks: 'other client' })),
+    read(100, answer({ remarks: 'other client' })),
+  ];
+  const v = verdicts(overlapping);
+  expect(v.violated).toEqual([]);
+  expect(v.held).not.toContain('patch-unsent-fields-unchanged');
+});
+
+test('a refused PATCH and an accepted one that sends the same value: a read past the window that lost it fails the accepted one', () => {
+  const refusedSame = { counterpartyDetails: { remarks: 'same' }, counterpartyAccounts: [] };
+  const log = [
+    read(0, base),
+    patch(10, refusedSame, 400, refusal),
+    patch(15, send('same'), 200, remarks('same')),
+    // Stored without the field it sent.
+    read(2000, { ...base, updatedAt: '2024-03-06T00:00:00Z' }),
+  ];
+  expect(verdicts(log).violated).toEqual(['patch-persisted']);
+  // Shown by a later read within the window: no finding.
+  const shown = [...log.slice(0, 3), read(20, base), read(400, remarks('same'))];
+  expect(verdicts(shown).violated).toEqual([]);
 });
 
 /** Oracles that record the sequences the judge hands them. */
