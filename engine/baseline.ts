@@ -31,6 +31,8 @@ type Obj = Record<string, unknown>;
 export const RECOVERY_ENV = 'CONFORMANCE_RECOVERY';
 /** The same, for the restore of what the write probes handed on, at the end of a run not stopped. */
 export const END_RESTORE_ENV = 'CONFORMANCE_END_RESTORE';
+/** The exchanges those restores sent (a JSON array of Exchange, redacted), for exchanges.har. */
+export const END_EXCHANGES_ENV = 'CONFORMANCE_END_EXCHANGES';
 
 export interface Writer {
   ref: string;

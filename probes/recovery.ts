@@ -18,7 +18,9 @@ import {
 } from '../engine/probe-api.ts';
 import { clearHandedOn, handedOn } from '../engine/baseline.ts';
 import { describeResponse } from '../exchange/describe.ts';
-import { is2xx } from '../exchange/exchange.ts';
+import { is2xx, type Exchange } from '../exchange/exchange.ts';
+import { headerSecrets } from '../exchange/extra-headers.ts';
+import { redactText } from '../exchange/redactors.ts';
 import { ExchangeLog } from '../exchange/log.ts';
 import { HttpClient } from '../transport/client.ts';
 import type { TargetSession } from '../transport/session.ts';
@@ -27,6 +29,15 @@ import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import { restoreRequest } from './write-lane.ts';
 
 export { RECOVERY_ENV } from '../engine/baseline.ts';
+export { ExchangeLog };
+
+/**
+ * The exchanges the restores at the end of a run sent, as global teardown hands them to the
+ * reporter (END_EXCHANGES_ENV): JSON, redacted with the run's secrets, as a check's attachments are.
+ */
+export function endExchangesText(exchanges: readonly Exchange[], target: RecoveryTarget): string {
+  return redactText(JSON.stringify(exchanges), [target.token, ...headerSecrets(target.extraHeaders ?? [])]);
+}
 
 export interface RecoveryTarget {
   baseURL: string;
@@ -46,14 +57,15 @@ interface EndRestore {
 
 /**
  * Sends the restore of `r.ref` to the run's baseline through `session`, unjudged (housekeeping
- * outside every probe), and says what was done. On success the counterparty is off the
- * handed-on list: nothing is restored twice.
+ * outside every probe), recorded in `log` (the run's exchanges.har lists it), and says what was
+ * done. On success the counterparty is off the handed-on list: nothing is restored twice.
  */
 async function restoreAtEnd(
   dir: string,
   target: RecoveryTarget,
   session: TargetSession,
   r: EndRestore,
+  log: ExchangeLog,
 ): Promise<RestoreRecord> {
   const done = (status: RestoreRecord['status'], fields: string[], detail: string): RestoreRecord => {
     if (status === 'restored') clearHandedOn(dir, r.ref);
@@ -70,7 +82,6 @@ async function restoreAtEnd(
         : `could not restore ${r.ref} ${r.after}: the run's original state of it was not kept`,
     );
   const fields = Object.keys((request.json as { counterpartyDetails: object }).counterpartyDetails);
-  const log = new ExchangeLog();
   const http = new HttpClient(session, {
     baseURL: target.baseURL,
     token: target.token,
@@ -100,23 +111,31 @@ async function restoreAtEnd(
 
 /**
  * Restores every writable counterparty whose writer died, from the run's baseline, through
- * `session` (whose run is then interrupted: the restore is housekeeping). Returns what was done.
+ * `session` (whose run is then interrupted: the restore is housekeeping), recording what it sends
+ * in `log`. Returns what was done.
  */
 export async function recoverDeadWriters(
   dir: string,
   target: RecoveryTarget,
   session: TargetSession,
+  log: ExchangeLog = new ExchangeLog(),
 ): Promise<RestoreRecord[]> {
   const records: RestoreRecord[] = [];
   for (const writer of deadWriters(dir)) {
     requestStop(dir, deadWriterInterruption(writer));
     records.push(
-      await restoreAtEnd(dir, target, session, {
-        ref: writer.ref,
-        probe: writer.probe,
-        after: `after ${writer.probe} died in a Playwright worker before its restore`,
-        afterInterrupt: true,
-      }),
+      await restoreAtEnd(
+        dir,
+        target,
+        session,
+        {
+          ref: writer.ref,
+          probe: writer.probe,
+          after: `after ${writer.probe} died in a Playwright worker before its restore`,
+          afterInterrupt: true,
+        },
+        log,
+      ),
     );
     clearWriter(dir, writer);
   }
@@ -128,23 +147,30 @@ export async function recoverDeadWriters(
  * run (engine/baseline.ts handOn): the run's original details, from its baseline, through
  * `session`. `interrupted`: the run was stopped, and the restore is the housekeeping after it.
  * Run by global teardown after recoverDeadWriters, which takes the counterparties it restores
- * off the list. Returns what was done.
+ * off the list. Records what it sends in `log`. Returns what was done.
  */
 export async function restoreHandedOn(
   dir: string,
   target: RecoveryTarget,
   session: TargetSession,
   interrupted: boolean,
+  log: ExchangeLog = new ExchangeLog(),
 ): Promise<RestoreRecord[]> {
   const records: RestoreRecord[] = [];
   for (const h of handedOn(dir))
     records.push(
-      await restoreAtEnd(dir, target, session, {
-        ref: h.ref,
-        probe: h.probe,
-        after: `at the end of the run (changed last by ${h.probe})`,
-        afterInterrupt: interrupted,
-      }),
+      await restoreAtEnd(
+        dir,
+        target,
+        session,
+        {
+          ref: h.ref,
+          probe: h.probe,
+          after: `at the end of the run (changed last by ${h.probe})`,
+          afterInterrupt: interrupted,
+        },
+        log,
+      ),
     );
   return records;
 }

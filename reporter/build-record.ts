@@ -64,6 +64,8 @@ export interface RecordInput {
   recoveries?: readonly RestoreRecord[];
   /** The restore, at the end of a run not interrupted, of what the write probes handed on. */
   endRestores?: readonly RestoreRecord[];
+  /** Requests sent outside every check (the restores at the run's end): counted in `requests`. */
+  housekeepingRequests?: number;
   /** The write probes (default: none): one without an outcome leaves an interrupted restore unknown. */
   writeProbes?: readonly string[];
   /** The interface coverage of the traffic. */
@@ -132,7 +134,7 @@ export function buildRecord(input: RecordInput): ConformanceRecord {
     gateReasons: reasons,
     hints: setupHints(input.outcomes),
     counts,
-    requests: input.outcomes.reduce((n, o) => n + o.requests, 0),
+    requests: input.outcomes.reduce((n, o) => n + o.requests, input.housekeepingRequests ?? 0),
     requirements,
     waivers: { file: input.waivers?.file ?? null, entries: gate.waivers },
     probes: input.outcomes.map(({ findings: _f, ...rest }) => rest),

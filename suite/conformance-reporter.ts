@@ -35,7 +35,7 @@ import { spec } from '../spec/index.ts';
 import { basePathOf } from '../exchange/route.ts';
 import { PROBE_CATALOG } from '../probes/described.ts';
 import { interruptionFromEnv, requestStop, type Interruption } from '../transport/stop.ts';
-import { END_RESTORE_ENV, RECOVERY_ENV } from '../engine/baseline.ts';
+import { END_EXCHANGES_ENV, END_RESTORE_ENV, RECOVERY_ENV } from '../engine/baseline.ts';
 import type { PolitenessReport } from '../transport/limiter.ts';
 import { FileLedger, PACE_ENV } from '../transport/ledger.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
@@ -251,6 +251,11 @@ export default class ConformanceReporter implements Reporter {
         signal: this.interruption?.signal ?? 'SIGINT',
         reason: this.interruption?.reason ?? 'Playwright was interrupted',
       };
+    // What the restores at the run's end sent (global teardown, which ran before this): the HAR
+    // lists every request the run sent.
+    const endText = process.env[END_EXCHANGES_ENV];
+    const housekeeping = endText ? (JSON.parse(endText) as Exchange[]) : [];
+    if (housekeeping.length > 0) this.traffic.add(END_EXCHANGES_ENV, housekeeping, digestSettings());
     const exchanges = inCompletionOrder(this.traffic.exchangeLists());
     // Handed over by global teardown, which ran before this (suite/global-setup.ts).
     const paceText = process.env[PACE_ENV];
@@ -293,6 +298,7 @@ export default class ConformanceReporter implements Reporter {
       command: commandPrefix(run.dir),
       endedTests: [...this.endedTests],
       ...(this.interruption ? { interrupted: this.interruption, recoveries } : { endRestores }),
+      housekeepingRequests: housekeeping.length,
       writeProbes: PROBE_CATALOG.filter((p) => p.access === 'write').map((p) => p.id),
       coverage,
       ...(pace ? { pace } : {}),

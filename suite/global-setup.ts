@@ -16,7 +16,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { deadWriters, END_RESTORE_ENV, handedOn, RECOVERY_ENV } from '../engine/baseline.ts';
+import {
+  deadWriters,
+  END_EXCHANGES_ENV,
+  END_RESTORE_ENV,
+  handedOn,
+  RECOVERY_ENV,
+} from '../engine/baseline.ts';
 import { FileLedger, PACE_ENV } from '../transport/ledger.ts';
 import { describePoliteness } from '../config/config.ts';
 import { EMBEDDED_SERVER_VARIABLE, handDown, resolvedRun } from '../run/hand-down.ts';
@@ -90,19 +96,23 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     // the write probes handed on (engine/baseline.ts): the run's original, restored once. What
     // sends the restores was loaded during a write run (else it loads now).
     if (deadWriters(state).length > 0 || handedOn(state).length > 0) {
-      const [{ TargetSession }, { recoverDeadWriters, restoreHandedOn }] = await (restoring ??
-        Promise.all([import('../transport/session.ts'), import('../probes/recovery.ts')]));
+      const [{ TargetSession }, { recoverDeadWriters, restoreHandedOn, ExchangeLog, endExchangesText }] =
+        await (restoring ??
+          Promise.all([import('../transport/session.ts'), import('../probes/recovery.ts')]));
       const recovery = new TargetSession({ politeness, ledger: new FileLedger(state), processes: 1 });
       const target = { baseURL: config.baseURL!, token: config.token, extraHeaders: config.extraHeaders };
+      const log = new ExchangeLog();
       try {
-        const recovered = await recoverDeadWriters(state, target, recovery);
+        const recovered = await recoverDeadWriters(state, target, recovery, log);
         const interrupted = readStop(state) !== undefined;
-        const restored = await restoreHandedOn(state, target, recovery, interrupted);
+        const restored = await restoreHandedOn(state, target, recovery, interrupted, log);
         // After a stop, every restore is the housekeeping the interruption reports; else the run's
         // end restore goes to the record on its own.
         const afterStop = [...recovered, ...(interrupted ? restored : [])];
         if (afterStop.length > 0) process.env[RECOVERY_ENV] = JSON.stringify(afterStop);
         if (!interrupted && restored.length > 0) process.env[END_RESTORE_ENV] = JSON.stringify(restored);
+        // What they sent, for exchanges.har: the run's traffic, all of it.
+        if (log.size > 0) process.env[END_EXCHANGES_ENV] = endExchangesText(log.all, target);
       } finally {
         recovery.close();
       }

@@ -121,6 +121,15 @@ test.describe('the whole suite against the embedded reference server', () => {
       ],
     });
     expect(run.stdout).toContain('Writable counterparty restored at the end of the run: restored the run');
+    // That restore is in exchanges.har, its last request: the file lists every request the run sent.
+    const entries = JSON.parse(readFileSync(join(run.reports, 'exchanges.har'), 'utf8')).log.entries as {
+      request: { method: string };
+      _probe?: string;
+      _role?: string;
+    }[];
+    expect(entries.length).toBe(record.requests);
+    const last = entries.at(-1)!;
+    expect([last.request.method, last._probe, last._role]).toEqual(['PATCH', 'recovery', 'restore']);
     const notPassed = (record.requirements as { id: string; status: string }[])
       .filter((v) => v.status !== 'passed')
       .map((v) => `${v.id}: ${v.status}`);

@@ -312,6 +312,13 @@ test('a worker SIGKILLed mid-patch-valid-details: the run is interrupted, the de
     expect(record.interrupted!.restore.details.join('\n')).toContain(
       `restored the run's original accountHolderName`,
     );
+    // The restore is in exchanges.har: the worker's own exchanges died with it, this one did not.
+    const har = JSON.parse(readFileSync(join(work, 'reports', 'exchanges.har'), 'utf8')) as {
+      log: { entries: { request: { method: string }; _probe?: string; _role?: string }[] };
+    };
+    expect(har.log.entries.map((e) => `${e.request.method} ${e._probe} ${e._role}`)).toContain(
+      'PATCH recovery restore',
+    );
     expect(run.stderr()).toContain(
       'interrupted (a Playwright worker died (SIGKILL) while running patch-valid-details)',
     );

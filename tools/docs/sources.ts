@@ -20,7 +20,7 @@ import { TIMELINE_ENV } from '../../reporter/timeline.ts';
 import { ORACLES, oracleFile } from '../../oracles/index.ts';
 import { PROBES, probeFile } from '../../probes/index.ts';
 import { RECOVERY_ENV } from '../../probes/recovery.ts';
-import { END_RESTORE_ENV } from '../../engine/baseline.ts';
+import { END_EXCHANGES_ENV, END_RESTORE_ENV } from '../../engine/baseline.ts';
 import { REPORTS_STAGING_ENV, RESULTS_STAGING_ENV } from '../../reporter/report-set.ts';
 import { WRITE_FAILURE_ENV } from '../../reporter/disk-errors.ts';
 import { OUTCOME_ENV } from '../../reporter/outcome.ts';
@@ -230,6 +230,11 @@ function runVariables(): OtherVariableRow[] {
       END_RESTORE_ENV,
       'suite/conformance-reporter.ts',
       "global teardown's restore, at the end of the run, of what the write checks handed on",
+    ),
+    internal(
+      END_EXCHANGES_ENV,
+      'suite/conformance-reporter.ts',
+      "the exchanges of global teardown's restores, for exchanges.har",
     ),
     internal(PACE_ENV, 'suite/conformance-reporter.ts', "the run's pace, for the report"),
     internal(INTERRUPTED_ENV, 'transport/stop.ts', 'why and how the run was interrupted'),
