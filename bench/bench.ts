@@ -7,6 +7,8 @@
  *      requests per second.
  *      Its timeline (the record's `durations`, bench/timeline.ts): when each step came after the
  *      spawn, up to the reports written and the exit; BENCH_ONLY=embedded runs this case alone.
+ *      Beside it, the floor Playwright's runner sets: four empty tests on two workers, the first
+ *      test's start and the exit after the spawn (bench/playwright-floor.ts; BENCH_ONLY=floor).
  *   2. The same reference server alone in a process, loaded by autocannon with a mix of the GETs
  *      the suite sends most (200, 404, 400, 401): its raw request rate, and the suite's rate as a
  *      share of it. Then the same mix one request at a time, from autocannon and from the suite's
@@ -55,6 +57,7 @@ import { PLAYWRIGHT, ROOT, run, startServer, TSX } from './processes.ts';
 import { PROXY_ROUNDS, proxyLatency, proxyMix, proxyRow } from './proxy-latency.ts';
 import { lastScore } from '../mutation/check.ts';
 import { timelineText } from './timeline.ts';
+import { floorRow, playwrightFloor } from './playwright-floor.ts';
 import type { Durations } from '../reporter/timeline.ts';
 
 const SEED = '20261122';
@@ -268,7 +271,8 @@ async function onlyPart(): Promise<boolean> {
         ['  timeline (from the spawn)', r.timeline ?? 'n/a'],
       ]),
     );
-  } else if (only === 'mutation') console.log(table([mutationRow()]));
+  } else if (only === 'floor') console.log(table([floorRow(await playwrightFloor())]));
+  else if (only === 'mutation') console.log(table([mutationRow()]));
   else if (only === 'timing') console.log(table(await timingRows()));
   else if (only === 'proxy') {
     const server = await startServer();
@@ -401,6 +405,7 @@ async function main(): Promise<void> {
   if (await onlyPart()) return;
 
   const conformance = await conformanceRun();
+  const floor = await playwrightFloor();
   const { raw, serialAutocannon, serialSuite, warm, proxy } = await serverRates();
   // 4. A remote deployment: the same server behind LATENCY_MS per request.
   const remote = await remoteRuns();
@@ -421,6 +426,7 @@ async function main(): Promise<void> {
       ],
       ['  of which the Playwright suite', seconds(suiteMs)],
       ['  timeline (from the spawn)', conformance.timeline ?? 'n/a (no durations in the record)'],
+      floorRow(floor),
       ['peak memory (RSS of the whole process tree)', mib(conformance.peakBytes)],
       ['requests sent', String(requests)],
       ...conformance.perProbe.map(({ probe, requests: n }): [string, string] => [`  ${probe}`, String(n)]),

@@ -293,7 +293,7 @@ function developmentVariables(): OtherVariableRow[] {
       name: 'BENCH_ONLY',
       kind: 'development',
       readBy: 'bench/bench.ts',
-      help: '`embedded`, `remote`, `timing` or `proxy`: `npm run bench` measures that part alone',
+      help: '`embedded`, `floor`, `remote`, `timing`, `proxy` or `mutation`: `npm run bench` measures (or, for `mutation`, prints) that part alone',
     },
     {
       name: 'BENCH_LATENCY_MS',
