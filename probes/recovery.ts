@@ -22,6 +22,7 @@ import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
 import { redactText } from '../exchange/redactors.ts';
 import { ExchangeLog } from '../exchange/log.ts';
+import { BodyBudget, KEPT_WHOLE_BYTES } from '../exchange/kept.ts';
 import { HttpClient } from '../transport/client.ts';
 import type { TargetSession } from '../transport/session.ts';
 import { requestStop } from '../transport/stop.ts';
@@ -29,7 +30,10 @@ import type { ExtraHeader } from '../exchange/extra-headers.ts';
 import { restoreRequest } from './write-lane.ts';
 
 export { RECOVERY_ENV } from '../engine/baseline.ts';
-export { ExchangeLog };
+export { BodyBudget, ExchangeLog };
+
+/** The share of a run's budget of kept bodies the end's restores keep: 64 KiB whole. */
+export const END_BODY_SHARE = (64 * 1024) / KEPT_WHOLE_BYTES;
 
 /**
  * The exchanges the restores at the end of a run sent, as global teardown hands them to the

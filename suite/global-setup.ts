@@ -96,12 +96,16 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     // the write probes handed on (engine/baseline.ts): the run's original, restored once. What
     // sends the restores was loaded during a write run (else it loads now).
     if (deadWriters(state).length > 0 || handedOn(state).length > 0) {
-      const [{ TargetSession }, { recoverDeadWriters, restoreHandedOn, ExchangeLog, endExchangesText }] =
-        await (restoring ??
-          Promise.all([import('../transport/session.ts'), import('../probes/recovery.ts')]));
+      const [
+        { TargetSession },
+        { recoverDeadWriters, restoreHandedOn, ExchangeLog, BodyBudget, END_BODY_SHARE, endExchangesText },
+      ] = await (restoring ??
+        Promise.all([import('../transport/session.ts'), import('../probes/recovery.ts')]));
       const recovery = new TargetSession({ politeness, ledger: new FileLedger(state), processes: 1 });
       const target = { baseURL: config.baseURL!, token: config.token, extraHeaders: config.extraHeaders };
-      const log = new ExchangeLog();
+      // Handed on in the environment: within 64 KiB of bodies kept whole (a counterparty's answer
+      // is some 2 KiB), whatever the target answers.
+      const log = new ExchangeLog(new BodyBudget(END_BODY_SHARE));
       try {
         const recovered = await recoverDeadWriters(state, target, recovery, log);
         const interrupted = readStop(state) !== undefined;

@@ -26,7 +26,14 @@ import {
   storedBaseline,
 } from '../../engine/baseline.ts';
 import { counterpartyPath } from '../../exchange/paths.ts';
-import { recoverDeadWriters, restoreHandedOn } from '../../probes/recovery.ts';
+import {
+  BodyBudget,
+  END_BODY_SHARE,
+  endExchangesText,
+  ExchangeLog,
+  recoverDeadWriters,
+  restoreHandedOn,
+} from '../../probes/recovery.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/record.ts';
 import { REFERENCE_TOKEN, ReferenceServer, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
@@ -232,6 +239,50 @@ test.describe("the run's baseline", () => {
       expect(await details(baseURL)).toEqual(original);
     });
   });
+});
+
+test("the end's restore is recorded for exchanges.har, within 64 KiB of bodies whatever the target answers", async () => {
+  // A target answering the restore with 3 MiB (under the 4 MiB the client reads): the handed-on
+  // text keeps its head.
+  const huge = JSON.stringify({
+    counterpartyReference: WRITABLE_COUNTERPARTY,
+    remarks: 'x'.repeat(3 * 1024 * 1024),
+  });
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(huge));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const dir = temporaryDirectory('payflow-end-restore-');
+  const session = new TargetSession({
+    politeness: EMBEDDED_POLITENESS,
+    ledger: new FileLedger(dir),
+    processes: 1,
+  });
+  try {
+    const store = new FileBaselines(dir);
+    store.capture(
+      WRITABLE_COUNTERPARTY,
+      { accountHolderName: 'Original', remarks: 'r' },
+      'patch-valid-details',
+    );
+    store.handOn(WRITABLE_COUNTERPARTY, 'patch-valid-details');
+    const log = new ExchangeLog(new BodyBudget(END_BODY_SHARE));
+    const target = { baseURL, token: REFERENCE_TOKEN };
+    const [record] = await restoreHandedOn(dir, target, session, false, log);
+    expect(record!.status, record!.detail).toBe('restored');
+    expect(log.all.map((ex) => `${ex.request.method} ${ex.origin.probe} ${ex.origin.role}`)).toEqual([
+      'PATCH recovery restore',
+    ]);
+    const text = endExchangesText(log.all, target);
+    expect(text.length).toBeLessThan(64 * 1024);
+    expect(text).not.toContain(REFERENCE_TOKEN);
+    expect(JSON.parse(text)[0].status).toBe(200);
+  } finally {
+    session.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
 
 /** Runs the command in `work` with `env` and `args`, as a child the test can signal. */
