@@ -32,8 +32,12 @@ import { restoreRequest } from './write-lane.ts';
 export { RECOVERY_ENV } from '../engine/baseline.ts';
 export { BodyBudget, ExchangeLog };
 
-/** The share of a run's budget of kept bodies the end's restores keep: 64 KiB whole. */
-export const END_BODY_SHARE = (64 * 1024) / KEPT_WHOLE_BYTES;
+/**
+ * The share of a run's budget of kept bodies the end's restores keep: 8 KiB whole (a
+ * counterparty's answer is some 2 KiB), then 4 KiB of heads, so that their text stays under the
+ * 128 KiB a string of the environment may have even where every character is JSON-escaped.
+ */
+export const END_BODY_SHARE = (8 * 1024) / KEPT_WHOLE_BYTES;
 
 /**
  * The exchanges the restores at the end of a run sent, as global teardown hands them to the

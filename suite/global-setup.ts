@@ -103,8 +103,7 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
         Promise.all([import('../transport/session.ts'), import('../probes/recovery.ts')]));
       const recovery = new TargetSession({ politeness, ledger: new FileLedger(state), processes: 1 });
       const target = { baseURL: config.baseURL!, token: config.token, extraHeaders: config.extraHeaders };
-      // Handed on in the environment: within 64 KiB of bodies kept whole (a counterparty's answer
-      // is some 2 KiB), whatever the target answers.
+      // Handed on in the environment: small whatever the target answers (END_BODY_SHARE).
       const log = new ExchangeLog(new BodyBudget(END_BODY_SHARE));
       try {
         const recovered = await recoverDeadWriters(state, target, recovery, log);
