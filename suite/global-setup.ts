@@ -116,6 +116,13 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
         if (!interrupted && restored.length > 0) process.env[END_RESTORE_ENV] = JSON.stringify(restored);
         // What they sent, for exchanges.har: the run's traffic, all of it.
         if (log.size > 0) process.env[END_EXCHANGES_ENV] = endExchangesText(log.all, target);
+        // A shard (Playwright's blob reporter, not the conformance reporter) has no report of its
+        // own, and no blob carries what happens after its last test: the restore is said here.
+        if (!conformanceReporter(fullConfig))
+          for (const r of [...recovered, ...restored])
+            console.log(
+              `Writable counterparty ${r.status === 'restored' ? 'restored' : 'NOT restored'}: ${r.detail}`,
+            );
       } finally {
         recovery.close();
       }
@@ -137,4 +144,9 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
         sourcesDigest(CODE_ROOT),
       );
   };
+}
+
+/** Whether the run has the conformance reporter (a shard's blob-only run has not). */
+function conformanceReporter(config: FullConfig): boolean {
+  return config.reporter.some(([name]) => /[\\/]conformance-reporter\.[cm]?[jt]s$/.test(name));
 }

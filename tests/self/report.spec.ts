@@ -372,6 +372,33 @@ test.describe('in a real Chromium', () => {
  */
 const SHARDED = ['known-counterparty', 'invalid-references', 'slash-references'];
 
+test("a write shard (Playwright's blob reporter alone) says its end restore on the console", async () => {
+  test.setTimeout(90_000);
+  const work = temporaryDirectory('payflow-write-shard-');
+  // No target: the embedded server, a write run; one write check that hands its changes on.
+  const shard = await runNode(
+    playwrightCli(
+      'test',
+      '--config',
+      join(ROOT, 'playwright.config.ts'),
+      '--reporter=blob',
+      '--grep',
+      '(?:^|\\s)patch-equivalent-forms: ',
+    ),
+    {
+      ...RUN_SETTINGS,
+      CONFORMANCE_RESULTS_DIR: join(work, 'results'),
+      PLAYWRIGHT_BLOB_OUTPUT_DIR: join(work, 'blob'),
+    },
+    work,
+  );
+  expect(shard.code, shard.stdout + shard.stderr).toBe(0);
+  expect(shard.stdout).toMatch(
+    /Writable counterparty restored: restored the run's original .+ at the end of the run \(changed last by patch-equivalent-forms\)/,
+  );
+  // A run with the conformance reporter says it once, in its summary (cli.spec.ts).
+});
+
 test('two shards merged give the same requirement verdicts as one run', async () => {
   test.setTimeout(90_000);
   const work = temporaryDirectory('payflow-shards-');
