@@ -122,6 +122,31 @@ export function refusedShows(from: Obj, to: Obj, refused: readonly Exchange[]): 
   });
 }
 
+/** The refused PATCHes around a chain of accepted ones, as a read after the chain sees them. */
+export interface RefusedAround {
+  /** Sent after the chain's last PATCH, not yet judged. */
+  after: readonly Exchange[];
+  /** Sent before a PATCH of the chain, whose settle window had not passed when it was sent. */
+  before: readonly Exchange[];
+  /** Of `before`, those whose settle window the read started within. */
+  late: readonly Exchange[];
+}
+
+/**
+ * The fields where `read`, after a chain, differs from `patch`'s answer only by what refused
+ * PATCHes around the chain sent: the read shows it (one sent after the chain, or one before it
+ * applied late, within its settle window), or the answer shows it and a read trailing it not yet
+ * (one before the chain; not a field `patch` sent itself, which the read must show).
+ */
+export function refusedFields(read: Obj, patch: Exchange, around: RefusedAround): string[] {
+  if (!isObj(patch.body)) return [];
+  const sent = sentDetails(patch);
+  return [
+    ...refusedShows(patch.body, read, [...around.after, ...around.late]),
+    ...refusedShows(read, patch.body, around.before).filter((k) => !Object.hasOwn(sent, k)),
+  ];
+}
+
 /**
  * `ex` with the fields `keys` as `source` has them: the state as it would be without those changes,
  * without the validators of the answer it was made from.

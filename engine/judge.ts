@@ -11,7 +11,7 @@ import { route as routeOf } from '../exchange/route.ts';
 import { ORACLES } from '../oracles/index.ts';
 import { comparable, differences, isObj, without } from '../oracles/compare.ts';
 import { modelled } from '../oracles/modelled.ts';
-import type { Judgement, MetadataAnswer, Oracle, PatchSequence } from '../oracles/types.ts';
+import type { MetadataAnswer, Oracle, PatchSequence } from '../oracles/types.ts';
 import { breaksMust } from '../requests/index.ts';
 import { own } from '../exchange/own.ts';
 import {
@@ -20,23 +20,22 @@ import {
   type CounterpartyState,
   endOf,
   type RefusedGroup,
+  type RefusedAround,
+  refusedFields,
   refusedShows,
   requestDetails,
   sentDetails,
   showsState,
   withFieldsOf,
-  withoutMoving,
 } from './judge-states.ts';
 import { registered } from '../spec/operations.ts';
 import { RecentWrites } from './judge-writes.ts';
+import { judgePair, judgeSequence, type OracleJudgement } from './judge-dispatch.ts';
 
 /** A PATCH that was answered and not accepted. */
 const refused = (ex: Exchange): boolean => ex.status > 0 && !is2xx(ex.status);
 
-export interface OracleJudgement {
-  oracle: string;
-  judgement: Judgement;
-}
+export type { OracleJudgement };
 
 /**
  * Settling: a service may serve reads from a replica that trails its writes. An accepted PATCH
@@ -174,29 +173,25 @@ export class Judge {
     return group.some((p) => this.shows(state, this.withoutRefused(state, chain, read, p), p, sent));
   }
 
-  /** The refused PATCHes sent after the chain's last accepted one, not yet judged. */
-  private refusedAfter(state: CounterpartyState, chain: Chain): Exchange[] {
+  /** The refused PATCHes around a chain whose change a read after it may show (refusedFields). */
+  private around(state: CounterpartyState, chain: Chain, read: Exchange): RefusedAround {
     const last = chain.patches.at(-1)!;
-    return state.refused.filter((g) => g.before === last).flatMap((g) => g.patches);
+    const before = chain.patches.flatMap((p) => chain.unsettled.get(p) ?? []);
+    return {
+      after: state.refused.filter((g) => g.before === last).flatMap((g) => g.patches),
+      before,
+      late: before.filter((r) => this.within(read, r)),
+    };
   }
 
   /**
-   * A read after a chain with the fields a refused PATCH since changed as the answer of `patch`
-   * has them: that change is the refused PATCH's finding (readAfterRefused), not a PATCH of the
-   * chain unpersisted.
+   * A read after a chain with the fields refused PATCHes around it explain as the answer of
+   * `patch` has them: their change is their finding (readAfterRefused, refusedIn, lateRefused),
+   * not a PATCH of the chain unpersisted.
    */
   private withoutRefused(state: CounterpartyState, chain: Chain, read: Exchange, patch: Exchange): Exchange {
     if (!isObj(read.body) || !isObj(patch.body)) return read;
-    // And the other way: a change of a refused PATCH before the chain, shown in the answer (and
-    // blamed on it: refusedIn), that a read trailing it does not show yet; not a field the PATCH
-    // sent itself, which the read must show.
-    const before = chain.patches.flatMap((p) => chain.unsettled.get(p) ?? []);
-    const sent = sentDetails(patch);
-    const keys = [
-      ...refusedShows(patch.body, read.body, this.refusedAfter(state, chain)),
-      ...refusedShows(read.body, patch.body, before).filter((k) => !Object.hasOwn(sent, k)),
-    ];
-    return withFieldsOf(read, patch, keys);
+    return withFieldsOf(read, patch, refusedFields(read.body, patch, this.around(state, chain, read)));
   }
 
   /** Whether a read started within the settle window of a PATCH (never, with no window). */
@@ -269,6 +264,7 @@ export class Judge {
     const last = chain.patches.at(-1)!;
     const confirmed = after === undefined || this.showsLastGroup(state, after, chain);
     const shown = after && this.withoutRefused(state, chain, after, last);
+    const late = after ? this.lateRefused(reference, state, chain, after, last) : [];
     state.chain = undefined;
     const groups = concurrentGroups(chain.patches);
     const out = groups.flatMap((group, g) => {
@@ -324,7 +320,7 @@ export class Judge {
       if (!confirmed && group.before !== undefined && chain.patches.includes(group.before))
         group.before = undefined;
     }
-    return out;
+    return [...late, ...out];
   }
 
   /**
@@ -349,6 +345,28 @@ export class Judge {
       if (keys.length === 0) return [];
       const left = withFieldsOf(before, patch, keys);
       return this.sequence({ reference, before, patch: r, after: left }, new Map([[left, patch]]));
+    });
+  }
+
+  /**
+   * The refused PATCHes before the chain whose change the read after it shows, within their settle
+   * window, where `patch`'s answer did not (applied late): each judged with that answer as the
+   * state before it and the answer with those fields as the read has them after it.
+   */
+  private lateRefused(
+    reference: string,
+    state: CounterpartyState,
+    chain: Chain,
+    read: Exchange,
+    patch: Exchange,
+  ) {
+    if (!isObj(read.body) || !isObj(patch.body)) return [];
+    const [from, to] = [patch.body, read.body];
+    return this.around(state, chain, read).late.flatMap((r) => {
+      const keys = refusedShows(from, to, [r]);
+      if (keys.length === 0) return [];
+      const shown = withFieldsOf(patch, read, keys);
+      return this.sequence({ reference, before: patch, patch: r, after: shown }, new Map([[shown, read]]));
     });
   }
 
@@ -453,47 +471,12 @@ export class Judge {
     return out;
   }
 
-  /**
-   * Judges a sequence with every patch oracle; `copies` maps an exchange of it the judge made (a
-   * state with some fields as another had them) back to the one logged.
-   */
+  /** Judges a sequence with every patch oracle (judgeSequence), the counterparty's moving fields aside. */
   private sequence(s: PatchSequence, copies: ReadonlyMap<Exchange, Exchange> = new Map()): OracleJudgement[] {
-    const moving = this.states.get(s.reference)?.moving;
-    const seen = moving && moving.size > 0 ? withoutMoving(s, moving) : { sequence: s, original: undefined };
-    const out: OracleJudgement[] = [];
-    for (const o of this.oracles) {
-      if (o.kind !== 'patch') continue;
-      for (const judgement of o.judge(seen.sequence)) {
-        const back =
-          seen.original || copies.size > 0
-            ? (ex: Exchange): Exchange => {
-                const logged = seen.original ? seen.original(ex) : ex;
-                return copies.get(logged) ?? logged;
-              }
-            : undefined;
-        out.push({
-          oracle: o.id,
-          judgement:
-            judgement.held || !back
-              ? judgement
-              : {
-                  ...judgement,
-                  exchange: back(judgement.exchange),
-                  ...(judgement.context ? { context: judgement.context.map(back) } : {}),
-                },
-        });
-      }
-    }
-    return out;
+    return judgeSequence(this.oracles, s, this.states.get(s.reference)?.moving, copies);
   }
 
   private pair(reference: string, first: Exchange, later: Exchange, others: Exchange[]): OracleJudgement[] {
-    const out: OracleJudgement[] = [];
-    const pair = { reference, first, later, ...(others.length > 0 ? { others } : {}) };
-    for (const o of this.oracles) {
-      if (o.kind !== 'pair') continue;
-      for (const judgement of o.judge(pair)) out.push({ oracle: o.id, judgement });
-    }
-    return out;
+    return judgePair(this.oracles, { reference, first, later, ...(others.length > 0 ? { others } : {}) });
   }
 }

@@ -311,6 +311,30 @@ test("a refused PATCH and an accepted one after it with no read between: a chang
   expect(v.held).not.toContain('patch-unsent-fields-unchanged');
 });
 
+test("a refused PATCH's change that shows only in the read after the next accepted PATCH, within its window: the refused one's", () => {
+  const refusedRemarks = {
+    counterpartyDetails: { remarks: 'leaked' },
+    counterpartyAccounts: [{ name: 'x' }],
+  };
+  const two = { ...base, accountHolderName: 'Two', updatedAt: '2024-03-06T00:00:00Z' };
+  const accepted = (at: number): Exchange =>
+    patch(at, { counterpartyDetails: { accountHolderName: 'Two' } }, 200, two);
+  const after = (at: number): Exchange => read(at, { ...two, remarks: 'leaked' });
+  // Applied late (a store that applies it after answering, a queue): the accepted PATCH's answer
+  // does not show it, the read after does. With a read between and without.
+  for (const log of [
+    [read(0, base), patch(10, refusedRemarks, 400, refusal), read(20, base), accepted(30), after(600)],
+    [read(0, base), patch(10, refusedRemarks, 400, refusal), accepted(30), after(600)],
+  ]) {
+    const v = verdicts(log);
+    expect(v.violated).toEqual(['patch-rejected-unchanged']);
+    expect(v.held).toContain('patch-persisted');
+    // Past the refused PATCH's window, or with none, the read after is the accepted PATCH's.
+    expect(verdicts([...log.slice(0, -1), after(3000)]).violated).toEqual(['patch-persisted']);
+    expect(verdicts(log, 0).violated).toEqual(['patch-persisted']);
+  }
+});
+
 test('a refused PATCH and an accepted one that sends the same value: a read past the window that lost it fails the accepted one', () => {
   const refusedSame = { counterpartyDetails: { remarks: 'same' }, counterpartyAccounts: [] };
   const log = [
