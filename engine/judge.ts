@@ -297,10 +297,10 @@ export class Judge {
         const copies = new Map<Exchange, Exchange>();
         if (seenBefore && before && seenBefore !== before) copies.set(seenBefore, before);
         if (seenAfter && after && seenAfter !== after) copies.set(seenAfter, after);
-        const late =
+        const inAnswer =
           before && seenBefore !== before ? this.refusedIn(reference, before, patch, refusedNear) : [];
         return [
-          ...late,
+          ...inAnswer,
           ...this.sequence(
             {
               reference,
