@@ -217,14 +217,18 @@ export class Judge {
     if (state.unconfirmed && this.shows(state, ex, state.unconfirmed, requestDetails(state.unconfirmed)))
       state.unconfirmed = undefined;
     if (!chain && !pending && state.lastRead) {
-      out.push(
-        ...this.pair(reference, state.lastRead, ex, this.writes.between(reference, state.lastRead, ex)),
-      );
-      if (isObj(state.lastRead.body) && isObj(ex.body)) {
-        const a = comparable(state.lastRead.body);
+      const before = state.lastRead;
+      out.push(...this.pair(reference, before, ex, this.writes.between(reference, before, ex)));
+      if (isObj(before.body) && isObj(ex.body)) {
+        // A change a refused PATCH judged early sent, showing now within its settle window: its
+        // finding (applied late), not a field that moves by itself.
+        const late = this.closedWithin(state, ex);
+        out.push(...this.refusedIn(reference, before, ex, late));
+        const explained = new Set(refusedShows(before.body, ex.body, late));
+        const a = comparable(before.body);
         const b = comparable(ex.body);
         for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
-          if (differences(own(a, k), own(b, k), 1).length > 0) state.moving.add(k);
+          if (!explained.has(k) && differences(own(a, k), own(b, k), 1).length > 0) state.moving.add(k);
       }
     }
     state.lastRead = state.unconfirmed ? undefined : ex;
@@ -324,11 +328,11 @@ export class Judge {
   }
 
   /**
-   * The refused PATCHes among `refused` whose change shows in the answer of `patch`, an accepted
-   * PATCH that did not send it, against `before`, the state it started from: each is judged with
-   * that state and with `before` as its change left it (its evidence: the answer that shows it).
-   * A refused PATCH changes nothing (RFC 5789 §2), so a field the answer shows as one of them sent
-   * it is theirs, not the accepted one's (which the caller judges without it).
+   * The refused PATCHes among `refused` whose change shows in the answer of `patch` (an accepted
+   * PATCH that did not send it, or a read), against `before`, the state before it: each is judged
+   * with that state and with `before` as its change left it (its evidence: the answer that shows
+   * it). A refused PATCH changes nothing (RFC 5789 §2), so a field the answer shows as one of them
+   * sent it is theirs, not the accepted one's (which the caller judges without it).
    */
   private refusedIn(
     reference: string,

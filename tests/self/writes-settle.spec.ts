@@ -335,6 +335,26 @@ test("a refused PATCH's change that shows only in the read after the next accept
   }
 });
 
+test("a refused PATCH's change that shows in a read after the next accepted PATCH was settled, within its window: the refused one's, not a moving field", () => {
+  const refusedRemarks = {
+    counterpartyDetails: { remarks: 'leaked' },
+    counterpartyAccounts: [{ name: 'x' }],
+  };
+  const two = { ...base, accountHolderName: 'Two', updatedAt: '2024-03-06T00:00:00Z' };
+  const settled = [
+    read(0, base),
+    patch(10, refusedRemarks, 400, refusal),
+    read(20, base),
+    patch(30, { counterpartyDetails: { accountHolderName: 'Two' } }, 200, two),
+    read(40, two),
+  ];
+  const v = verdicts([...settled, read(600, { ...two, remarks: 'leaked' })]);
+  expect(v.violated).toEqual(['patch-rejected-unchanged']);
+  // Past its window, or with none, two reads that differ with no write between: a field moving.
+  expect(verdicts([...settled, read(3000, { ...two, remarks: 'leaked' })]).violated).toEqual([]);
+  expect(verdicts([...settled, read(600, { ...two, remarks: 'leaked' })], 0).violated).toEqual([]);
+});
+
 test('a refused PATCH and an accepted one that sends the same value: a read past the window that lost it fails the accepted one', () => {
   const refusedSame = { counterpartyDetails: { remarks: 'same' }, counterpartyAccounts: [] };
   const log = [
