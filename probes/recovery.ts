@@ -20,7 +20,7 @@ import { clearHandedOn, handedOn } from '../engine/baseline.ts';
 import { describeResponse } from '../exchange/describe.ts';
 import { is2xx, type Exchange } from '../exchange/exchange.ts';
 import { headerSecrets } from '../exchange/extra-headers.ts';
-import { redactText } from '../exchange/redactors.ts';
+import { redactText, type SecretInput } from '../exchange/redactors.ts';
 import { ExchangeLog } from '../exchange/log.ts';
 import { BodyBudget, KEPT_WHOLE_BYTES } from '../exchange/kept.ts';
 import { HttpClient } from '../transport/client.ts';
@@ -39,12 +39,27 @@ export { BodyBudget, ExchangeLog };
  */
 export const END_BODY_SHARE = (8 * 1024) / KEPT_WHOLE_BYTES;
 
+/** The run's secrets, as a check's attachments are redacted with them (suite/define.ts). */
+const secretsOf = (target: RecoveryTarget): SecretInput[] => [
+  target.token,
+  ...headerSecrets(target.extraHeaders ?? []),
+];
+
 /**
  * The exchanges the restores at the end of a run sent, as global teardown hands them to the
- * reporter (END_EXCHANGES_ENV): JSON, redacted with the run's secrets, as a check's attachments are.
+ * reporter (END_EXCHANGES_ENV): JSON, redacted with the run's secrets.
  */
 export function endExchangesText(exchanges: readonly Exchange[], target: RecoveryTarget): string {
-  return redactText(JSON.stringify(exchanges), [target.token, ...headerSecrets(target.extraHeaders ?? [])]);
+  return redactText(JSON.stringify(exchanges), secretsOf(target));
+}
+
+/**
+ * What a restore at the end of a run did, as one console line, redacted (its detail may quote the
+ * target's answer), for a run that has no conformance reporter to say it (a shard).
+ */
+export function restoreLine(r: RestoreRecord, target: RecoveryTarget): string {
+  const done = r.status === 'restored' ? 'restored' : 'NOT restored';
+  return redactText(`Writable counterparty ${done}: ${r.detail}`, secretsOf(target));
 }
 
 export interface RecoveryTarget {

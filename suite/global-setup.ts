@@ -98,7 +98,15 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
     if (deadWriters(state).length > 0 || handedOn(state).length > 0) {
       const [
         { TargetSession },
-        { recoverDeadWriters, restoreHandedOn, ExchangeLog, BodyBudget, END_BODY_SHARE, endExchangesText },
+        {
+          recoverDeadWriters,
+          restoreHandedOn,
+          ExchangeLog,
+          BodyBudget,
+          END_BODY_SHARE,
+          endExchangesText,
+          restoreLine,
+        },
       ] = await (restoring ??
         Promise.all([import('../transport/session.ts'), import('../probes/recovery.ts')]));
       const recovery = new TargetSession({ politeness, ledger: new FileLedger(state), processes: 1 });
@@ -119,10 +127,7 @@ export default async function globalSetup(fullConfig: FullConfig): Promise<() =>
         // A shard (Playwright's blob reporter, not the conformance reporter) has no report of its
         // own, and no blob carries what happens after its last test: the restore is said here.
         if (!conformanceReporter(fullConfig))
-          for (const r of [...recovered, ...restored])
-            console.log(
-              `Writable counterparty ${r.status === 'restored' ? 'restored' : 'NOT restored'}: ${r.detail}`,
-            );
+          for (const r of [...recovered, ...restored]) console.log(restoreLine(r, target));
       } finally {
         recovery.close();
       }

@@ -33,6 +33,7 @@ import {
   ExchangeLog,
   recoverDeadWriters,
   restoreHandedOn,
+  restoreLine,
 } from '../../probes/recovery.ts';
 import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/record.ts';
@@ -279,6 +280,16 @@ test("the end's restore is recorded for exchanges.har, its text small whatever t
     expect(text.length).toBeLessThan(16 * 1024);
     expect(text).not.toContain(REFERENCE_TOKEN);
     expect(JSON.parse(text)[0].status).toBe(200);
+    // A shard's console line quotes a failed restore's answer: a target echoing the token there
+    // leaves it redacted.
+    const echoed = {
+      ...record!,
+      status: 'failed' as const,
+      detail: `could not restore: 401: bad ${REFERENCE_TOKEN}`,
+    };
+    expect(restoreLine(echoed, target)).toBe(
+      'Writable counterparty NOT restored: could not restore: 401: bad $API_TOKEN',
+    );
   } finally {
     session.close();
     await new Promise((resolve) => server.close(resolve));
