@@ -79,13 +79,7 @@ export function withoutMoving(
 
 /** The detail fields the PATCHes sent. */
 export function requestDetails(...patches: readonly Exchange[]): Set<string> {
-  const out = new Set<string>();
-  for (const patch of patches) {
-    const body = requestJson(patch);
-    if (isObj(body) && isObj(body.counterpartyDetails))
-      for (const key of Object.keys(body.counterpartyDetails)) out.add(key);
-  }
-  return out;
+  return new Set(patches.flatMap((patch) => Object.keys(sentDetails(patch))));
 }
 
 /** The details a PATCH sent, or an empty object. */

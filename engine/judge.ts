@@ -363,7 +363,7 @@ export class Judge {
     chain: Chain,
     read: Exchange,
     patch: Exchange,
-  ) {
+  ): OracleJudgement[] {
     if (!isObj(read.body) || !isObj(patch.body)) return [];
     const [from, to] = [patch.body, read.body];
     return this.around(state, chain, read).late.flatMap((r) => {
