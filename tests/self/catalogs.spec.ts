@@ -16,7 +16,7 @@ import { CATALOGS, renderCatalog, renderSpecDocument } from '../../tools/catalog
 import { spec, SPEC_PATH } from '../../spec/index.ts';
 import { REFERENCE_TOKEN, WRITABLE_COUNTERPARTIES } from '../../servers/reference/seed.ts';
 import {
-  playwrightCli,
+  suiteTest,
   removeTemporaryDirectories,
   runNode,
   targetEnv,
@@ -134,14 +134,7 @@ test('with two writable counterparties, the runner still lists the write probes 
   // cost models: listed by Playwright's runner alone, nothing is sent (the URL is never called).
   const work = temporaryDirectory('payflow-lanes-');
   const listed = await runNode(
-    playwrightCli(
-      'test',
-      '--config',
-      join(ROOT, 'playwright.config.ts'),
-      '--list',
-      '--reporter=list',
-      '0-writes.spec',
-    ),
+    suiteTest('--list', '--reporter=list', '0-writes.spec'),
     {
       ...targetEnv('http://127.0.0.1:9', REFERENCE_TOKEN),
       WRITABLE_COUNTERPARTY_REF: WRITABLE_COUNTERPARTIES.slice(0, 2).join(','),

@@ -151,6 +151,11 @@ export function playwrightCli(...args: string[]): string[] {
   return [join(ROOT, 'node_modules', '@playwright', 'test', 'cli.js'), ...args];
 }
 
+/** The suite run by Playwright's CLI alone, as a shard or a listing runs it: `test` with its configuration. */
+export function suiteTest(...args: string[]): string[] {
+  return playwrightCli('test', '--config', join(ROOT, 'playwright.config.ts'), ...args);
+}
+
 /**
  * The settings of every run of the report self-tests: a fixed seed, a small case count, no rate
  * limit (the target is a local test server, not a deployment to be gentle with), and one request

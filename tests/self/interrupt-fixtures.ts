@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { counterpartyPath } from '../../exchange/paths.ts';
 import { REFERENCE_TOKEN, ReferenceServer, WRITABLE_COUNTERPARTY } from '../../servers/reference.ts';
-import { playwrightCli, ROOT, RUN_SETTINGS, targetEnv, temporaryDirectory, nodeTs } from './cli-fixtures.ts';
+import { ROOT, suiteTest, RUN_SETTINGS, targetEnv, temporaryDirectory, nodeTs } from './cli-fixtures.ts';
 
 export interface LoggedRequest {
   method: string;
@@ -149,13 +149,7 @@ export function startCli(
   };
   // The probe the tests stop, and a read before it: the rest of the suite would only run first.
   const args = options.playwright
-    ? playwrightCli(
-        'test',
-        '--config',
-        join(ROOT, 'playwright.config.ts'),
-        '--grep',
-        '(known-counterparty|patch-valid-details): ',
-      )
+    ? suiteTest('--grep', '(known-counterparty|patch-valid-details): ')
     : nodeTs('bin/conformance.ts', '--probe', 'known-counterparty', '--probe', 'patch-valid-details');
   const child = spawn(process.execPath, args, {
     cwd: options.playwright ? ROOT : work,

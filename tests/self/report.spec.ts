@@ -24,10 +24,9 @@ import { recordErrors } from '../../reporter/record-schema.ts';
 import type { ConformanceRecord } from '../../reporter/record.ts';
 import {
   filesBelow,
-  playwrightCli,
+  suiteTest,
   readJson,
   removeTemporaryDirectories,
-  ROOT,
   RUN_SETTINGS,
   runCli,
   nodeTs,
@@ -377,14 +376,7 @@ test("a write shard (Playwright's blob reporter alone) says its end restore on t
   const work = temporaryDirectory('payflow-write-shard-');
   // No target: the embedded server, a write run; one write check that hands its changes on.
   const shard = await runNode(
-    playwrightCli(
-      'test',
-      '--config',
-      join(ROOT, 'playwright.config.ts'),
-      '--reporter=blob',
-      '--grep',
-      '(?:^|\\s)patch-equivalent-forms: ',
-    ),
+    suiteTest('--reporter=blob', '--grep', '(?:^|\\s)patch-equivalent-forms: '),
     {
       ...RUN_SETTINGS,
       CONFORMANCE_RESULTS_DIR: join(work, 'results'),
@@ -411,15 +403,7 @@ test('two shards merged give the same requirement verdicts as one run', async ()
   const shards = await Promise.all(
     [1, 2].map((i) =>
       runNode(
-        playwrightCli(
-          'test',
-          '--config',
-          join(ROOT, 'playwright.config.ts'),
-          `--shard=${i}/3`,
-          '--reporter=blob',
-          '--grep',
-          grep,
-        ),
+        suiteTest(`--shard=${i}/3`, '--reporter=blob', '--grep', grep),
         {
           ...env,
           CONFORMANCE_RESULTS_DIR: join(work, `results-${i}`),
